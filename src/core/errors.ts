@@ -1,0 +1,86 @@
+/**
+ * Expected failures of the domain, each with a stable SCREAMING_SNAKE code, and the one table
+ * that maps codes to HTTP statuses. GraphQL (`extensions.code` / `extensions.http.status`) and
+ * REST (response status) both read `httpStatusOf`, so the two doors always agree.
+ *
+ * Sources: service-interface.md "Errors" (400/403/404/500), upstream-behaviour.md "Errors"
+ * (401 for credentials, JSON `{"message"}` bodies) and "API keys" (409 for a duplicate name).
+ */
+
+/** Every code a DomainError may carry. Adding one means adding its status below. */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  INVALID_JSON: 400,
+  UNSUPPORTED_CONTENT_TYPE: 400,
+  VALIDATION_FAILED: 400,
+  ROLE_VERSION_CONFLICT: 400,
+  ROLE_IS_FIXED: 400,
+  ROLE_ASSIGNED: 400,
+  API_KEY_TTL_REQUIRED: 400,
+  API_KEY_TTL_TOO_LONG: 400,
+  UNAUTHENTICATED: 401,
+  INVALID_CREDENTIALS: 401,
+  INVALID_API_KEY: 401,
+  EXPIRED_API_KEY: 401,
+  ORG_NOT_ACCESSIBLE: 401,
+  ACCESS_DENIED: 403,
+  NOT_FOUND: 404,
+  ROLE_NOT_FOUND: 404,
+  USER_NOT_FOUND: 404,
+  TEAM_NOT_FOUND: 404,
+  ORG_NOT_FOUND: 404,
+  API_KEY_NOT_FOUND: 404,
+  ACCESS_CONTROL_UNAVAILABLE: 404,
+  METHOD_NOT_ALLOWED: 405,
+  ROLE_ALREADY_EXISTS: 409,
+  API_KEY_ALREADY_EXISTS: 409,
+  ALREADY_EXISTS: 409,
+  INTERNAL: 500,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** An expected failure: `code` is stable for clients, `message` is for people. */
+export class DomainError extends Error {
+  readonly code: ErrorCode;
+  /** Optional machine-readable detail (for example the permission that was missing). */
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'DomainError';
+    this.code = code;
+    this.details = details;
+  }
+
+  /** HTTP status of this error, from ERROR_STATUS. */
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** HTTP status for a code; the single place where that mapping is read. */
+export function httpStatusOf(code: ErrorCode): number {
+  return ERROR_STATUS[code];
+}
+
+export function isDomainError(error: unknown): error is DomainError {
+  return error instanceof DomainError;
+}
+
+/** 400 VALIDATION_FAILED with a message that names the offending field. */
+export function invalid(message: string, details?: Record<string, unknown>): DomainError {
+  return new DomainError('VALIDATION_FAILED', message, details);
+}
+
+/**
+ * 403 with Grafana's wording: "You'll need additional permissions to perform this action.
+ * Permissions needed: <what>" (upstream-behaviour.md "Errors").
+ */
+export function accessDenied(needed: string): DomainError {
+  return new DomainError(
+    'ACCESS_DENIED',
+    `You'll need additional permissions to perform this action. Permissions needed: ${needed}`,
+    { needed },
+  );
+}

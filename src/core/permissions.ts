@@ -1,0 +1,119 @@
+/**
+ * The catalogue of actions and scopes this service checks, declared once, and the syntax rules
+ * of actions and scopes. Evaluation itself lives in evaluator.ts.
+ *
+ * Sources: service-interface.md "Required permissions" (the table), upstream-behaviour.md
+ * "Permission evaluation" (scope syntax), and Grafana's action names for users, teams, service
+ * accounts and API keys (pkg/services/accesscontrol/models.go).
+ */
+
+/** Every action the service itself checks. Roles may hold other actions too. */
+export const Action = {
+  StatusAccessControl: 'status:accesscontrol',
+  RolesRead: 'roles:read',
+  RolesWrite: 'roles:write',
+  RolesDelete: 'roles:delete',
+  UsersRolesRead: 'users.roles:read',
+  UsersRolesAdd: 'users.roles:add',
+  UsersRolesDelete: 'users.roles:delete',
+  UsersPermissionsRead: 'users.permissions:read',
+  TeamsRolesRead: 'teams.roles:read',
+  TeamsRolesAdd: 'teams.roles:add',
+  TeamsRolesDelete: 'teams.roles:delete',
+  UsersCreate: 'users:create',
+  UsersRead: 'users:read',
+  UsersWrite: 'users:write',
+  UsersDelete: 'users:delete',
+  OrgUsersAdd: 'org.users:add',
+  OrgUsersRead: 'org.users:read',
+  OrgUsersWrite: 'org.users:write',
+  OrgUsersRemove: 'org.users:remove',
+  OrgsCreate: 'orgs:create',
+  OrgsRead: 'orgs:read',
+  TeamsCreate: 'teams:create',
+  TeamsRead: 'teams:read',
+  TeamsWrite: 'teams:write',
+  TeamsDelete: 'teams:delete',
+  ServiceAccountsCreate: 'serviceaccounts:create',
+  ServiceAccountsRead: 'serviceaccounts:read',
+  ServiceAccountsWrite: 'serviceaccounts:write',
+  ServiceAccountsDelete: 'serviceaccounts:delete',
+  ApiKeyRead: 'apikey:read',
+  ApiKeyCreate: 'apikey:create',
+  ApiKeyDelete: 'apikey:delete',
+} as const;
+export type ActionName = (typeof Action)[keyof typeof Action];
+
+/** Fixed scopes and scope builders used by checks. */
+export const Scope = {
+  All: '*',
+  ServicesAccessControl: 'services:accesscontrol',
+  RolesAll: 'roles:*',
+  Delegate: 'permissions:type:delegate',
+  Escalate: 'permissions:type:escalate',
+  UsersAll: 'users:*',
+  GlobalUsersAll: 'global.users:*',
+  TeamsAll: 'teams:*',
+  ServiceAccountsAll: 'serviceaccounts:*',
+  OrgsAll: 'orgs:*',
+  ApiKeysAll: 'apikey:*',
+  user: (id: number): string => `users:id:${id}`,
+  globalUser: (id: number): string => `global.users:id:${id}`,
+  team: (id: number): string => `teams:id:${id}`,
+  serviceAccount: (id: number): string => `serviceaccounts:id:${id}`,
+  org: (id: number): string => `orgs:id:${id}`,
+  apiKey: (id: number): string => `apikey:id:${id}`,
+  role: (uid: string): string => `roles:uid:${uid}`,
+} as const;
+
+/** Limits on stored permission strings; not shown by the spec, chosen to fit any Grafana name. */
+export const MAX_ACTION_LENGTH = 190;
+export const MAX_SCOPE_LENGTH = 190;
+
+const ACTION_PATTERN = /^[a-zA-Z0-9_.-]+(?::[a-zA-Z0-9_.-]+)+$/;
+const SCOPE_SEGMENT = /^[^:*?\s]+$/;
+
+/**
+ * Why an action string is malformed, or null when it is well formed.
+ * Rule: `<area>:<operation>` (service-interface.md "Permission"), segments of
+ * letters, digits, `_`, `.`, `-`.
+ */
+export function actionProblem(action: string): string | null {
+  if (action.length === 0) return 'action must not be empty';
+  if (action.length > MAX_ACTION_LENGTH) return `action is longer than ${MAX_ACTION_LENGTH} characters`;
+  if (!ACTION_PATTERN.test(action)) return `action "${action}" is not of the form <area>:<operation>`;
+  return null;
+}
+
+/**
+ * Why a scope string is malformed, or null when it is well formed. "" (no scope) is valid.
+ * Rule (upstream-behaviour.md): `*` is valid only as the last character, right after `:` or
+ * alone; every other segment is non-empty and holds no `*`, `?` or white space.
+ */
+export function scopeProblem(scope: string): string | null {
+  if (scope === '' || scope === '*') return null;
+  if (scope.length > MAX_SCOPE_LENGTH) return `scope is longer than ${MAX_SCOPE_LENGTH} characters`;
+  const segments = scope.split(':');
+  if (segments.length < 2) return `scope "${scope}" is not of the form <area>:<attribute>:<value> or <area>:*`;
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i] as string;
+    if (segment === '*' && i === segments.length - 1) continue;
+    if (!SCOPE_SEGMENT.test(segment)) {
+      return segment.includes('*')
+        ? `scope "${scope}": a wildcard is only valid as the last segment`
+        : `scope "${scope}" has an empty or malformed segment`;
+    }
+  }
+  return null;
+}
+
+/** True when the scope is a wildcard (`*`, or ends with `:*`). */
+export function isWildcardScope(scope: string): boolean {
+  return scope === '*' || scope.endsWith(':*');
+}
+
+/** An (action, scope) pair; scope "" means no scope. */
+export interface PermissionPair {
+  action: string;
+  scope: string;
+}
