@@ -1,0 +1,94 @@
+/**
+ * createApp: the yoga instance with the REST routes mounted, for a database and configuration.
+ * Opens no port: main.ts listens, tests call `app.yoga.fetch(...)`.
+ */
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createAuthenticator, type ApiKeyVerifier } from './auth/authenticate.js';
+import type { Config } from './config.js';
+import { type Clock, systemClock } from './core/clock.js';
+import { DomainError } from './core/errors.js';
+import { createServices, type Services } from './core/services.js';
+import type { Db } from './db/client.js';
+import type { GraphQLContext } from './graphql/context.js';
+import { toGraphQLError } from './graphql/errors.js';
+import { schema } from './graphql/schema.js';
+import type { Logger } from './logger.js';
+import { createRestRouter, errorResponse } from './rest/router.js';
+import { routes } from './rest/routes.js';
+
+export interface AppDeps {
+  db: Db;
+  config: Config;
+  log: Logger;
+  clock?: Clock;
+}
+
+export interface App {
+  yoga: YogaServerInstance<Record<string, never>, GraphQLContext>;
+  services: Services;
+}
+
+const noApiKeys: ApiKeyVerifier = {
+  verify: () => Promise.reject(new DomainError('INVALID_API_KEY', 'Invalid API key')),
+};
+
+export function createApp(deps: AppDeps): App {
+  const { db, config, log } = deps;
+  const services = createServices({ db, config, clock: deps.clock ?? systemClock });
+  const authenticate = createAuthenticator({ db, apiKeys: noApiKeys });
+  const rest = createRestRouter({
+    routes,
+    services,
+    authenticate,
+    log,
+    ...(config.edition === 'oss' && { unavailablePrefix: '/api/access-control/' }),
+  });
+
+  const yoga = createYoga<Record<string, never>, GraphQLContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    renderGraphiQL,
+    graphiql: {
+      title: 'portcullis GraphiQL',
+      defaultQuery: '# Signed in with your browser\'s basic-auth prompt.\n{\n  viewer {\n    login\n    orgId\n    orgRole\n    roles { uid name }\n    permissions { action scope }\n  }\n}\n',
+    },
+    logging: {
+      debug: (...args) => log.debug(args.map(String).join(' ')),
+      info: (...args) => log.info(args.map(String).join(' ')),
+      warn: (...args) => log.warn(args.map(String).join(' ')),
+      error: (...args) => log.error(args.map(String).join(' ')),
+    },
+    maskedErrors: { maskError: (error) => toGraphQLError(error, log) },
+    context: async ({ request }) => {
+      try {
+        return { principal: await authenticate(request), services };
+      } catch (error) {
+        throw toGraphQLError(error, log);
+      }
+    },
+    plugins: [
+      {
+        async onRequest({ request, url, endResponse }) {
+          const response = await rest(request, url);
+          if (response) {
+            endResponse(response);
+            return;
+          }
+          // GraphiQL in a browser: ask for basic credentials once, the browser then sends them
+          // with every GraphiQL request.
+          if (
+            url.pathname === '/graphql' &&
+            request.method === 'GET' &&
+            (request.headers.get('accept') ?? '').includes('text/html') &&
+            !request.headers.get('authorization')
+          ) {
+            endResponse(errorResponse(new DomainError('UNAUTHENTICATED', 'Unauthorized'), log));
+          }
+        },
+      },
+    ],
+  });
+  return { yoga, services };
+}

@@ -1,0 +1,28 @@
+/**
+ * The domain services, wired once per app. GraphQL resolvers and REST handlers reach the core
+ * only through this object.
+ */
+import type { Config } from '../config.js';
+import type { Db } from '../db/client.js';
+import { AccessService } from './access.js';
+import type { Clock } from './clock.js';
+import { RoleService } from './roles.js';
+
+export interface ServiceDeps {
+  db: Db;
+  config: Config;
+  clock: Clock;
+}
+
+export interface Services {
+  /** For the Prisma plugin's relation loading only; resolvers go through the services. */
+  db: Db;
+  access: AccessService;
+  roles: RoleService;
+}
+
+export function createServices(deps: ServiceDeps): Services {
+  const access = new AccessService(deps.db);
+  const roles = new RoleService({ db: deps.db, access, edition: deps.config.edition });
+  return { db: deps.db, access, roles };
+}

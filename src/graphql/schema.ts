@@ -1,0 +1,9 @@
+/** Imports every type module, then builds the schema. */
+import { builder } from './builder.js';
+import './types/scalars.js';
+import './types/message.js';
+import './types/permission.js';
+import './types/role.js';
+import './types/viewer.js';
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,42 @@
+/** `viewer`: the caller, with its roles and permissions, in one round-trip. */
+import { requireSignedIn } from '../../core/access.js';
+import type { Principal } from '../../core/principal.js';
+import { builder } from '../builder.js';
+import { PermissionEntry } from './permission.js';
+
+const PrincipalKind = builder.enumType('PrincipalKind', {
+  values: { user: { value: 'user' }, serviceAccount: { value: 'serviceAccount' }, apiKey: { value: 'apiKey' } } as const,
+});
+
+const Viewer = builder.objectRef<Exclude<Principal, { kind: 'anonymous' }>>('Viewer').implement({
+  description: 'The authenticated caller in the organization it acts in.',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'User, service account or API key id.' }),
+    kind: t.field({ type: PrincipalKind, resolve: (p) => p.kind }),
+    login: t.string({ description: 'Login, or the key name for an API key.', resolve: (p) => (p.kind === 'apiKey' ? p.name : p.login) }),
+    orgId: t.exposeInt('orgId', { description: 'The organization this request acts in.' }),
+    orgRole: t.exposeString('orgRole', { description: 'Org role in that organization: Viewer, Editor, Admin or None.' }),
+    isServiceAdmin: t.exposeBoolean('isServiceAdmin'),
+    roles: t.prismaField({
+      type: ['Role'],
+      description: 'Every role behind its permissions: basic, direct (org and global) and team roles.',
+      resolve: (query, principal, _args, ctx) => ctx.services.access.heldRoles(principal, query),
+    }),
+    permissions: t.field({
+      type: [PermissionEntry],
+      description: 'Effective permissions, sorted by action then scope.',
+      resolve: async (principal, _args, ctx) => (await ctx.services.access.permissionsOf(principal)).list(),
+    }),
+  }),
+});
+
+builder.queryField('viewer', (t) =>
+  t.field({
+    type: Viewer,
+    description: 'The caller. Needs any credentials.',
+    resolve: (_root, _args, ctx) => {
+      requireSignedIn(ctx.principal);
+      return ctx.principal;
+    },
+  }),
+);

@@ -1,0 +1,59 @@
+/**
+ * The REST route table: each documented path of service-interface.md mapped onto one core
+ * service call. `requires` repeats the spec's permission for readers; the core enforces it.
+ */
+import { roleToJson } from '../core/roles.js';
+import { parseBooleanParam } from '../core/validation.js';
+import type { Route } from './router.js';
+
+const withPermissions = { include: { permissions: { orderBy: [{ action: 'asc' as const }, { scope: 'asc' as const }] } } };
+
+export const roleRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/api/access-control/status',
+    requires: 'status:accesscontrol on services:accesscontrol',
+    handler: ({ principal, services }) => services.roles.status(principal),
+  },
+  {
+    method: 'GET',
+    path: '/api/access-control/roles',
+    requires: 'roles:read on roles:*',
+    handler: async ({ principal, services, query }) => {
+      const roles = await services.roles.list(principal, { includeHidden: parseBooleanParam('includeHidden', query.get('includeHidden')) });
+      return roles.map(roleToJson);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/access-control/roles/:uid',
+    requires: 'roles:read on roles:*',
+    handler: async ({ principal, services, params }) => roleToJson(await services.roles.get(principal, params.uid as string, withPermissions)),
+  },
+  {
+    method: 'POST',
+    path: '/api/access-control/roles',
+    requires: 'roles:write on permissions:type:delegate, plus delegation',
+    handler: async ({ principal, services, body }) => roleToJson(await services.roles.create(principal, body, withPermissions)),
+  },
+  {
+    method: 'PUT',
+    path: '/api/access-control/roles/:uid',
+    requires: 'roles:write on permissions:type:delegate, plus delegation',
+    handler: async ({ principal, services, params, body }) =>
+      roleToJson(await services.roles.update(principal, params.uid as string, body, withPermissions)),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/access-control/roles/:uid',
+    requires: 'roles:delete on permissions:type:delegate, plus delegation',
+    handler: ({ principal, services, params, query }) =>
+      services.roles.delete(principal, params.uid as string, {
+        force: parseBooleanParam('force', query.get('force')),
+        global: parseBooleanParam('global', query.get('global')),
+      }),
+  },
+];
+
+/** Every REST route of the service. */
+export const routes: Route[] = [...roleRoutes];
