@@ -8,9 +8,18 @@ import { httpStatusOf, isDomainError } from '../core/errors.js';
 import type { Logger } from '../logger.js';
 
 /** A GraphQLError carrying the DomainError's code and HTTP status. */
+/**
+ * True for a GraphQLError from any copy of graphql-js: yoga and this code may load the CommonJS
+ * and ESM builds side by side, so `instanceof GraphQLError` is not reliable.
+ */
+function asGraphQLError(error: unknown): GraphQLError | undefined {
+  return error instanceof Error && error.name === 'GraphQLError' ? (error as GraphQLError) : undefined;
+}
+
+/** A GraphQLError carrying the DomainError's code and HTTP status. */
 export function toGraphQLError(error: unknown, log: Logger): GraphQLError {
-  const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
-  const base = error instanceof GraphQLError ? error : undefined;
+  const base = asGraphQLError(error);
+  const original = base?.originalError ?? error;
   if (isDomainError(original)) {
     return new GraphQLError(original.message, {
       nodes: base?.nodes,
@@ -19,6 +28,7 @@ export function toGraphQLError(error: unknown, log: Logger): GraphQLError {
     });
   }
   if (base && !base.originalError) return base; // parse and validation errors: already safe
+  if (base && asGraphQLError(base.originalError)) return base.originalError as GraphQLError;
   log.error({ err: original }, 'unexpected error in GraphQL execution');
   return new GraphQLError('Unexpected error.', {
     nodes: base?.nodes,
