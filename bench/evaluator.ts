@@ -5,7 +5,7 @@
  *
  *   npm run bench:evaluator [-- --seconds 3]
  */
-import { permission, PermissionIndex } from '../src/core/evaluator.js';
+import { PermissionIndex, permission } from '../src/core/evaluator.js';
 import type { PermissionPair } from '../src/core/permissions.js';
 
 const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 2;

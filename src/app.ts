@@ -4,7 +4,7 @@
  */
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { createAuthenticator, type ApiKeyVerifier } from './auth/authenticate.js';
+import { type ApiKeyVerifier, createAuthenticator } from './auth/authenticate.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { DomainError } from './core/errors.js';
@@ -52,7 +52,8 @@ export function createApp(deps: AppDeps): App {
     renderGraphiQL,
     graphiql: {
       title: 'portcullis GraphiQL',
-      defaultQuery: '# Signed in with your browser\'s basic-auth prompt.\n{\n  viewer {\n    login\n    orgId\n    orgRole\n    roles { uid name }\n    permissions { action scope }\n  }\n}\n',
+      defaultQuery:
+        "# Signed in with your browser's basic-auth prompt.\n{\n  viewer {\n    login\n    orgId\n    orgRole\n    roles { uid name }\n    permissions { action scope }\n  }\n}\n",
     },
     logging: {
       debug: (...args) => log.debug(args.map(String).join(' ')),

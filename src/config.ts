@@ -63,9 +63,7 @@ export class ConfigError extends Error {
  * @throws ConfigError naming each invalid variable and why.
  */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
-  const cleaned = Object.fromEntries(
-    Object.keys(schema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]),
-  );
+  const cleaned = Object.fromEntries(Object.keys(schema.shape).map((k) => [k, env[k] === '' ? undefined : env[k]]));
   const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);

@@ -1,5 +1,5 @@
 /** Structured JSON logs (pino). One logger per app; children carry a `component` field. */
-import { pino, type Logger } from 'pino';
+import { type Logger, pino } from 'pino';
 
 export type { Logger };
 

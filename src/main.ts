@@ -33,7 +33,10 @@ async function main(): Promise<void> {
   server.listen(config.port, config.host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
-    log.info({ port, host: config.host, edition: config.edition }, `portcullis listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} (GraphiQL at /graphql)`);
+    log.info(
+      { port, host: config.host, edition: config.edition },
+      `portcullis listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} (GraphiQL at /graphql)`,
+    );
   });
 
   const shutdown = (signal: string) => {

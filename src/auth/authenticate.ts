@@ -8,9 +8,10 @@
  * `X-Service-Org-Id: <id>` chooses the organization; a user must belong to it (a Service Admin
  * may act in any existing one), an API key only ever acts in its own. Otherwise 401.
  */
-import type { Db } from '../db/client.js';
+
 import { DomainError } from '../core/errors.js';
 import { ANONYMOUS, type ApiKeyPrincipal, isOrgRole, type OrgRole, type Principal } from '../core/principal.js';
+import type { Db } from '../db/client.js';
 import { verifyPassword } from './passwords.js';
 
 /** Name of the header that selects the organization. */

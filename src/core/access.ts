@@ -13,10 +13,10 @@
  */
 import type { Db } from '../db/client.js';
 import type { Prisma, Role } from '../generated/prisma/client.js';
-import { DomainError, accessDenied } from './errors.js';
+import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
 import type { PermissionPair } from './permissions.js';
-import { type BasicRoleName, type Principal, SERVICE_ADMIN, principalKey } from './principal.js';
+import { type BasicRoleName, type Principal, principalKey, SERVICE_ADMIN } from './principal.js';
 
 /** Cached indexes kept at most; the oldest entry is dropped past this. */
 const CACHE_LIMIT = 10_000;

@@ -8,7 +8,7 @@
  * the areas this service manages.
  */
 import { createHash } from 'node:crypto';
-import { Action as A, Scope as S, type PermissionPair } from './permissions.js';
+import { Action as A, type PermissionPair, Scope as S } from './permissions.js';
 import { type BasicRoleName, SERVICE_ADMIN } from './principal.js';
 
 /** A role defined by the service itself. */
@@ -37,9 +37,7 @@ const ROLES_READER = [
 ];
 const ROLES_WRITER = [
   ...ROLES_READER,
-  ...[A.RolesWrite, A.RolesDelete, A.UsersRolesAdd, A.UsersRolesDelete, A.TeamsRolesAdd, A.TeamsRolesDelete].map((a) =>
-    p(a, S.Delegate),
-  ),
+  ...[A.RolesWrite, A.RolesDelete, A.UsersRolesAdd, A.UsersRolesDelete, A.TeamsRolesAdd, A.TeamsRolesDelete].map((a) => p(a, S.Delegate)),
 ];
 const ORG_USERS_READER = [p(A.OrgUsersRead, S.UsersAll)];
 const ORG_USERS_WRITER = [...ORG_USERS_READER, ...[A.OrgUsersAdd, A.OrgUsersWrite, A.OrgUsersRemove].map((a) => p(a, S.UsersAll))];
@@ -68,19 +66,29 @@ function fixed(name: string, displayName: string, description: string, group: st
 export const FIXED_ROLES: readonly BuiltinRole[] = [
   fixed('fixed:roles:reader', 'Role reader', 'Read all roles, role assignments and permissions.', 'Roles', ROLES_READER),
   fixed('fixed:roles:writer', 'Role writer', 'Create, update, delete and assign roles the holder may delegate.', 'Roles', ROLES_WRITER),
-  fixed('fixed:roles:resetter', 'Role resetter', 'Reset basic roles to their default permissions.', 'Roles', [
-    p(A.RolesWrite, S.Escalate),
-  ]),
+  fixed('fixed:roles:resetter', 'Role resetter', 'Reset basic roles to their default permissions.', 'Roles', [p(A.RolesWrite, S.Escalate)]),
   fixed('fixed:apikeys:reader', 'API key reader', 'List API keys.', 'API keys', API_KEYS_READER),
   fixed('fixed:apikeys:writer', 'API key writer', 'Create, list and delete API keys.', 'API keys', API_KEYS_WRITER),
   fixed('fixed:users:reader', 'User reader', 'Read all users.', 'Users', USERS_READER),
   fixed('fixed:users:writer', 'User writer', 'Create, read, update and delete users.', 'Users', USERS_WRITER),
   fixed('fixed:org.users:reader', 'Organization user reader', 'Read the users of an organization.', 'Users', ORG_USERS_READER),
-  fixed('fixed:org.users:writer', 'Organization user writer', 'Add, update and remove the users of an organization.', 'Users', ORG_USERS_WRITER),
+  fixed(
+    'fixed:org.users:writer',
+    'Organization user writer',
+    'Add, update and remove the users of an organization.',
+    'Users',
+    ORG_USERS_WRITER,
+  ),
   fixed('fixed:teams:reader', 'Team reader', 'Read teams.', 'Teams', TEAMS_READER),
   fixed('fixed:teams:writer', 'Team writer', 'Create, read, update and delete teams.', 'Teams', TEAMS_WRITER),
   fixed('fixed:serviceaccounts:reader', 'Service account reader', 'Read service accounts.', 'Service accounts', SERVICE_ACCOUNTS_READER),
-  fixed('fixed:serviceaccounts:writer', 'Service account writer', 'Create, read, update and delete service accounts.', 'Service accounts', SERVICE_ACCOUNTS_WRITER),
+  fixed(
+    'fixed:serviceaccounts:writer',
+    'Service account writer',
+    'Create, read, update and delete service accounts.',
+    'Service accounts',
+    SERVICE_ACCOUNTS_WRITER,
+  ),
 ];
 
 const VIEWER = [...ORG_USERS_READER, ...TEAMS_READER];

@@ -78,9 +78,7 @@ export function invalid(message: string, details?: Record<string, unknown>): Dom
  * Permissions needed: <what>" (upstream-behaviour.md "Errors").
  */
 export function accessDenied(needed: string): DomainError {
-  return new DomainError(
-    'ACCESS_DENIED',
-    `You'll need additional permissions to perform this action. Permissions needed: ${needed}`,
-    { needed },
-  );
+  return new DomainError('ACCESS_DENIED', `You'll need additional permissions to perform this action. Permissions needed: ${needed}`, {
+    needed,
+  });
 }

@@ -145,7 +145,8 @@ export function permission(action: string, ...scopes: string[]): Evaluator {
 export function all(...evaluators: Evaluator[]): Evaluator {
   return {
     evaluate: (index) => evaluators.every((e) => e.evaluate(index)),
-    describe: () => (evaluators.length === 1 ? (evaluators[0] as Evaluator).describe() : `all(${evaluators.map((e) => e.describe()).join(' ')})`),
+    describe: () =>
+      evaluators.length === 1 ? (evaluators[0] as Evaluator).describe() : `all(${evaluators.map((e) => e.describe()).join(' ')})`,
   };
 }
 
@@ -153,6 +154,7 @@ export function all(...evaluators: Evaluator[]): Evaluator {
 export function any(...evaluators: Evaluator[]): Evaluator {
   return {
     evaluate: (index) => evaluators.some((e) => e.evaluate(index)),
-    describe: () => (evaluators.length === 1 ? (evaluators[0] as Evaluator).describe() : `any(${evaluators.map((e) => e.describe()).join(' ')})`),
+    describe: () =>
+      evaluators.length === 1 ? (evaluators[0] as Evaluator).describe() : `any(${evaluators.map((e) => e.describe()).join(' ')})`,
   };
 }

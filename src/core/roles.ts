@@ -10,9 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
 import type { Prisma, Role } from '../generated/prisma/client.js';
-import { AccessService, requireSignedIn } from './access.js';
+import { type AccessService, requireSignedIn } from './access.js';
 import { isBasicRoleName, isFixedRoleName } from './builtin-roles.js';
-import { DomainError, accessDenied } from './errors.js';
+import { accessDenied, DomainError } from './errors.js';
 import { permission } from './evaluator.js';
 import { Action, type PermissionPair, Scope } from './permissions.js';
 import type { Principal } from './principal.js';
@@ -28,7 +28,8 @@ const MAX_TEXT_LENGTH = 2000;
 /** What a Pothos `query` (or any caller) may ask Prisma to load with each role. */
 export type RoleQuery = { include?: Prisma.RoleInclude; select?: Prisma.RoleSelect };
 
-const text = (field: string) => z.string({ error: `${field} must be a string` }).max(MAX_TEXT_LENGTH, `${field} is longer than ${MAX_TEXT_LENGTH} characters`);
+const text = (field: string) =>
+  z.string({ error: `${field} must be a string` }).max(MAX_TEXT_LENGTH, `${field} is longer than ${MAX_TEXT_LENGTH} characters`);
 const roleName = z
   .string({ error: 'name is required and must be a string' })
   .trim()
@@ -255,7 +256,8 @@ export class RoleService {
         if (!role) throw roleNotFound(uid);
         if (isFixedRoleName(role.name)) throw new DomainError('ROLE_IS_FIXED', `fixed role "${role.name}" cannot be updated`);
         const basic = isBasicRoleName(role.name);
-        if (basic && input.name !== role.name) throw new DomainError('VALIDATION_FAILED', `name: basic role "${role.name}" cannot be renamed`);
+        if (basic && input.name !== role.name)
+          throw new DomainError('VALIDATION_FAILED', `name: basic role "${role.name}" cannot be renamed`);
         if (!basic && (isFixedRoleName(input.name) || isBasicRoleName(input.name))) {
           throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "fixed:" or "basic:"');
         }
@@ -322,7 +324,10 @@ export class RoleService {
             tx.teamRole.count({ where: { roleId: role.id } }),
           ]);
           if (users + teams > 0) {
-            throw new DomainError('ROLE_ASSIGNED', `role "${role.name}" is assigned ${users + teams} time(s); delete it with force=true to remove its assignments too`);
+            throw new DomainError(
+              'ROLE_ASSIGNED',
+              `role "${role.name}" is assigned ${users + teams} time(s); delete it with force=true to remove its assignments too`,
+            );
           }
         }
         // Assignments and permissions go with the role (ON DELETE CASCADE).

@@ -54,9 +54,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
 
   const adapter = new PrismaBetterSqlite3({ url: `file:${path}`, timeout: BUSY_TIMEOUT_MS });
-  const prisma = options.onQuery
-    ? new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] })
-    : new PrismaClient({ adapter });
+  const prisma = options.onQuery ? new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] }) : new PrismaClient({ adapter });
   if (options.onQuery) {
     const onQuery = options.onQuery;
     (prisma as PrismaClient<'query'>).$on('query', (e) => onQuery(e.query));

@@ -128,17 +128,12 @@ function tableExists(db: BetterSqlite3.Database, name: string): boolean {
 }
 
 function readRecords(db: BetterSqlite3.Database, name?: string): MigrationRecord[] {
-  const columns =
-    'id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count';
+  const columns = 'id, checksum, finished_at, migration_name, logs, rolled_back_at, started_at, applied_steps_count';
   if (name === undefined) {
-    return db
-      .prepare<[], MigrationRecord>(`SELECT ${columns} FROM "${MIGRATIONS_TABLE}" ORDER BY started_at ASC`)
-      .all();
+    return db.prepare<[], MigrationRecord>(`SELECT ${columns} FROM "${MIGRATIONS_TABLE}" ORDER BY started_at ASC`).all();
   }
   return db
-    .prepare<[string], MigrationRecord>(
-      `SELECT ${columns} FROM "${MIGRATIONS_TABLE}" WHERE migration_name = ? ORDER BY started_at ASC`,
-    )
+    .prepare<[string], MigrationRecord>(`SELECT ${columns} FROM "${MIGRATIONS_TABLE}" WHERE migration_name = ? ORDER BY started_at ASC`)
     .all(name);
 }
 
@@ -244,9 +239,7 @@ function applyOne(db: BetterSqlite3.Database, migration: MigrationFile): boolean
       }
       const violations = db.pragma('foreign_key_check') as unknown[];
       if (violations.length > 0) {
-        throw new Error(
-          `Migration ${migration.name} was rolled back: it leaves ${violations.length} foreign key violation(s)`,
-        );
+        throw new Error(`Migration ${migration.name} was rolled back: it leaves ${violations.length} foreign key violation(s)`);
       }
       db.prepare(
         `INSERT INTO "${MIGRATIONS_TABLE}"
@@ -276,10 +269,7 @@ function applyOne(db: BetterSqlite3.Database, migration: MigrationFile): boolean
  *   or when a migration's SQL fails (message names the migration; that migration is rolled back,
  *   earlier ones in the same call stay applied).
  */
-export function applyMigrations(
-  db: BetterSqlite3.Database,
-  options: ApplyMigrationsOptions = {},
-): ApplyMigrationsResult {
+export function applyMigrations(db: BetterSqlite3.Database, options: ApplyMigrationsOptions = {}): ApplyMigrationsResult {
   if (db.inTransaction) throw new Error('applyMigrations needs a connection without an open transaction');
   const log: MigrationLog = options.log ?? (() => {});
   const files = readMigrations(options.migrationsDir ?? MIGRATIONS_DIR);

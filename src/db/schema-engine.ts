@@ -21,12 +21,7 @@ import {
   type SqlDriverAdapter,
   type SqlMigrationAwareDriverAdapterFactory,
 } from '@prisma/driver-adapter-utils';
-import type {
-  DiagnoseMigrationHistoryOutput,
-  DiffTarget,
-  MigrationList,
-  SchemaEngine,
-} from '@prisma/schema-engine-wasm';
+import type { DiagnoseMigrationHistoryOutput, DiffTarget, MigrationList, SchemaEngine } from '@prisma/schema-engine-wasm';
 import { readMigrations } from './migrate.js';
 
 /** Absolute path of the data model, `<repo>/prisma/schema.prisma`. */
@@ -153,11 +148,7 @@ async function migrationList(migrationsDir: string): Promise<MigrationList> {
 }
 
 /** Runs `fn` on a fresh engine whose main database is `url`; frees it and its connections after. */
-async function withEngine<T>(
-  url: string,
-  schemaPath: string,
-  fn: (engine: SchemaEngine, schema: string) => Promise<T>,
-): Promise<T> {
+async function withEngine<T>(url: string, schemaPath: string, fn: (engine: SchemaEngine, schema: string) => Promise<T>): Promise<T> {
   const schema = await readFile(schemaPath, 'utf8');
   const Engine = await loadEngineClass();
   const { factory, closeAll } = adapterFactory(url);
@@ -209,8 +200,7 @@ function diffToSchema(from: DiffTarget, schemaPath: string): Promise<string> {
  */
 export async function diffMigrationsToSchema(input: DiffMigrationsToSchemaInput): Promise<string> {
   const list = await migrationList(input.migrationsDir);
-  const from: DiffTarget =
-    list.migrationDirectories.length === 0 ? { tag: 'empty' } : { tag: 'migrations', ...list };
+  const from: DiffTarget = list.migrationDirectories.length === 0 ? { tag: 'empty' } : { tag: 'migrations', ...list };
   return diffToSchema(from, input.schemaPath);
 }
 

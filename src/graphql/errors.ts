@@ -24,7 +24,11 @@ export function toGraphQLError(error: unknown, log: Logger): GraphQLError {
     return new GraphQLError(original.message, {
       nodes: base?.nodes,
       path: base?.path,
-      extensions: { code: original.code, http: { status: httpStatusOf(original.code) }, ...(original.details && { details: original.details }) },
+      extensions: {
+        code: original.code,
+        http: { status: httpStatusOf(original.code) },
+        ...(original.details && { details: original.details }),
+      },
     });
   }
   if (base && !base.originalError) return base; // parse and validation errors: already safe

@@ -28,7 +28,8 @@ export const roleRoutes: Route[] = [
     method: 'GET',
     path: '/api/access-control/roles/:uid',
     requires: 'roles:read on roles:*',
-    handler: async ({ principal, services, params }) => roleToJson(await services.roles.get(principal, params.uid as string, withPermissions)),
+    handler: async ({ principal, services, params }) =>
+      roleToJson(await services.roles.get(principal, params.uid as string, withPermissions)),
   },
   {
     method: 'POST',

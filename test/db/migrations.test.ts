@@ -7,12 +7,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyMigrations, MIGRATIONS_DIR } from '../../src/db/migrate.js';
-import {
-  diagnoseMigrationHistory,
-  diffEmptyToSchema,
-  diffMigrationsToSchema,
-  SCHEMA_PATH,
-} from '../../src/db/schema-engine.js';
+import { diagnoseMigrationHistory, diffEmptyToSchema, diffMigrationsToSchema, SCHEMA_PATH } from '../../src/db/schema-engine.js';
 
 const tempDirs: string[] = [];
 function tempDir(): string {
@@ -249,10 +244,7 @@ PRAGMA defer_foreign_keys=OFF;
   });
 
   it('rolls back a failing migration and records nothing for it', () => {
-    const dir = withExtraMigration(
-      '99991231235959_broken',
-      'CREATE TABLE "Half" ("id" INTEGER);\nSELECT * FROM "NoSuchTable";\n',
-    );
+    const dir = withExtraMigration('99991231235959_broken', 'CREATE TABLE "Half" ("id" INTEGER);\nSELECT * FROM "NoSuchTable";\n');
     const db = freshDb();
     try {
       expect(() => applyMigrations(db, { migrationsDir: dir })).toThrow(/99991231235959_broken.*rolled back/);

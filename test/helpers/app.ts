@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApp, type App } from '../../src/app.js';
+import { type App, createApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/core/clock.js';
 import { type Database, openDatabase } from '../../src/db/client.js';
@@ -28,7 +28,10 @@ export interface TestApp extends App {
     query: string,
     variables?: Record<string, unknown>,
     options?: { auth?: Credentials | null; orgId?: number },
-  ): Promise<{ status: number; body: { data?: T | null; errors?: { message: string; extensions?: { code?: string; http?: { status?: number } } }[] } }>;
+  ): Promise<{
+    status: number;
+    body: { data?: T | null; errors?: { message: string; extensions?: { code?: string; http?: { status?: number } } }[] };
+  }>;
   close(): Promise<void>;
 }
 
