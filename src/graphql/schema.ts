@@ -3,7 +3,11 @@ import { builder } from './builder.js';
 import './types/scalars.js';
 import './types/message.js';
 import './types/permission.js';
+import './types/org-role.js';
 import './types/role.js';
+import './types/user.js';
+import './types/service-account.js';
+import './types/team.js';
 import './types/viewer.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -2,6 +2,7 @@
 import { requireSignedIn } from '../../core/access.js';
 import type { Principal } from '../../core/principal.js';
 import { builder } from '../builder.js';
+import { OrgRoleEnum } from './org-role.js';
 import { PermissionEntry } from './permission.js';
 
 const PrincipalKind = builder.enumType('PrincipalKind', {
@@ -15,7 +16,7 @@ const Viewer = builder.objectRef<Exclude<Principal, { kind: 'anonymous' }>>('Vie
     kind: t.field({ type: PrincipalKind, resolve: (p) => p.kind }),
     login: t.string({ description: 'Login, or the key name for an API key.', resolve: (p) => (p.kind === 'apiKey' ? p.name : p.login) }),
     orgId: t.exposeInt('orgId', { description: 'The organization this request acts in.' }),
-    orgRole: t.exposeString('orgRole', { description: 'Org role in that organization: Viewer, Editor, Admin or None.' }),
+    orgRole: t.field({ type: OrgRoleEnum, description: 'Org role in that organization.', resolve: (p) => p.orgRole }),
     isServiceAdmin: t.exposeBoolean('isServiceAdmin'),
     roles: t.prismaField({
       type: ['Role'],
