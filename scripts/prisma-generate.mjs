@@ -12,6 +12,8 @@ const cli = require.resolve('prisma/build/index.js');
 const env = { ...process.env };
 env.PRISMA_SCHEMA_ENGINE_BINARY ??= process.execPath;
 env.PRISMA_HIDE_UPDATE_MESSAGE = '1';
+// No telemetry call home: the network may be closed, and a hanging request would stall installs.
+env.CHECKPOINT_DISABLE = '1';
 // The pothos generator is found on PATH, as npm scripts would have it.
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'node_modules', '.bin');
 env.PATH = `${bin}${delimiter}${env.PATH ?? ''}`;

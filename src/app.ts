@@ -73,19 +73,19 @@ export function createApp(deps: AppDeps): App {
       {
         async onRequest({ request, url, endResponse }) {
           const response = await rest(request, url);
-          if (response) {
-            endResponse(response);
-            return;
-          }
-          // GraphiQL in a browser: ask for basic credentials once, the browser then sends them
-          // with every GraphiQL request.
+          if (response) endResponse(response);
+        },
+        // GraphiQL in a browser: ask for basic credentials once (yoga renders the page before
+        // user plugins see the request, so the answer is swapped here); the browser then sends
+        // them with every GraphiQL request.
+        onResponse({ request, response, setResponse }) {
           if (
-            url.pathname === '/graphql' &&
             request.method === 'GET' &&
-            (request.headers.get('accept') ?? '').includes('text/html') &&
+            response.status === 200 &&
+            (response.headers.get('content-type') ?? '').startsWith('text/html') &&
             !request.headers.get('authorization')
           ) {
-            endResponse(errorResponse(new DomainError('UNAUTHENTICATED', 'Unauthorized'), log));
+            setResponse(errorResponse(new DomainError('UNAUTHENTICATED', 'Unauthorized'), log));
           }
         },
       },

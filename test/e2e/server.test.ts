@@ -1,0 +1,108 @@
+/**
+ * End to end: starts the real server (`npm start`'s entry) on a free port with a temporary
+ * database, speaks HTTP to it, restarts it, and checks nothing was lost or duplicated.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = new URL('../..', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'portcullis-e2e-'));
+const auth = `Basic ${Buffer.from('root:e2e-password').toString('base64')}`;
+let child: ChildProcess | undefined;
+
+/** Starts the server on port 0 and resolves with the port it logged. */
+function start(): Promise<{ port: number; proc: ChildProcess }> {
+  const proc = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/main.ts')], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'file:./data/e2e.db',
+      ADMIN_LOGIN: 'root',
+      ADMIN_PASSWORD: 'e2e-password',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child = proc;
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
+    proc.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      for (const line of out.split('\n')) {
+        if (!line.includes('listening')) continue;
+        const { port } = JSON.parse(line) as { port: number };
+        clearTimeout(timer);
+        resolve({ port, proc });
+      }
+    });
+    proc.stderr?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    proc.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${out}`)));
+  });
+}
+
+function stop(proc: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    proc.once('exit', () => resolve());
+    proc.kill('SIGTERM');
+  });
+}
+
+afterAll(() => {
+  child?.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the real server', () => {
+  it('serves REST, GraphQL and GraphiQL, and keeps its data across a restart', async () => {
+    const first = await start();
+    const base = `http://127.0.0.1:${first.port}`;
+    const status = await fetch(`${base}/api/access-control/status`, { headers: { authorization: auth } });
+    expect(status.status).toBe(200);
+    expect(await status.json()).toEqual({ enabled: true });
+    expect((await fetch(`${base}/api/access-control/status`)).status).toBe(401);
+
+    const created = await fetch(`${base}/api/access-control/roles`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ uid: 'e2e', name: 'custom:e2e', permissions: [{ action: 'teams:read', scope: 'teams:*' }] }),
+    });
+    expect(created.status).toBe(200);
+    const all = (await (
+      await fetch(`${base}/api/access-control/roles?includeHidden=true`, { headers: { authorization: auth } })
+    ).json()) as unknown[];
+
+    const gql = await fetch(`${base}/graphql`, {
+      method: 'POST',
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { login isServiceAdmin } role(uid: "e2e") { name permissions { action } } }' }),
+    });
+    expect(await gql.json()).toEqual({
+      data: { viewer: { login: 'root', isServiceAdmin: true }, role: { name: 'custom:e2e', permissions: [{ action: 'teams:read' }] } },
+    });
+    const page = await fetch(`${base}/graphql`, { headers: { accept: 'text/html', authorization: auth } });
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('GraphiQL');
+    const prompt = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } });
+    expect(prompt.status).toBe(401);
+    expect(prompt.headers.get('www-authenticate')).toContain('Basic');
+    await stop(first.proc);
+
+    const second = await start();
+    const again = (await (
+      await fetch(`http://127.0.0.1:${second.port}/api/access-control/roles?includeHidden=true`, { headers: { authorization: auth } })
+    ).json()) as {
+      uid: string;
+    }[];
+    expect(again).toHaveLength(all.length);
+    expect(again.map((r) => r.uid)).toContain('e2e');
+    await stop(second.proc);
+  }, 120_000);
+});
