@@ -4,7 +4,7 @@
  */
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { type ApiKeyVerifier, createAuthenticator } from './auth/authenticate.js';
+import { createAuthenticator } from './auth/authenticate.js';
 import type { Config } from './config.js';
 import { type Clock, systemClock } from './core/clock.js';
 import { DomainError } from './core/errors.js';
@@ -29,14 +29,10 @@ export interface App {
   services: Services;
 }
 
-const noApiKeys: ApiKeyVerifier = {
-  verify: () => Promise.reject(new DomainError('INVALID_API_KEY', 'Invalid API key')),
-};
-
 export function createApp(deps: AppDeps): App {
   const { db, config, log } = deps;
   const services = createServices({ db, config, clock: deps.clock ?? systemClock });
-  const authenticate = createAuthenticator({ db, apiKeys: noApiKeys });
+  const authenticate = createAuthenticator({ db, apiKeys: services.apiKeys });
   const rest = createRestRouter({
     routes,
     services,

@@ -5,6 +5,7 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AccessService } from './access.js';
+import { ApiKeyService } from './api-keys.js';
 import type { Clock } from './clock.js';
 import { RoleService } from './roles.js';
 
@@ -19,10 +20,18 @@ export interface Services {
   db: Db;
   access: AccessService;
   roles: RoleService;
+  apiKeys: ApiKeyService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
   const access = new AccessService(deps.db);
   const roles = new RoleService({ db: deps.db, access, edition: deps.config.edition });
-  return { db: deps.db, access, roles };
+  const apiKeys = new ApiKeyService({
+    db: deps.db,
+    access,
+    clock: deps.clock,
+    edition: deps.config.edition,
+    maxSecondsToLive: deps.config.apiKeyMaxSecondsToLive,
+  });
+  return { db: deps.db, access, roles, apiKeys };
 }

@@ -2,6 +2,7 @@
  * The REST route table: each documented path of service-interface.md mapped onto one core
  * service call. `requires` repeats the spec's permission for readers; the core enforces it.
  */
+import { apiKeyToJson } from '../core/api-keys.js';
 import { roleToJson } from '../core/roles.js';
 import { parseBooleanParam } from '../core/validation.js';
 import type { Route } from './router.js';
@@ -56,5 +57,32 @@ export const roleRoutes: Route[] = [
   },
 ];
 
+/** API keys: in both editions (service-interface.md "List/Create/Delete API key"). */
+export const apiKeyRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/api/auth/keys',
+    requires: 'apikey:read on apikey:* (oss: org Admin)',
+    handler: async ({ principal, services, query }) => {
+      const keys = await services.apiKeys.list(principal, {
+        includeExpired: parseBooleanParam('includeExpired', query.get('includeExpired')),
+      });
+      return keys.map(apiKeyToJson);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/auth/keys',
+    requires: 'apikey:create (oss: org Admin), and an org role at least the key role',
+    handler: ({ principal, services, body }) => services.apiKeys.create(principal, body),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/auth/keys/:id',
+    requires: 'apikey:delete on apikey:id:<id> (oss: org Admin)',
+    handler: ({ principal, services, params }) => services.apiKeys.delete(principal, params.id),
+  },
+];
+
 /** Every REST route of the service. */
-export const routes: Route[] = [...roleRoutes];
+export const routes: Route[] = [...roleRoutes, ...apiKeyRoutes];
