@@ -41,6 +41,16 @@ const version = z
   .min(0, 'version must not be negative')
   .max(2_147_483_647, 'version is too large');
 
+/** Fields create and update share. */
+const describedRole = {
+  name: roleName,
+  displayName: text('displayName').nullish(),
+  description: text('description').nullish(),
+  group: text('group').nullish(),
+  hidden: z.boolean({ error: 'hidden must be a boolean' }).nullish(),
+  permissions: permissionList.nullish(),
+};
+
 /** Body of create role (service-interface.md "Create role"). */
 export const createRoleInput = z.object(
   {
@@ -51,12 +61,7 @@ export const createRoleInput = z.object(
       .nullish(),
     global: z.boolean({ error: 'global must be a boolean' }).nullish(),
     version: version.nullish(),
-    name: roleName,
-    displayName: text('displayName').nullish(),
-    description: text('description').nullish(),
-    group: text('group').nullish(),
-    hidden: z.boolean({ error: 'hidden must be a boolean' }).nullish(),
-    permissions: permissionList.nullish(),
+    ...describedRole,
   },
   { error: 'body must be a JSON object' },
 );
@@ -66,12 +71,7 @@ export type CreateRoleInput = z.input<typeof createRoleInput>;
 export const updateRoleInput = z.object(
   {
     version: z.number({ error: 'version is required and must be a number' }).pipe(version),
-    name: roleName,
-    displayName: text('displayName').nullish(),
-    description: text('description').nullish(),
-    group: text('group').nullish(),
-    hidden: z.boolean({ error: 'hidden must be a boolean' }).nullish(),
-    permissions: permissionList.nullish(),
+    ...describedRole,
   },
   { error: 'body must be a JSON object' },
 );
