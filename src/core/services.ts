@@ -6,7 +6,11 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AccessService } from './access.js';
 import type { Clock } from './clock.js';
+import { OrgService } from './orgs.js';
 import { RoleService } from './roles.js';
+import { ServiceAccountService } from './service-accounts.js';
+import { TeamService } from './teams.js';
+import { UserService } from './users.js';
 
 export interface ServiceDeps {
   db: Db;
@@ -19,10 +23,24 @@ export interface Services {
   db: Db;
   access: AccessService;
   roles: RoleService;
+  /** Directory: users, organizations and their members, teams, service accounts. */
+  users: UserService;
+  orgs: OrgService;
+  teams: TeamService;
+  serviceAccounts: ServiceAccountService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
   const access = new AccessService(deps.db);
   const roles = new RoleService({ db: deps.db, access, edition: deps.config.edition });
-  return { db: deps.db, access, roles };
+  const directory = { db: deps.db, access };
+  return {
+    db: deps.db,
+    access,
+    roles,
+    users: new UserService(directory),
+    orgs: new OrgService(directory),
+    teams: new TeamService(directory),
+    serviceAccounts: new ServiceAccountService(directory),
+  };
 }
