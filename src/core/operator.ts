@@ -3,7 +3,7 @@
  * database file already gives full control, so the CLI acts as a Service Admin (and org Admin of
  * the organization it names) without credentials, through the same core services as both doors.
  */
-import type { UserPrincipal } from './principal.js';
+import type { Principal, UserPrincipal } from './principal.js';
 
 /** Principal id of the local operator: no users row has id 0. */
 export const LOCAL_OPERATOR_ID = 0;
@@ -22,6 +22,6 @@ export function localOperator(orgId: number): UserPrincipal {
 }
 
 /** True for the CLI's principal, which has no users row (so it cannot become a member of anything). */
-export function isLocalOperator(principal: { kind: string; id: number; authMethod: string }): boolean {
+export function isLocalOperator(principal: Principal): boolean {
   return principal.kind === 'user' && principal.id === LOCAL_OPERATOR_ID && principal.authMethod === 'local';
 }
