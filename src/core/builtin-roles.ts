@@ -102,9 +102,12 @@ const ADMIN = [
   ...SERVICE_ACCOUNTS_WRITER,
   ...API_KEYS_WRITER,
 ];
+// Grafana grants fixed:org.users:writer to Grafana Admins too: a Service Admin manages the
+// members of every organization (the org wall holds for org Admins, not for Service Admins).
 const SERVICE_ADMIN_PERMISSIONS = [
   p(A.StatusAccessControl, S.ServicesAccessControl),
   ...USERS_WRITER,
+  ...ORG_USERS_WRITER,
   p(A.OrgsCreate),
   p(A.OrgsRead, S.OrgsAll),
   p(A.RolesWrite, S.Escalate),

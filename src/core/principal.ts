@@ -20,8 +20,8 @@ export function orgRoleIncludes(role: OrgRole, other: OrgRole): boolean {
   return ORG_ROLES.indexOf(role) >= ORG_ROLES.indexOf(other);
 }
 
-/** How the principal proved who it is. */
-export type AuthMethod = 'basic' | 'api_key' | 'session' | 'ldap' | 'oauth' | 'none';
+/** How the principal proved who it is; `local` is the operator at the machine (the CLI). */
+export type AuthMethod = 'basic' | 'api_key' | 'session' | 'ldap' | 'oauth' | 'local' | 'none';
 
 /** A user or a service account (same id space, as in Grafana). */
 export interface UserPrincipal {

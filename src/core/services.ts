@@ -7,7 +7,11 @@ import type { Db } from '../db/client.js';
 import { AccessService } from './access.js';
 import { ApiKeyService } from './api-keys.js';
 import type { Clock } from './clock.js';
+import { OrgService } from './orgs.js';
 import { RoleService } from './roles.js';
+import { ServiceAccountService } from './service-accounts.js';
+import { TeamService } from './teams.js';
+import { UserService } from './users.js';
 
 export interface ServiceDeps {
   db: Db;
@@ -21,6 +25,11 @@ export interface Services {
   access: AccessService;
   roles: RoleService;
   apiKeys: ApiKeyService;
+  /** Directory: users, organizations and their members, teams, service accounts. */
+  users: UserService;
+  orgs: OrgService;
+  teams: TeamService;
+  serviceAccounts: ServiceAccountService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -33,5 +42,15 @@ export function createServices(deps: ServiceDeps): Services {
     edition: deps.config.edition,
     maxSecondsToLive: deps.config.apiKeyMaxSecondsToLive,
   });
-  return { db: deps.db, access, roles, apiKeys };
+  const directory = { db: deps.db, access };
+  return {
+    db: deps.db,
+    access,
+    roles,
+    apiKeys,
+    users: new UserService(directory),
+    orgs: new OrgService(directory),
+    teams: new TeamService(directory),
+    serviceAccounts: new ServiceAccountService(directory),
+  };
 }

@@ -5,6 +5,7 @@ import './types/message.js';
 import './types/permission.js';
 import './types/org-role.js';
 import './types/role.js';
+import './types/organization.js';
 import './types/user.js';
 import './types/service-account.js';
 import './types/team.js';
