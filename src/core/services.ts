@@ -5,6 +5,8 @@
 import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AccessService } from './access.js';
+import { AssignmentService } from './assignments.js';
+import { BasicRoleService } from './basic-roles.js';
 import type { Clock } from './clock.js';
 import { RoleService } from './roles.js';
 
@@ -19,10 +21,14 @@ export interface Services {
   db: Db;
   access: AccessService;
   roles: RoleService;
+  assignments: AssignmentService;
+  basicRoles: BasicRoleService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
   const access = new AccessService(deps.db);
   const roles = new RoleService({ db: deps.db, access, edition: deps.config.edition });
-  return { db: deps.db, access, roles };
+  const assignments = new AssignmentService({ db: deps.db, access, availability: roles });
+  const basicRoles = new BasicRoleService({ db: deps.db, access, availability: roles });
+  return { db: deps.db, access, roles, assignments, basicRoles };
 }

@@ -9,5 +9,6 @@ import './types/user.js';
 import './types/service-account.js';
 import './types/team.js';
 import './types/viewer.js';
+import './types/assignments.js';
 
 export const schema = builder.toSchema({ sortSchema: true });
