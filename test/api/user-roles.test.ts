@@ -101,6 +101,8 @@ describe('GET /api/access-control/users/:userId/roles and User.roles', () => {
   });
 
   it('200: org-local and global direct roles; hidden only with includeHidden; never basic or team roles', async () => {
+    // A basic role can't be assigned through the service; a stray row for one is still never listed.
+    await assignUserRole(app, target.id, 'basic_editor');
     expect(await listed(target.id)).toEqual(['r-a', 'r-global']);
     expect(await listed(target.id, '?includeHidden=true')).toEqual(['r-a', 'r-global', 'r-hidden']);
     // The target holds basic:viewer through its org role and r-team through its team: both effective, neither listed.
