@@ -101,7 +101,9 @@ export interface AssignmentServiceDeps {
 
 /**
  * The principal `user` would be when acting in `orgId` with org role `role` (an OrgUser row's
- * role; anything unknown counts as "None"), for computing its effective permissions.
+ * role; anything unknown counts as "None"), for computing its effective permissions. Its cache
+ * key is the one the user's own requests use, so both share one cached index; authMethod is
+ * "none" because nobody signed in.
  */
 export function principalOfMember(user: User, orgId: number, role: string): UserPrincipal {
   return {
@@ -196,9 +198,9 @@ export class AssignmentService {
     const orgId = this.assignmentOrg(caller, input.global);
     await this.write(caller, async (tx) => {
       await this.member(tx, caller, id);
-      const [role] = await this.assignableRoles(tx, caller, [input.roleUid], orgId);
-      await this.deps.access.checkDelegation(caller, (role as AssignableRole).permissions);
-      const key = { orgId, userId: id, roleId: (role as AssignableRole).id };
+      const role = await this.assignableRole(tx, caller, input.roleUid, orgId);
+      await this.deps.access.checkDelegation(caller, role.permissions);
+      const key = { orgId, userId: id, roleId: role.id };
       if (!(await tx.userRole.findUnique({ where: { orgId_userId_roleId: key } }))) await tx.userRole.create({ data: key });
     });
     return { message: MESSAGES.userRoleAdded };
@@ -222,9 +224,9 @@ export class AssignmentService {
     const orgId = this.assignmentOrg(caller, options.global);
     await this.write(caller, async (tx) => {
       await this.member(tx, caller, id);
-      const [role] = await this.assignableRoles(tx, caller, [uid], orgId);
-      await this.deps.access.checkDelegation(caller, (role as AssignableRole).permissions);
-      await tx.userRole.deleteMany({ where: { orgId, userId: id, roleId: (role as AssignableRole).id } });
+      const role = await this.assignableRole(tx, caller, uid, orgId);
+      await this.deps.access.checkDelegation(caller, role.permissions);
+      await tx.userRole.deleteMany({ where: { orgId, userId: id, roleId: role.id } });
     });
     return { message: MESSAGES.userRoleRemoved };
   }
@@ -326,9 +328,9 @@ export class AssignmentService {
     await this.deps.access.check(caller, permission(Action.TeamsRolesAdd, Scope.Delegate));
     await this.write(caller, async (tx) => {
       const team = await this.team(tx, caller, id);
-      const [role] = await this.assignableRoles(tx, caller, [input.roleUid], team.orgId);
-      await this.deps.access.checkDelegation(caller, (role as AssignableRole).permissions);
-      const key = { teamId: id, roleId: (role as AssignableRole).id };
+      const role = await this.assignableRole(tx, caller, input.roleUid, team.orgId);
+      await this.deps.access.checkDelegation(caller, role.permissions);
+      const key = { teamId: id, roleId: role.id };
       if (!(await tx.teamRole.findUnique({ where: { teamId_roleId: key } }))) {
         await tx.teamRole.create({ data: { ...key, orgId: team.orgId } });
       }
@@ -350,9 +352,9 @@ export class AssignmentService {
     await this.deps.access.check(caller, permission(Action.TeamsRolesDelete, Scope.Delegate));
     await this.write(caller, async (tx) => {
       const team = await this.team(tx, caller, id);
-      const [role] = await this.assignableRoles(tx, caller, [uid], team.orgId);
-      await this.deps.access.checkDelegation(caller, (role as AssignableRole).permissions);
-      await tx.teamRole.deleteMany({ where: { teamId: id, roleId: (role as AssignableRole).id } });
+      const role = await this.assignableRole(tx, caller, uid, team.orgId);
+      await this.deps.access.checkDelegation(caller, role.permissions);
+      await tx.teamRole.deleteMany({ where: { teamId: id, roleId: role.id } });
     });
     return { message: MESSAGES.teamRoleRemoved };
   }
@@ -495,6 +497,13 @@ export class AssignmentService {
       where: { ...listableRoles(caller.orgId, options.includeHidden), teamRoles: { some: { teamId: team.id } } },
       orderBy: [{ name: 'asc' }],
     });
+  }
+
+  /** The one role named by `uid`, assignable in `orgId`. @throws as `assignableRoles`. */
+  private async assignableRole(tx: Tx, caller: SignedIn, uid: string, orgId: number): Promise<AssignableRole> {
+    const [role] = await this.assignableRoles(tx, caller, [uid], orgId);
+    if (!role) throw roleNotFound(uid); // unreachable: assignableRoles answers one role per uid or throws
+    return role;
   }
 
   /**
