@@ -8,8 +8,16 @@
  * - API keys: the basic role of the key's role.
  *
  * The index of each (organization, principal) is cached, so a check reads no database. Every
- * write that can change any principal's permissions calls `invalidate()`, so the very next
- * request on this process sees the change.
+ * write that can change any principal's permissions MUST call `invalidate()` once its
+ * transaction has committed (in a `finally`, so a failed write cannot leave a stale entry
+ * either), so the very next request on this process sees the change. The writes that must do so:
+ * - a role's permissions change: role update (basic roles included), role delete, basic role reset;
+ * - an assignment changes: user / service account role add, remove, set; team role add, remove, set;
+ * - a team's membership changes (member added or removed, team deleted);
+ * - an org role changes (user added to or removed from an organization, role changed), a user's
+ *   Service Admin flag changes, a user or organization is deleted.
+ * test/api/permission-cache.test.ts proves no stale answer after each of them. The cache key
+ * holds no org role, so forgetting to invalidate after an org role change serves the old role.
  */
 import type { Db } from '../db/client.js';
 import type { Prisma, Role } from '../generated/prisma/client.js';
@@ -58,6 +66,15 @@ export class AccessService {
   /** Drops every cached index (call after any write that can change permissions). */
   invalidate(): void {
     this.cache.clear();
+  }
+
+  /**
+   * Drops the cached index of one principal in its organization, so its next check reloads it
+   * (GET /api/access-control/user/permissions?reloadcache=true). Not a substitute for
+   * `invalidate()` after a write: a write can change the permissions of many principals.
+   */
+  invalidatePrincipal(principal: Principal): void {
+    this.cache.delete(principalKey(principal));
   }
 
   /** Number of cached principals (for tests and metrics). */

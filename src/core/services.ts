@@ -6,6 +6,8 @@ import type { Config } from '../config.js';
 import type { Db } from '../db/client.js';
 import { AccessService } from './access.js';
 import { ApiKeyService } from './api-keys.js';
+import { AssignmentService } from './assignments.js';
+import { BasicRoleService } from './basic-roles.js';
 import type { Clock } from './clock.js';
 import { OrgService } from './orgs.js';
 import { RoleService } from './roles.js';
@@ -30,6 +32,8 @@ export interface Services {
   orgs: OrgService;
   teams: TeamService;
   serviceAccounts: ServiceAccountService;
+  assignments: AssignmentService;
+  basicRoles: BasicRoleService;
 }
 
 export function createServices(deps: ServiceDeps): Services {
@@ -43,6 +47,8 @@ export function createServices(deps: ServiceDeps): Services {
     maxSecondsToLive: deps.config.apiKeyMaxSecondsToLive,
   });
   const directory = { db: deps.db, access };
+  const assignments = new AssignmentService({ db: deps.db, access, availability: roles });
+  const basicRoles = new BasicRoleService({ db: deps.db, access, availability: roles });
   return {
     db: deps.db,
     access,
@@ -52,5 +58,7 @@ export function createServices(deps: ServiceDeps): Services {
     orgs: new OrgService(directory),
     teams: new TeamService(directory),
     serviceAccounts: new ServiceAccountService(directory),
+    assignments,
+    basicRoles,
   };
 }

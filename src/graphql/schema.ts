@@ -11,5 +11,6 @@ import './types/service-account.js';
 import './types/team.js';
 import './types/viewer.js';
 import './types/api-key.js';
+import './types/assignments.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -84,5 +84,91 @@ export const apiKeyRoutes: Route[] = [
   },
 ];
 
+const includeHidden = (query: URLSearchParams) => ({ includeHidden: parseBooleanParam('includeHidden', query.get('includeHidden')) });
+
+/** Role assignments of users and service accounts (one `:userId` for both) and of teams. */
+export const assignmentRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/api/access-control/users/:userId/roles',
+    requires: 'users.roles:read on users:id:<userId>',
+    handler: async ({ principal, services, params, query }) =>
+      (await services.assignments.listUserRoles(principal, params.userId, includeHidden(query))).map(roleToJson),
+  },
+  {
+    method: 'POST',
+    path: '/api/access-control/users/:userId/roles',
+    requires: 'users.roles:add on permissions:type:delegate, plus delegation; global: Service Admin',
+    handler: ({ principal, services, params, body }) => services.assignments.addUserRole(principal, params.userId, body),
+  },
+  {
+    method: 'PUT',
+    path: '/api/access-control/users/:userId/roles',
+    requires: 'users.roles:add and users.roles:delete on permissions:type:delegate, plus delegation; global: Service Admin',
+    handler: ({ principal, services, params, body }) => services.assignments.setUserRoles(principal, params.userId, body),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/access-control/users/:userId/roles/:roleUID',
+    requires: 'users.roles:delete on permissions:type:delegate, plus delegation; global: Service Admin',
+    handler: ({ principal, services, params, query }) =>
+      services.assignments.removeUserRole(principal, params.userId, params.roleUID, {
+        global: parseBooleanParam('global', query.get('global')),
+      }),
+  },
+  {
+    method: 'GET',
+    path: '/api/access-control/teams/:teamId/roles',
+    requires: 'teams.roles:read on teams:id:<teamId>',
+    handler: async ({ principal, services, params, query }) =>
+      (await services.assignments.listTeamRoles(principal, params.teamId, includeHidden(query))).map(roleToJson),
+  },
+  {
+    method: 'POST',
+    path: '/api/access-control/teams/:teamId/roles',
+    requires: 'teams.roles:add on permissions:type:delegate, plus delegation',
+    handler: ({ principal, services, params, body }) => services.assignments.addTeamRole(principal, params.teamId, body),
+  },
+  {
+    method: 'PUT',
+    path: '/api/access-control/teams/:teamId/roles',
+    requires: 'teams.roles:add and teams.roles:delete on permissions:type:delegate, plus delegation',
+    handler: ({ principal, services, params, body }) => services.assignments.setTeamRoles(principal, params.teamId, body),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/access-control/teams/:teamId/roles/:roleUID',
+    requires: 'teams.roles:delete on permissions:type:delegate, plus delegation',
+    handler: ({ principal, services, params }) => services.assignments.removeTeamRole(principal, params.teamId, params.roleUID),
+  },
+];
+
+/** Permission listings of the caller and of a user or service account. */
+export const permissionRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/api/access-control/user/permissions',
+    requires: 'none (signed in)',
+    handler: ({ principal, services, query }) =>
+      services.assignments.ownPermissions(principal, { reloadCache: parseBooleanParam('reloadcache', query.get('reloadcache')) }),
+  },
+  {
+    method: 'GET',
+    path: '/api/access-control/users/:userId/permissions',
+    requires: 'users.permissions:read on users:id:<userId>',
+    handler: ({ principal, services, params }) => services.assignments.userPermissions(principal, params.userId),
+  },
+];
+
+/** Reset of the basic roles to their defaults. */
+export const basicRoleRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/api/access-control/roles/hard-reset',
+    requires: 'roles:write on permissions:type:escalate',
+    handler: ({ principal, services, body }) => services.basicRoles.reset(principal, body),
+  },
+];
+
 /** Every REST route of the service. */
-export const routes: Route[] = [...roleRoutes, ...apiKeyRoutes];
+export const routes: Route[] = [...roleRoutes, ...assignmentRoutes, ...permissionRoutes, ...basicRoleRoutes, ...apiKeyRoutes];

@@ -9,7 +9,7 @@ const PrincipalKind = builder.enumType('PrincipalKind', {
   values: { user: { value: 'user' }, serviceAccount: { value: 'serviceAccount' }, apiKey: { value: 'apiKey' } } as const,
 });
 
-const Viewer = builder.objectRef<Exclude<Principal, { kind: 'anonymous' }>>('Viewer').implement({
+export const Viewer = builder.objectRef<Exclude<Principal, { kind: 'anonymous' }>>('Viewer').implement({
   description: 'The authenticated caller in the organization it acts in.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'User, service account or API key id.' }),

@@ -1,0 +1,137 @@
+/**
+ * Subjects for assignment tests, written straight to the database with Prisma: users, service
+ * accounts, organizations and memberships, teams and members, custom roles. The directory
+ * service (GraphQL fixtures) may replace these later; membership writes call
+ * `access.invalidate()` as any directory write must (src/core/access.ts).
+ */
+import { hashPassword } from '../../src/auth/passwords.js';
+import type { PermissionPair } from '../../src/core/permissions.js';
+import type { OrgRole, UserPrincipal } from '../../src/core/principal.js';
+import type { Credentials, TestApp } from './app.js';
+
+/** Password of every user created here (hashed once per process). */
+export const SUBJECT_PASSWORD = 'subject-test-password';
+let passwordHash: Promise<string> | undefined;
+
+export interface TestUser {
+  id: number;
+  login: string;
+  /** Basic credentials of this user. */
+  auth: Credentials;
+}
+
+/**
+ * A user who is a member of `orgId` (default 1, its default org) with `orgRole` (default
+ * Viewer); `alsoIn` adds memberships in other organizations.
+ */
+export async function createUser(
+  app: TestApp,
+  login: string,
+  options: { orgId?: number; orgRole?: OrgRole; isServiceAdmin?: boolean; alsoIn?: { orgId: number; orgRole: OrgRole }[] } = {},
+): Promise<TestUser> {
+  passwordHash ??= hashPassword(SUBJECT_PASSWORD);
+  const orgId = options.orgId ?? 1;
+  const user = await app.database.prisma.user.create({
+    data: {
+      login,
+      email: `${login}@example.test`,
+      name: login,
+      orgId,
+      passwordHash: await passwordHash,
+      isServiceAdmin: options.isServiceAdmin ?? false,
+      orgs: {
+        create: [{ orgId, role: options.orgRole ?? 'Viewer' }, ...(options.alsoIn ?? []).map((m) => ({ orgId: m.orgId, role: m.orgRole }))],
+      },
+    },
+  });
+  app.services.access.invalidate();
+  return { id: user.id, login, auth: { login, password: SUBJECT_PASSWORD } };
+}
+
+/** A service account (User row with isServiceAccount, no password) of `orgId` with `orgRole`. */
+export async function createServiceAccount(app: TestApp, name: string, options: { orgId?: number; orgRole?: OrgRole } = {}) {
+  const orgId = options.orgId ?? 1;
+  const account = await app.database.prisma.user.create({
+    data: {
+      login: `sa-${orgId}-${name}`,
+      email: `sa-${orgId}-${name}@serviceaccount.test`,
+      name,
+      orgId,
+      isServiceAccount: true,
+      orgs: { create: { orgId, role: options.orgRole ?? 'Viewer' } },
+    },
+  });
+  app.services.access.invalidate();
+  return { id: account.id, login: account.login };
+}
+
+/** A new organization. */
+export async function createOrg(app: TestApp, name: string): Promise<{ id: number }> {
+  return app.database.prisma.org.create({ data: { name }, select: { id: true } });
+}
+
+/** Adds `userId` to `orgId` with `orgRole`. */
+export async function addOrgMember(app: TestApp, orgId: number, userId: number, orgRole: OrgRole): Promise<void> {
+  await app.database.prisma.orgUser.create({ data: { orgId, userId, role: orgRole } });
+  app.services.access.invalidate();
+}
+
+/** A team of `orgId` (default 1) with `members`. */
+export async function createTeam(app: TestApp, name: string, options: { orgId?: number; members?: number[] } = {}) {
+  const orgId = options.orgId ?? 1;
+  const team = await app.database.prisma.team.create({
+    data: { name, orgId, members: { create: (options.members ?? []).map((userId) => ({ userId, orgId })) } },
+  });
+  app.services.access.invalidate();
+  return { id: team.id, orgId, name };
+}
+
+/** Adds `userId` to `teamId`. */
+export async function addTeamMember(app: TestApp, teamId: number, userId: number): Promise<void> {
+  const team = await app.database.prisma.team.findUniqueOrThrow({ where: { id: teamId } });
+  await app.database.prisma.teamMember.create({ data: { teamId, userId, orgId: team.orgId } });
+  app.services.access.invalidate();
+}
+
+/** A custom role written directly (no delegation check): global when `orgId` is 0. */
+export async function createRole(
+  app: TestApp,
+  uid: string,
+  permissions: PermissionPair[],
+  options: { orgId?: number; hidden?: boolean; name?: string } = {},
+) {
+  return app.database.prisma.role.create({
+    data: {
+      uid,
+      name: options.name ?? `custom:${uid}`,
+      orgId: options.orgId ?? 1,
+      hidden: options.hidden ?? false,
+      permissions: { create: permissions },
+    },
+  });
+}
+
+/** Assigns `roleUid` to `userId` directly (orgId 0 = global). */
+export async function assignUserRole(app: TestApp, userId: number, roleUid: string, orgId = 1): Promise<void> {
+  const role = await app.database.prisma.role.findUniqueOrThrow({ where: { uid: roleUid } });
+  await app.database.prisma.userRole.create({ data: { userId, roleId: role.id, orgId } });
+  app.services.access.invalidate();
+}
+
+/** Assigns `roleUid` to `teamId` directly. */
+export async function assignTeamRole(app: TestApp, teamId: number, roleUid: string): Promise<void> {
+  const [role, team] = await Promise.all([
+    app.database.prisma.role.findUniqueOrThrow({ where: { uid: roleUid } }),
+    app.database.prisma.team.findUniqueOrThrow({ where: { id: teamId } }),
+  ]);
+  await app.database.prisma.teamRole.create({ data: { teamId, roleId: role.id, orgId: team.orgId } });
+  app.services.access.invalidate();
+}
+
+/** The principal `user` is when it signs in to `orgId` with `orgRole` (for core-level calls). */
+export function userPrincipal(user: { id: number; login: string }, orgRole: OrgRole, orgId = 1, isServiceAdmin = false): UserPrincipal {
+  return { kind: 'user', id: user.id, login: user.login, orgId, orgRole, isServiceAdmin, authMethod: 'basic' };
+}
+
+/** p('a:read', 'a:*') */
+export const p = (action: string, scope = ''): PermissionPair => ({ action, scope });
