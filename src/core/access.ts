@@ -106,12 +106,7 @@ export class AccessService {
    * @throws DomainError ACCESS_DENIED listing the permissions the caller lacks.
    */
   async checkDelegation(principal: Principal, wanted: Iterable<PermissionPair>): Promise<void> {
-    const index = await this.permissionsOf(principal);
-    const missing = index.uncovered(wanted);
-    if (missing.length > 0) {
-      const list = missing.map((m) => (m.scope ? `${m.action} on ${m.scope}` : m.action)).join(', ');
-      throw accessDenied(`delegation of ${list}`);
-    }
+    requireCoverage(await this.permissionsOf(principal), wanted);
   }
 
   /**
@@ -150,4 +145,18 @@ function heldRolesWhere(principal: Exclude<Principal, { kind: 'anonymous' }>): P
  */
 export function requireSignedIn(principal: Principal): asserts principal is Exclude<Principal, { kind: 'anonymous' }> {
   if (principal.kind === 'anonymous') throw new DomainError('UNAUTHENTICATED', 'Unauthorized');
+}
+
+/**
+ * Delegation against an index already loaded: throws unless `index` covers every permission in
+ * `wanted` (PermissionIndex.covers). Use it inside a transaction, where the caller's index must
+ * not be loaded through another connection.
+ * @throws DomainError ACCESS_DENIED (403) listing the permissions the caller lacks.
+ */
+export function requireCoverage(index: PermissionIndex, wanted: Iterable<PermissionPair>): void {
+  const missing = index.uncovered(wanted);
+  if (missing.length > 0) {
+    const list = missing.map((m) => (m.scope ? `${m.action} on ${m.scope}` : m.action)).join(', ');
+    throw accessDenied(`delegation of ${list}`);
+  }
 }

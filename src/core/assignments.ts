@@ -19,10 +19,10 @@
 import { z } from 'zod';
 import type { Db, Tx } from '../db/client.js';
 import type { Prisma, Role, Team, User } from '../generated/prisma/client.js';
-import { type AccessService, requireSignedIn } from './access.js';
+import { type AccessService, requireCoverage, requireSignedIn } from './access.js';
 import { BASIC_PREFIX, isBasicRoleName } from './builtin-roles.js';
 import { DomainError, invalid } from './errors.js';
-import { all, permission } from './evaluator.js';
+import { all, type PermissionIndex, permission } from './evaluator.js';
 import { Action, type PermissionPair, Scope } from './permissions.js';
 import { isOrgRole, type Principal, type UserPrincipal } from './principal.js';
 import { MAX_ROLE_UID_LENGTH, type RoleQuery, requireServiceAdmin, roleNotFound } from './roles.js';
@@ -196,10 +196,10 @@ export class AssignmentService {
     const input = parseInput(addUserRoleInput, rawInput);
     await this.deps.access.check(caller, permission(Action.UsersRolesAdd, Scope.Delegate));
     const orgId = this.assignmentOrg(caller, input.global);
-    await this.write(caller, async (tx) => {
+    await this.write(caller, async (tx, index) => {
       await this.member(tx, caller, id);
       const role = await this.assignableRole(tx, caller, input.roleUid, orgId);
-      await this.deps.access.checkDelegation(caller, role.permissions);
+      requireCoverage(index, role.permissions);
       const key = { orgId, userId: id, roleId: role.id };
       if (!(await tx.userRole.findUnique({ where: { orgId_userId_roleId: key } }))) await tx.userRole.create({ data: key });
     });
@@ -222,10 +222,10 @@ export class AssignmentService {
     const uid = parseInput(roleUidParam, roleUid);
     await this.deps.access.check(caller, permission(Action.UsersRolesDelete, Scope.Delegate));
     const orgId = this.assignmentOrg(caller, options.global);
-    await this.write(caller, async (tx) => {
+    await this.write(caller, async (tx, index) => {
       await this.member(tx, caller, id);
       const role = await this.assignableRole(tx, caller, uid, orgId);
-      await this.deps.access.checkDelegation(caller, role.permissions);
+      requireCoverage(index, role.permissions);
       await tx.userRole.deleteMany({ where: { orgId, userId: id, roleId: role.id } });
     });
     return { message: MESSAGES.userRoleRemoved };
@@ -250,7 +250,7 @@ export class AssignmentService {
       all(permission(Action.UsersRolesAdd, Scope.Delegate), permission(Action.UsersRolesDelete, Scope.Delegate)),
     );
     const orgId = this.assignmentOrg(caller, input.global);
-    await this.write(caller, async (tx) => {
+    await this.write(caller, async (tx, index) => {
       await this.member(tx, caller, id);
       const wanted = await this.assignableRoles(tx, caller, input.roleUids, orgId);
       const rows = await tx.userRole.findMany({
@@ -262,8 +262,8 @@ export class AssignmentService {
         wanted,
         input.includeHidden ?? false,
       );
-      await this.deps.access.checkDelegation(
-        caller,
+      requireCoverage(
+        index,
         [...plan.add, ...plan.remove].flatMap((r) => r.permissions),
       );
       if (plan.remove.length > 0) {
@@ -326,10 +326,10 @@ export class AssignmentService {
     const id = parseId('teamId', teamId);
     const input = parseInput(addTeamRoleInput, rawInput);
     await this.deps.access.check(caller, permission(Action.TeamsRolesAdd, Scope.Delegate));
-    await this.write(caller, async (tx) => {
+    await this.write(caller, async (tx, index) => {
       const team = await this.team(tx, caller, id);
       const role = await this.assignableRole(tx, caller, input.roleUid, team.orgId);
-      await this.deps.access.checkDelegation(caller, role.permissions);
+      requireCoverage(index, role.permissions);
       const key = { teamId: id, roleId: role.id };
       if (!(await tx.teamRole.findUnique({ where: { teamId_roleId: key } }))) {
         await tx.teamRole.create({ data: { ...key, orgId: team.orgId } });
@@ -350,10 +350,10 @@ export class AssignmentService {
     const id = parseId('teamId', teamId);
     const uid = parseInput(roleUidParam, roleUid);
     await this.deps.access.check(caller, permission(Action.TeamsRolesDelete, Scope.Delegate));
-    await this.write(caller, async (tx) => {
+    await this.write(caller, async (tx, index) => {
       const team = await this.team(tx, caller, id);
       const role = await this.assignableRole(tx, caller, uid, team.orgId);
-      await this.deps.access.checkDelegation(caller, role.permissions);
+      requireCoverage(index, role.permissions);
       await tx.teamRole.deleteMany({ where: { teamId: id, roleId: role.id } });
     });
     return { message: MESSAGES.teamRoleRemoved };
@@ -375,7 +375,7 @@ export class AssignmentService {
       caller,
       all(permission(Action.TeamsRolesAdd, Scope.Delegate), permission(Action.TeamsRolesDelete, Scope.Delegate)),
     );
-    await this.write(caller, async (tx) => {
+    await this.write(caller, async (tx, index) => {
       const team = await this.team(tx, caller, id);
       const wanted = await this.assignableRoles(tx, caller, input.roleUids, team.orgId);
       const rows = await tx.teamRole.findMany({
@@ -387,8 +387,8 @@ export class AssignmentService {
         wanted,
         input.includeHidden ?? false,
       );
-      await this.deps.access.checkDelegation(
-        caller,
+      requireCoverage(
+        index,
         [...plan.add, ...plan.remove].flatMap((r) => r.permissions),
       );
       if (plan.remove.length > 0) await tx.teamRole.deleteMany({ where: { teamId: id, roleId: { in: plan.remove.map((r) => r.id) } } });
@@ -457,13 +457,13 @@ export class AssignmentService {
 
   /**
    * Runs `fn` in one transaction and then drops the permission cache, also after a failure (the
-   * rule in access.ts). The caller's index is loaded first, so the delegation checks inside the
-   * transaction read no database.
+   * rule in access.ts). The caller's index is loaded first and handed to `fn`, so delegation
+   * checks inside the transaction (requireCoverage) read no database.
    */
-  private async write(caller: SignedIn, fn: (tx: Tx) => Promise<void>): Promise<void> {
-    await this.deps.access.permissionsOf(caller);
+  private async write(caller: SignedIn, fn: (tx: Tx, index: PermissionIndex) => Promise<void>): Promise<void> {
+    const index = await this.deps.access.permissionsOf(caller);
     try {
-      await this.deps.db.$transaction(fn);
+      await this.deps.db.$transaction((tx) => fn(tx, index));
     } finally {
       this.deps.access.invalidate();
     }

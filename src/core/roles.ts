@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import type { Db } from '../db/client.js';
 import type { Prisma, Role } from '../generated/prisma/client.js';
-import { type AccessService, requireSignedIn } from './access.js';
+import { type AccessService, requireCoverage, requireSignedIn } from './access.js';
 import { isBasicRoleName, isFixedRoleName } from './builtin-roles.js';
 import { accessDenied, DomainError } from './errors.js';
 import { permission } from './evaluator.js';
@@ -247,7 +247,7 @@ export class RoleService {
     this.assertAvailable();
     requireSignedIn(caller);
     const input = parseInput(updateRoleInput, rawInput);
-    await this.deps.access.check(caller, permission(Action.RolesWrite, Scope.Delegate));
+    const index = await this.deps.access.check(caller, permission(Action.RolesWrite, Scope.Delegate));
     const { db, access } = this.deps;
 
     try {
@@ -268,7 +268,7 @@ export class RoleService {
           });
         }
         const current = await permissionsOfRole(tx, role.id);
-        await access.checkDelegation(caller, input.permissions ? [...current, ...input.permissions] : current);
+        requireCoverage(index, input.permissions ? [...current, ...input.permissions] : current);
 
         await tx.role.update({
           where: { id: role.id },
@@ -306,7 +306,7 @@ export class RoleService {
   async delete(caller: Principal, uid: string, options: { force?: boolean | null; global?: boolean | null }): Promise<{ message: string }> {
     this.assertAvailable();
     requireSignedIn(caller);
-    await this.deps.access.check(caller, permission(Action.RolesDelete, Scope.Delegate));
+    const index = await this.deps.access.check(caller, permission(Action.RolesDelete, Scope.Delegate));
     const { db, access } = this.deps;
     const orgId = options.global ? 0 : caller.orgId;
     try {
@@ -317,7 +317,7 @@ export class RoleService {
           throw new DomainError('ROLE_IS_FIXED', `role "${role.name}" is defined by the service and cannot be deleted`);
         }
         if (role.orgId === 0) requireServiceAdmin(caller, 'delete a global role');
-        await access.checkDelegation(caller, await permissionsOfRole(tx, role.id));
+        requireCoverage(index, await permissionsOfRole(tx, role.id));
         if (!options.force) {
           const [users, teams] = await Promise.all([
             tx.userRole.count({ where: { roleId: role.id } }),
