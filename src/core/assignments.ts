@@ -429,6 +429,28 @@ export class AssignmentService {
   }
 
   /**
+   * The caller's effective permissions as sorted `{action, scope}` pairs (GraphQL
+   * `viewer.permissions`). Needs only credentials.
+   * @throws DomainError UNAUTHENTICATED (401), 404 in oss.
+   */
+  async ownPermissionList(caller: Principal): Promise<PermissionPair[]> {
+    this.deps.availability.assertAvailable();
+    requireSignedIn(caller);
+    return (await this.deps.access.permissionsOf(caller)).list();
+  }
+
+  /**
+   * Every role behind the caller's permissions: basic, direct (org and global) and its teams'
+   * roles (GraphQL `viewer.roles`). Needs only credentials.
+   * @throws DomainError UNAUTHENTICATED (401), 404 in oss.
+   */
+  async ownRoles(caller: Principal, query: RoleQuery = {}): Promise<Role[]> {
+    this.deps.availability.assertAvailable();
+    requireSignedIn(caller);
+    return this.deps.access.heldRoles(caller, query);
+  }
+
+  /**
    * Effective permissions of a user or service account in the caller's organization, as
    * `{action, scope}` pairs sorted by action then scope: its direct roles there and global ones,
    * its teams' roles there, the basic role of its org role there, and basic:service_admin for a

@@ -246,6 +246,13 @@ describe('oss edition', () => {
         expect(res.body.errors?.[0]?.extensions?.code).toBe('ACCESS_CONTROL_UNAVAILABLE');
       }
       expect(await oss.database.prisma.role.count({ where: { name: 'x' } })).toBe(0);
+      // The caller itself stays readable; its roles and permissions are RBAC data.
+      const who = await oss.graphql<{ viewer: { login: string } }>('{ viewer { login orgRole } }');
+      expect(who.body.data?.viewer.login).toBe('admin');
+      for (const query of ['{ viewer { permissions { action } } }', '{ viewer { roles { uid } } }']) {
+        const res = await oss.graphql(query);
+        expect(res.body.errors?.[0]?.extensions?.code, query).toBe('ACCESS_CONTROL_UNAVAILABLE');
+      }
     } finally {
       await oss.close();
     }

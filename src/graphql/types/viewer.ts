@@ -21,12 +21,12 @@ export const Viewer = builder.objectRef<Exclude<Principal, { kind: 'anonymous' }
     roles: t.prismaField({
       type: ['Role'],
       description: 'Every role behind its permissions: basic, direct (org and global) and team roles.',
-      resolve: (query, principal, _args, ctx) => ctx.services.access.heldRoles(principal, query),
+      resolve: (query, principal, _args, ctx) => ctx.services.assignments.ownRoles(principal, query),
     }),
     permissions: t.field({
       type: [PermissionEntry],
       description: 'Effective permissions, sorted by action then scope.',
-      resolve: async (principal, _args, ctx) => (await ctx.services.access.permissionsOf(principal)).list(),
+      resolve: (principal, _args, ctx) => ctx.services.assignments.ownPermissionList(principal),
     }),
   }),
 });
