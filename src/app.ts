@@ -10,6 +10,7 @@ import { type Clock, systemClock } from './core/clock.js';
 import { DomainError } from './core/errors.js';
 import { createServices, type Services } from './core/services.js';
 import type { Db } from './db/client.js';
+import { useBadRequestStatus } from './graphql/bad-request.js';
 import type { GraphQLContext } from './graphql/context.js';
 import { toGraphQLError } from './graphql/errors.js';
 import { schema } from './graphql/schema.js';
@@ -66,6 +67,7 @@ export function createApp(deps: AppDeps): App {
       }
     },
     plugins: [
+      useBadRequestStatus(),
       {
         async onRequest({ request, url, endResponse }) {
           const response = await rest(request, url);

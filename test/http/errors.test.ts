@@ -39,3 +39,16 @@ describe('organization header', () => {
     expect(res.status).toBe(401);
   });
 });
+
+describe('GraphQL bad input', () => {
+  it.each([
+    ['a mistyped argument', '{ roles(includeHidden: "x") { uid } }', 'GRAPHQL_VALIDATION_FAILED'],
+    ['an unknown field', '{ nope }', 'GRAPHQL_VALIDATION_FAILED'],
+    ['an unknown enum value', 'mutation { createApiKey(input: {name: "k", role: Owner}) { id } }', 'GRAPHQL_VALIDATION_FAILED'],
+    ['a syntax error', '{ roles { uid ', 'GRAPHQL_PARSE_FAILED'],
+  ])('%s is a 400 with a stable code', async (_why, query, code) => {
+    const res = await app.graphql(query);
+    expect(res.status).toBe(400);
+    expect(res.body.errors?.[0]?.extensions?.code).toBe(code);
+  });
+});
