@@ -21,7 +21,16 @@ interface ActionScopes {
   exact: Set<string>;
   /** Held wildcard scopes, stored without the trailing `*` (each ends with `:`). */
   prefixes: Set<string>;
+  /** The same prefixes as an array, scanned with startsWith while there are few of them. */
+  prefixList: string[];
 }
+
+/**
+ * Up to this many wildcard prefixes per action a check scans them with `startsWith` (no
+ * allocation); past it, it looks up each `:`-bounded prefix of the target in the Set, whose cost
+ * does not grow with the number held. Measured with bench/evaluator.ts.
+ */
+const PREFIX_SCAN_LIMIT = 8;
 
 /** Immutable index of a set of permissions, keyed by action. */
 export class PermissionIndex {
@@ -40,12 +49,17 @@ export class PermissionIndex {
     for (const { action, scope } of permissions) {
       let entry = byAction.get(action);
       if (!entry) {
-        entry = { all: false, exact: new Set(), prefixes: new Set() };
+        entry = { all: false, exact: new Set(), prefixes: new Set(), prefixList: [] };
         byAction.set(action, entry);
       }
       if (scope === '*') entry.all = true;
-      else if (scope.endsWith(':*')) entry.prefixes.add(scope.slice(0, -1));
-      else entry.exact.add(scope);
+      else if (scope.endsWith(':*')) {
+        const prefix = scope.slice(0, -1);
+        if (!entry.prefixes.has(prefix)) {
+          entry.prefixes.add(prefix);
+          entry.prefixList.push(prefix);
+        }
+      } else entry.exact.add(scope);
     }
     return new PermissionIndex(byAction);
   }
@@ -61,7 +75,11 @@ export class PermissionIndex {
     if (!entry) return false;
     if (entry.all) return true;
     if (target !== '' && entry.exact.has(target)) return true;
-    if (entry.prefixes.size === 0) return false;
+    const list = entry.prefixList;
+    if (list.length <= PREFIX_SCAN_LIMIT) {
+      for (let i = 0; i < list.length; i++) if (target.startsWith(list[i] as string)) return true;
+      return false;
+    }
     for (let i = target.indexOf(':'); i !== -1; i = target.indexOf(':', i + 1)) {
       if (entry.prefixes.has(target.slice(0, i + 1))) return true;
     }

@@ -51,6 +51,25 @@ describe('scope matching', () => {
   });
 });
 
+describe('many wildcard prefixes for one action (the Set lookup path)', () => {
+  const pairs: [string, string][] = Array.from({ length: 12 }, (_, i) => ['a:b', `area${i}:id:*`]);
+  pairs.push(['a:b', 'deep:x:y:*'], ['a:b', 'exact:id:1']);
+  const held = idx(...pairs);
+  it.each([
+    ['area3:id:9', true],
+    ['area11:id:x', true],
+    ['area12:id:1', false],
+    ['area3:login:x', false],
+    ['deep:x:y:z', true],
+    ['deep:x:z', false],
+    ['exact:id:1', true],
+    ['exact:id:2', false],
+    ['area3:id:*', true],
+  ] as const)('%s -> %s', (target, match) => {
+    expect(held.matches('a:b', target)).toBe(match);
+  });
+});
+
 describe('composition', () => {
   const held = idx(['roles:read', 'roles:*'], ['users.roles:add', 'permissions:type:delegate']);
   const yes = permission('roles:read', 'roles:*');
