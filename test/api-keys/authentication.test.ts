@@ -5,7 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateApiKey } from '../../src/core/api-keys.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createKey, createOrg, expectError, gqlError, keyForms, TestClock } from './helpers.js';
+import { gqlError } from '../helpers/graphql-assert.js';
+import { addOrgMember, createOrg } from '../helpers/subjects.js';
+import { createKey, expectError, keyForms, TestClock } from './helpers.js';
 
 const VIEWER_QUERY = '{ viewer { id kind login orgId orgRole isServiceAdmin } }';
 
@@ -105,9 +107,9 @@ describe.each(keyForms)('a key sent as $form', ({ form, auth }) => {
 
 describe('organizations', () => {
   it("a key acts only in its own organization: another org's header is 401", async () => {
-    const other = await createOrg(app, 'Elsewhere');
+    const other = (await createOrg(app, 'Elsewhere')).id;
     const admin = await app.database.prisma.user.findUniqueOrThrow({ where: { login: 'admin' } });
-    await app.database.prisma.orgUser.create({ data: { orgId: other, userId: admin.id, role: 'Admin' } });
+    await addOrgMember(app, other, admin.id, 'Admin');
     for (const { auth } of keyForms) {
       const key = auth(keys.Admin.key);
       await expectError(await app.request('/api/auth/keys', { auth: key, orgId: other }), 401, 'ORG_NOT_ACCESSIBLE');

@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createKey, expectError, gqlError, keyForms, TestClock } from './helpers.js';
+import { gqlError } from '../helpers/graphql-assert.js';
+import { createKey, expectError, keyForms, TestClock } from './helpers.js';
 
 const CREATE = 'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { id key } }';
 

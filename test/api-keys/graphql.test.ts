@@ -1,7 +1,9 @@
 /** GraphQL apiKeys / createApiKey / deleteApiKey in the enterprise edition: every status code. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { addMembership, assignRole, createKey, createMember, createOrg, gqlError } from './helpers.js';
+import { gqlError } from '../helpers/graphql-assert.js';
+import { addOrgMember, assignUserRole, createOrg, createUser } from '../helpers/subjects.js';
+import { createKey } from './helpers.js';
 
 const CREATE = 'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { id name key } }';
 const LIST = 'query ($includeExpired: Boolean) { apiKeys(includeExpired: $includeExpired) { id name role expiration lastUsedAt } }';
@@ -15,9 +17,9 @@ let otherOrg: number;
 
 beforeAll(async () => {
   app = await createTestApp();
-  otherOrg = await createOrg(app, 'Other Org');
+  otherOrg = (await createOrg(app, 'Other Org')).id;
   const admin = await app.database.prisma.user.findUniqueOrThrow({ where: { login: 'admin' } });
-  await addMembership(app, admin.id, otherOrg, 'Admin');
+  await addOrgMember(app, otherOrg, admin.id, 'Admin');
 });
 afterAll(() => app.close());
 
@@ -66,13 +68,13 @@ describe('createApiKey', () => {
   });
 
   it('answers 403 to a Viewer asking for an Admin key, and to an Editor asking above its role', async () => {
-    const viewer = await createMember(app, 'Viewer');
+    const viewer = await createUser(app, 'gql-viewer-create', { orgRole: 'Viewer' });
     expect(gqlError(await app.graphql(CREATE, { input: { name: 'gql-v', role: 'Admin' } }, { auth: viewer }))).toMatchObject({
       status: 403,
       code: 'ACCESS_DENIED',
     });
-    const editor = await createMember(app, 'Editor');
-    await assignRole(app, editor.id, 'fixed:apikeys:writer');
+    const editor = await createUser(app, 'gql-editor-create', { orgRole: 'Editor' });
+    await assignUserRole(app, editor.id, 'fixed:apikeys:writer');
     const error = gqlError(await app.graphql(CREATE, { input: { name: 'gql-e', role: 'Admin' } }, { auth: editor }));
     expect(error).toMatchObject({ status: 403, code: 'ACCESS_DENIED' });
     expect(error.message).toMatch(/above your org role Editor/);
@@ -82,9 +84,9 @@ describe('createApiKey', () => {
 
 describe('apiKeys', () => {
   it('lists by name with expiration only for expiring keys', async () => {
-    const org = await createOrg(app, 'GraphQL Listing Org');
+    const org = (await createOrg(app, 'GraphQL Listing Org')).id;
     const admin = await app.database.prisma.user.findUniqueOrThrow({ where: { login: 'admin' } });
-    await addMembership(app, admin.id, org, 'Admin');
+    await addOrgMember(app, org, admin.id, 'Admin');
     await createKey(app, { name: 'zulu', role: 'Editor', secondsToLive: 60 }, { orgId: org });
     await createKey(app, { name: 'yankee', role: 'Viewer' }, { orgId: org });
     const keys = (await app.graphql<KeyList>(LIST, {}, { orgId: org })).body.data?.apiKeys ?? [];
@@ -96,7 +98,7 @@ describe('apiKeys', () => {
 
   it('answers 401 without credentials and 403 without apikey:read', async () => {
     expect(gqlError(await app.graphql(LIST, {}, { auth: null }))).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
-    const editor = await createMember(app, 'Editor');
+    const editor = await createUser(app, 'gql-editor-list', { orgRole: 'Editor' });
     expect(gqlError(await app.graphql(LIST, {}, { auth: editor }))).toMatchObject({ status: 403, code: 'ACCESS_DENIED' });
   });
 });
@@ -122,7 +124,7 @@ describe('deleteApiKey', () => {
   it('answers 401 without credentials and 403 to a Viewer', async () => {
     const created = await createKey(app, { name: 'gql-guarded', role: 'Viewer' });
     expect(gqlError(await app.graphql(DELETE, { id: created.id }, { auth: null }))).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
-    const viewer = await createMember(app, 'Viewer');
+    const viewer = await createUser(app, 'gql-viewer-delete', { orgRole: 'Viewer' });
     expect(gqlError(await app.graphql(DELETE, { id: created.id }, { auth: viewer }))).toMatchObject({ status: 403, code: 'ACCESS_DENIED' });
     expect(await app.database.prisma.apiKey.count({ where: { id: created.id } })).toBe(1);
   });

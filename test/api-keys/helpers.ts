@@ -1,11 +1,9 @@
 /**
- * Fixtures for the API key tests: a settable clock, org members created straight through Prisma
- * (the user-management API is built elsewhere), and short-hands for keys.
+ * Helpers of the API key tests: a settable clock, short-hands for keys and their error answers.
+ * Users, organizations and role assignments come from ../helpers/subjects.ts.
  */
 import { expect } from 'vitest';
-import { hashPassword } from '../../src/auth/passwords.js';
 import type { Clock } from '../../src/core/clock.js';
-import type { OrgRole } from '../../src/core/principal.js';
 import type { Credentials, TestApp } from '../helpers/app.js';
 
 /** A clock tests move by hand. */
@@ -17,41 +15,6 @@ export class TestClock implements Clock {
   advance(seconds: number): void {
     this.ms += seconds * 1000;
   }
-}
-
-let sequence = 0;
-
-/** Creates a user who is a member of `orgId` (default 1) with `role`; returns its credentials and id. */
-export async function createMember(
-  app: TestApp,
-  role: OrgRole,
-  options: { orgId?: number; login?: string } = {},
-): Promise<{ id: number; login: string; password: string }> {
-  sequence += 1;
-  const login = options.login ?? `${role.toLowerCase()}-${sequence}`;
-  const password = `pw-${login}`;
-  const orgId = options.orgId ?? 1;
-  const user = await app.database.prisma.user.create({
-    data: { login, email: `${login}@example.test`, passwordHash: await hashPassword(password), orgId, orgs: { create: { orgId, role } } },
-  });
-  return { id: user.id, login, password };
-}
-
-/** Creates organization `name` and returns its id. */
-export async function createOrg(app: TestApp, name: string): Promise<number> {
-  return (await app.database.prisma.org.create({ data: { name } })).id;
-}
-
-/** Makes `userId` a member of `orgId` with `role`. */
-export async function addMembership(app: TestApp, userId: number, orgId: number, role: OrgRole): Promise<void> {
-  await app.database.prisma.orgUser.create({ data: { userId, orgId, role } });
-}
-
-/** Assigns the (global) role named `roleName` to a user in organization `orgId`. */
-export async function assignRole(app: TestApp, userId: number, roleName: string, orgId = 1): Promise<void> {
-  const role = await app.database.prisma.role.findFirstOrThrow({ where: { name: roleName } });
-  await app.database.prisma.userRole.create({ data: { userId, roleId: role.id, orgId } });
-  app.services.access.invalidate();
 }
 
 /** Creates a key over REST (expects 200) and returns `{id, name, key}`. */
@@ -77,17 +40,4 @@ export async function expectError(res: Response, status: number, code: string): 
   const body = (await res.json()) as { message?: string; code?: string };
   expect({ status: res.status, code: body.code }, JSON.stringify(body)).toEqual({ status, code });
   return body.message ?? '';
-}
-
-/** Status and parsed JSON body of a response. */
-export async function read(
-  res: Response,
-): Promise<{ status: number; body: { message?: string; code?: string } & Record<string, unknown> }> {
-  return { status: res.status, body: (await res.json()) as never };
-}
-
-/** The HTTP status of a GraphQL response with its first error's code and message. */
-export function gqlError(result: Awaited<ReturnType<TestApp['graphql']>>): { status: number; code?: string; message?: string } {
-  const error = result.body.errors?.[0];
-  return { status: result.status, code: error?.extensions?.code, message: error?.message };
 }

@@ -4,7 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { assignRole, createKey, createMember, expectError, gqlError, keyForms } from './helpers.js';
+import { gqlError } from '../helpers/graphql-assert.js';
+import { assignUserRole, createUser } from '../helpers/subjects.js';
+import { createKey, expectError, keyForms } from './helpers.js';
 
 const CREATE = 'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { id name key } }';
 const LIST = '{ apiKeys { id name role } }';
@@ -69,9 +71,9 @@ describe('API keys in the oss edition', () => {
   });
 
   it.each(['Viewer', 'Editor'] as const)('answers 403 to an org %s on every operation, even with apikey permissions', async (role) => {
-    const member = await createMember(app, role);
+    const member = await createUser(app, `oss-${role.toLowerCase()}`, { orgRole: role });
     // Permissions do not count in oss: only the org role does.
-    await assignRole(app, member.id, 'fixed:apikeys:writer');
+    await assignUserRole(app, member.id, 'fixed:apikeys:writer');
     const victim = await createKey(app, { name: `oss-victim-${role}`, role: 'Viewer' });
     await expectError(await app.request('/api/auth/keys', { auth: member }), 403, 'ACCESS_DENIED');
     await expectError(

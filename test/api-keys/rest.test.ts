@@ -1,7 +1,8 @@
 /** REST /api/auth/keys in the enterprise edition: every path and status code. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { addMembership, assignRole, createKey, createMember, createOrg, expectError } from './helpers.js';
+import { addOrgMember, assignUserRole, createOrg, createRole, createUser, p } from '../helpers/subjects.js';
+import { createKey, expectError } from './helpers.js';
 
 const KEY_SHAPE = /^pcs_[0-9A-Za-z]{38}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -12,9 +13,9 @@ let admin: { id: number };
 
 beforeAll(async () => {
   app = await createTestApp();
-  otherOrg = await createOrg(app, 'Other Org');
+  otherOrg = (await createOrg(app, 'Other Org')).id;
   admin = await app.database.prisma.user.findUniqueOrThrow({ where: { login: 'admin' } });
-  await addMembership(app, admin.id, otherOrg, 'Admin');
+  await addOrgMember(app, otherOrg, admin.id, 'Admin');
 });
 afterAll(() => app.close());
 
@@ -91,7 +92,7 @@ describe('POST /api/auth/keys', () => {
   });
 
   it('answers 403 to a Viewer user, who cannot create an Admin key (nor any key)', async () => {
-    const viewer = await createMember(app, 'Viewer');
+    const viewer = await createUser(app, 'viewer-create', { orgRole: 'Viewer' });
     for (const role of ['Admin', 'Viewer']) {
       const res = await app.request('/api/auth/keys', { method: 'POST', json: { name: `by-viewer-${role}`, role }, auth: viewer });
       await expectError(res, 403, 'ACCESS_DENIED');
@@ -100,8 +101,8 @@ describe('POST /api/auth/keys', () => {
   });
 
   it('answers 403 for a key role above the caller org role, even when apikey:create is granted', async () => {
-    const editor = await createMember(app, 'Editor');
-    await assignRole(app, editor.id, 'fixed:apikeys:writer');
+    const editor = await createUser(app, 'editor-create', { orgRole: 'Editor' });
+    await assignUserRole(app, editor.id, 'fixed:apikeys:writer');
     const above = await app.request('/api/auth/keys', { method: 'POST', json: { name: 'editor-admin', role: 'Admin' }, auth: editor });
     expect(await expectError(above, 403, 'ACCESS_DENIED')).toMatch(/role Admin.*org role Editor/);
     await createKey(app, { name: 'editor-editor', role: 'Editor' }, { auth: editor });
@@ -111,8 +112,8 @@ describe('POST /api/auth/keys', () => {
 
 describe('GET /api/auth/keys', () => {
   it('lists the organization keys by name; expiration (ISO 8601) only on keys that expire; never the key', async () => {
-    const org = await createOrg(app, 'Listing Org');
-    await addMembership(app, admin.id, org, 'Admin');
+    const org = (await createOrg(app, 'Listing Org')).id;
+    await addOrgMember(app, org, admin.id, 'Admin');
     for (const name of ['charlie', 'alpha', 'bravo']) {
       await createKey(app, { name, role: 'Viewer', ...(name === 'bravo' && { secondsToLive: 3600 }) }, { orgId: org });
     }
@@ -130,9 +131,9 @@ describe('GET /api/auth/keys', () => {
 
   it('answers 401 without credentials and 403 without apikey:read', async () => {
     await expectError(await app.request('/api/auth/keys', { auth: null }), 401, 'UNAUTHENTICATED');
-    const editor = await createMember(app, 'Editor');
+    const editor = await createUser(app, 'editor-list', { orgRole: 'Editor' });
     await expectError(await app.request('/api/auth/keys', { auth: editor }), 403, 'ACCESS_DENIED');
-    await assignRole(app, editor.id, 'fixed:apikeys:reader');
+    await assignUserRole(app, editor.id, 'fixed:apikeys:reader');
     expect((await app.request('/api/auth/keys', { auth: editor })).status).toBe(200);
   });
 });
@@ -161,7 +162,7 @@ describe('DELETE /api/auth/keys/:id', () => {
   it('answers 401 without credentials and 403 without apikey:delete on the key, which stays', async () => {
     const created = await createKey(app, { name: 'guarded', role: 'Viewer' });
     await expectError(await app.request(`/api/auth/keys/${created.id}`, { method: 'DELETE', auth: null }), 401, 'UNAUTHENTICATED');
-    const viewer = await createMember(app, 'Viewer');
+    const viewer = await createUser(app, 'viewer-delete', { orgRole: 'Viewer' });
     await expectError(await app.request(`/api/auth/keys/${created.id}`, { method: 'DELETE', auth: viewer }), 403, 'ACCESS_DENIED');
     expect(await app.database.prisma.apiKey.count({ where: { id: created.id } })).toBe(1);
   });
@@ -169,17 +170,9 @@ describe('DELETE /api/auth/keys/:id', () => {
   it('checks apikey:delete on apikey:id:<id>: a grant for one key deletes that key only', async () => {
     const mine = await createKey(app, { name: 'scoped-mine', role: 'Viewer' });
     const theirs = await createKey(app, { name: 'scoped-theirs', role: 'Viewer' });
-    const editor = await createMember(app, 'Editor');
-    const role = await app.database.prisma.role.create({
-      data: {
-        uid: `delete-one-${mine.id}`,
-        orgId: 1,
-        name: `delete key ${mine.id}`,
-        permissions: { create: [{ action: 'apikey:delete', scope: `apikey:id:${mine.id}` }] },
-      },
-    });
-    await app.database.prisma.userRole.create({ data: { userId: editor.id, roleId: role.id, orgId: 1 } });
-    app.services.access.invalidate();
+    const editor = await createUser(app, 'editor-delete', { orgRole: 'Editor' });
+    await createRole(app, `delete-one-${mine.id}`, [p('apikey:delete', `apikey:id:${mine.id}`)], { name: `delete key ${mine.id}` });
+    await assignUserRole(app, editor.id, `delete-one-${mine.id}`);
     await expectError(await app.request(`/api/auth/keys/${theirs.id}`, { method: 'DELETE', auth: editor }), 403, 'ACCESS_DENIED');
     expect((await app.request(`/api/auth/keys/${mine.id}`, { method: 'DELETE', auth: editor })).status).toBe(200);
   });

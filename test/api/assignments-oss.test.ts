@@ -3,24 +3,25 @@
  * listing and reset path answers 404 on both doors (service-interface.md: the role-based access
  * control endpoints exist only in the enterprise edition), even for the Service Admin.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { gql, rest } from '../helpers/doors.js';
-import { createRole, createTeam, createUser, type TestUser } from '../helpers/subjects.js';
-
-vi.mock('../../src/graphql/schema.js', async (original) => {
-  await original();
-  return { schema: (await import('../helpers/subject-queries.js')).schemaWithSubjectQueries() };
-});
+import { type Fixtures, seedFixtures } from '../helpers/fixtures.js';
+import { createRole } from '../helpers/subjects.js';
 
 let app: TestApp;
-let user: TestUser;
+let fx: Fixtures;
+let user: { id: number };
+let sa: { id: number };
 let team: { id: number };
 
 beforeAll(async () => {
   app = await createTestApp({ env: { EDITION: 'oss' } });
-  user = await createUser(app, 'someone');
-  team = await createTeam(app, 'team-o', { members: [user.id] });
+  // The directory (users, teams, service accounts) exists in oss too; only role-based access control does not.
+  fx = await seedFixtures(app);
+  user = fx.viewer;
+  sa = fx.serviceAccount;
+  team = fx.team;
   await createRole(app, 'r1', []);
 });
 
@@ -50,9 +51,11 @@ describe('EDITION=oss', () => {
 
   it('GraphQL: 404 ACCESS_CONTROL_UNAVAILABLE on every field and mutation', async () => {
     const queries = [
-      `{ userById(id: ${user.id}) { roles { uid } } }`,
-      `{ userById(id: ${user.id}) { permissions { action } } }`,
-      `{ teamById(id: ${team.id}) { roles { uid } } }`,
+      `{ user(id: ${user.id}) { roles { uid } } }`,
+      `{ user(id: ${user.id}) { permissions { action } } }`,
+      `{ serviceAccount(id: ${sa.id}) { roles { uid } } }`,
+      `{ serviceAccount(id: ${sa.id}) { permissions { action } } }`,
+      `{ team(id: ${team.id}) { roles { uid } } }`,
       `{ userPermissions(userId: ${user.id}) { action } }`,
       `mutation { addUserRole(userId: ${user.id}, roleUid: "r1") { message } }`,
       `mutation { removeUserRole(userId: ${user.id}, roleUid: "r1") { message } }`,

@@ -1,21 +1,19 @@
 /**
- * No N+1: the GraphQL role and permission fields cost a constant number of SQL statements
- * whatever the number of roles and permissions (STYLE.md habit 6). Each query runs with a cold
- * permission cache, with 1 and then 30 roles per subject, 4 permissions per role. (The viewer
- * query costs 2 statements per team of the caller: Team.roles and its permissions.)
+ * No N+1 (issue #3 item 3): `viewer { permissions, roles, teams { roles } }`, `user(id) { roles,
+ * permissions }`, `team(id) { roles }` and `serviceAccount(id) { roles, permissions }` cost a
+ * constant number of SQL statements whatever the number of roles and permissions (STYLE.md
+ * habit 6). Each query runs with a cold permission cache, with 1 and then 30 roles per subject,
+ * 4 permissions per role. (The viewer query costs 2 statements per team of the caller:
+ * Team.roles and its permissions.)
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { expectOutcome, gql } from '../helpers/doors.js';
-import { assignUserRole, createServiceAccount, createTeam, createUser, p, type TestUser } from '../helpers/subjects.js';
-
-vi.mock('../../src/graphql/schema.js', async (original) => {
-  await original();
-  return { schema: (await import('../helpers/subject-queries.js')).schemaWithSubjectQueries() };
-});
+import { type Actor, credentials, seedFixtures } from '../helpers/fixtures.js';
+import { assignUserRole, createRole, createTeam, p } from '../helpers/subjects.js';
 
 let app: TestApp;
-let subject: TestUser;
+let subject: Actor;
 let sa: { id: number };
 let teams: { id: number }[];
 
@@ -45,7 +43,7 @@ async function populate(n: number): Promise<void> {
 async function measure(query: string, variables: Record<string, unknown>, asSubject: boolean) {
   app.services.access.invalidate();
   app.resetQueries();
-  const out = await gql(app, query, variables, asSubject ? { auth: subject.auth } : {});
+  const out = await gql(app, query, variables, asSubject ? { auth: credentials(subject) } : {});
   expectOutcome(out, 200);
   return { statements: app.queries.length, data: out.data as Record<string, unknown> };
 }
@@ -57,20 +55,20 @@ const VIEWER = `{ viewer {
 } }`;
 
 const SUBJECTS = `query ($user: Int!, $sa: Int!, $team: Int!) {
-  userById(id: $user) { roles(includeHidden: true) { uid permissions { action } } permissions { action scope } }
-  serviceAccountById(id: $sa) { roles { uid permissions { action } } permissions { action scope } }
-  teamById(id: $team) { roles { uid permissions { action } } }
+  user(id: $user) { roles(includeHidden: true) { uid permissions { action } } permissions { action scope } }
+  serviceAccount(id: $sa) { roles { uid permissions { action } } permissions { action scope } }
+  team(id: $team) { roles { uid permissions { action } } }
 }`;
 
 beforeAll(async () => {
   app = await createTestApp();
-  subject = await createUser(app, 'subject', { orgRole: 'Viewer' });
-  sa = await createServiceAccount(app, 'bot');
-  teams = [await createTeam(app, 'team-1', { members: [subject.id] }), await createTeam(app, 'team-2', { members: [subject.id] })];
+  const fx = await seedFixtures(app);
+  // The fixture viewer, a member of the fixture team and of a second one.
+  subject = fx.viewer;
+  sa = fx.serviceAccount;
+  teams = [fx.team, await createTeam(app, 'second-team', { members: [subject.id] })];
   // The subject may read its teams' roles (Team.roles needs teams.roles:read on teams:id:<id>).
-  await app.database.prisma.role.create({
-    data: { uid: 'team-role-reader', name: 'team role reader', orgId: 1, permissions: { create: [p('teams.roles:read', 'teams:*')] } },
-  });
+  await createRole(app, 'team-role-reader', [p('teams.roles:read', 'teams:*')], { name: 'team role reader' });
   await assignUserRole(app, subject.id, 'team-role-reader');
 });
 
@@ -91,16 +89,23 @@ describe('SQL statements of the role and permission fields', () => {
     console.info(`viewer query: ${one.statements} SQL statements with 1 role per subject, ${thirty.statements} with 30`);
   });
 
-  it('User.roles/permissions, ServiceAccount.roles/permissions and Team.roles: the same count for 1 and 30 roles', async () => {
+  it('user(id) { roles permissions }, serviceAccount(id) { roles permissions }, team(id) { roles }: the same count for 1 and 30 roles', async () => {
     const variables = () => ({ user: subject.id, sa: sa.id, team: teams[0]?.id });
     await populate(1);
     const one = await measure(SUBJECTS, variables(), false);
     await populate(30);
     const thirty = await measure(SUBJECTS, variables(), false);
-    const data = thirty.data as { userById: { roles: { permissions: unknown[] }[] }; teamById: { roles: unknown[] } };
-    expect(data.userById.roles).toHaveLength(31);
-    expect(data.userById.roles[0]?.permissions).toHaveLength(PERMISSIONS_PER_ROLE);
-    expect(data.teamById.roles).toHaveLength(30);
+    const data = thirty.data as {
+      user: { roles: { permissions: unknown[] }[]; permissions: unknown[] };
+      serviceAccount: { roles: unknown[]; permissions: unknown[] };
+      team: { roles: unknown[] };
+    };
+    expect(data.user.roles).toHaveLength(31);
+    expect(data.user.roles[0]?.permissions).toHaveLength(PERMISSIONS_PER_ROLE);
+    expect(data.user.permissions.length).toBeGreaterThan(30 * PERMISSIONS_PER_ROLE);
+    expect(data.serviceAccount.roles).toHaveLength(30);
+    expect(data.serviceAccount.permissions.length).toBeGreaterThan(30 * PERMISSIONS_PER_ROLE);
+    expect(data.team.roles).toHaveLength(30);
     expect(thirty.statements).toBe(one.statements);
     console.info(`subject fields query: ${one.statements} SQL statements with 1 role per subject, ${thirty.statements} with 30`);
   });

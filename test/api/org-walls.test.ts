@@ -3,34 +3,25 @@
  * doors: a caller acting in org 1 that sends ids of org 2's users, service accounts, teams or
  * roles gets 404, and one that names org 2 in X-Service-Org-Id without belonging to it gets 401;
  * never org 2's data, and nothing of org 2 changes.
+ *
+ * On GraphQL the role and permission fields hang under `user(id)`, `serviceAccount(id)` and
+ * `team(id)`. `serviceAccount(id)` and `team(id)` only find objects of the caller's organization,
+ * so they answer the 404 themselves; `user(id)` finds any user for a Service Admin (users:read on
+ * global.users:*), so for the Service Admin it is the field itself that must hold the wall.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, type Credentials, createTestApp, type TestApp } from '../helpers/app.js';
 import { expectOutcome, gql, type Outcome, rest } from '../helpers/doors.js';
-import {
-  assignTeamRole,
-  assignUserRole,
-  createOrg,
-  createRole,
-  createServiceAccount,
-  createTeam,
-  createUser,
-  p,
-  type TestUser,
-} from '../helpers/subjects.js';
-
-vi.mock('../../src/graphql/schema.js', async (original) => {
-  await original();
-  return { schema: (await import('../helpers/subject-queries.js')).schemaWithSubjectQueries() };
-});
+import { type Actor, credentials, seedFixtures } from '../helpers/fixtures.js';
+import { addTeamMember, assignTeamRole, assignUserRole, createRole, createUser, p, type TestUser } from '../helpers/subjects.js';
 
 let app: TestApp;
 let org2: { id: number };
-let admin1: TestUser;
-let user1: TestUser;
+let admin1: Actor;
+let user1: Actor;
 let team1: { id: number };
 let bridge: TestUser;
-let user2: TestUser;
+let user2: Actor;
 let sa2: { id: number };
 let team2: { id: number };
 
@@ -70,32 +61,32 @@ const restCases = (): { method: string; path: string; json?: unknown; code: stri
 /** Every GraphQL operation of this branch aimed at org 2. */
 const gqlCases = (): { name: string; query: string; variables: Record<string, unknown>; code: string }[] => [
   {
-    name: 'User.roles',
-    query: 'query ($id: Int!) { userById(id: $id) { roles(includeHidden: true) { uid } } }',
+    name: 'user { roles }',
+    query: 'query ($id: Int!) { user(id: $id) { roles(includeHidden: true) { uid } } }',
     variables: { id: user2.id },
     code: 'USER_NOT_FOUND',
   },
   {
-    name: 'User.permissions',
-    query: 'query ($id: Int!) { userById(id: $id) { permissions { action } } }',
+    name: 'user { permissions }',
+    query: 'query ($id: Int!) { user(id: $id) { permissions { action } } }',
     variables: { id: user2.id },
     code: 'USER_NOT_FOUND',
   },
   {
-    name: 'ServiceAccount.roles',
-    query: 'query ($id: Int!) { serviceAccountById(id: $id) { roles { uid } } }',
+    name: 'serviceAccount { roles }',
+    query: 'query ($id: Int!) { serviceAccount(id: $id) { roles { uid } } }',
     variables: { id: sa2.id },
-    code: 'USER_NOT_FOUND',
+    code: 'SERVICE_ACCOUNT_NOT_FOUND',
   },
   {
-    name: 'ServiceAccount.permissions',
-    query: 'query ($id: Int!) { serviceAccountById(id: $id) { permissions { action } } }',
+    name: 'serviceAccount { permissions }',
+    query: 'query ($id: Int!) { serviceAccount(id: $id) { permissions { action } } }',
     variables: { id: sa2.id },
-    code: 'USER_NOT_FOUND',
+    code: 'SERVICE_ACCOUNT_NOT_FOUND',
   },
   {
-    name: 'Team.roles',
-    query: 'query ($id: Int!) { teamById(id: $id) { roles(includeHidden: true) { uid } } }',
+    name: 'team { roles }',
+    query: 'query ($id: Int!) { team(id: $id) { roles(includeHidden: true) { uid } } }',
     variables: { id: team2.id },
     code: 'TEAM_NOT_FOUND',
   },
@@ -164,14 +155,16 @@ function expectNoOrg2Data(outcome: Outcome): void {
 
 beforeAll(async () => {
   app = await createTestApp();
-  org2 = await createOrg(app, 'Second Org');
-  admin1 = await createUser(app, 'admin-1', { orgRole: 'Admin' });
-  user1 = await createUser(app, 'user-1');
-  team1 = await createTeam(app, 'team-1', { members: [user1.id] });
+  const fx = await seedFixtures(app);
+  org2 = fx.org2;
+  admin1 = fx.orgAdmin; // org Admin of org 1, not a Service Admin, no member of org 2
+  user1 = fx.viewer;
+  team1 = fx.team; // user1 is a member
+  user2 = fx.org2.admin; // member of org 2 only
+  sa2 = fx.org2.serviceAccount;
+  team2 = fx.org2.team; // user2 is a member
   bridge = await createUser(app, 'bridge', { orgRole: 'Viewer', alsoIn: [{ orgId: org2.id, orgRole: 'Editor' }] });
-  user2 = await createUser(app, 'user-2', { orgId: org2.id, orgRole: 'Admin' });
-  sa2 = await createServiceAccount(app, 'bot-2', { orgId: org2.id, orgRole: 'Admin' });
-  team2 = await createTeam(app, 'team-2', { orgId: org2.id, members: [user2.id, bridge.id] });
+  await addTeamMember(app, team2.id, bridge.id);
   await createRole(app, 'r1', [p('teams:read', 'teams:*')]);
   await createRole(app, 'r2', [p('org2:secret', 'org2:*')], { orgId: org2.id });
   await assignUserRole(app, user2.id, 'r2', org2.id);
@@ -185,7 +178,7 @@ afterAll(() => app.close());
 describe('a caller in org 1 with org 2 ids', () => {
   for (const caller of ['org Admin', 'Service Admin'] as const) {
     it(`REST: 404 on every path for an ${caller}, no org 2 data, nothing of org 2 changed`, async () => {
-      const auth: Credentials = caller === 'org Admin' ? admin1.auth : ADMIN;
+      const auth: Credentials = caller === 'org Admin' ? credentials(admin1) : ADMIN;
       const before = await org2State();
       for (const c of restCases()) {
         const out = await rest(app, c.method, `/api/access-control${c.path}`, { auth, ...(c.json !== undefined && { json: c.json }) });
@@ -196,7 +189,7 @@ describe('a caller in org 1 with org 2 ids', () => {
     });
 
     it(`GraphQL: 404 on every field and mutation for an ${caller}, no org 2 data, nothing changed`, async () => {
-      const auth: Credentials = caller === 'org Admin' ? admin1.auth : ADMIN;
+      const auth: Credentials = caller === 'org Admin' ? credentials(admin1) : ADMIN;
       const before = await org2State();
       for (const c of gqlCases()) {
         const out = await gql(app, c.query, c.variables, { auth });
@@ -208,16 +201,39 @@ describe('a caller in org 1 with org 2 ids', () => {
   }
 
   it('a member of both orgs, seen from org 1, shows none of its org 2 roles or permissions', async () => {
-    const roles = await rest(app, 'GET', `/api/access-control/users/${bridge.id}/roles?includeHidden=true`, { auth: admin1.auth });
+    const roles = await rest(app, 'GET', `/api/access-control/users/${bridge.id}/roles?includeHidden=true`, { auth: credentials(admin1) });
     expect(roles).toMatchObject({ status: 200, body: [] });
-    const perms = await rest(app, 'GET', `/api/access-control/users/${bridge.id}/permissions`, { auth: admin1.auth });
+    const perms = await rest(app, 'GET', `/api/access-control/users/${bridge.id}/permissions`, { auth: credentials(admin1) });
     expectOutcome(perms, 200);
     expectNoOrg2Data(perms);
+    // The same user through user(id), which finds it in org 1: the fields hold the wall.
+    for (const auth of [credentials(admin1), ADMIN]) {
+      const fields = await gql(
+        app,
+        'query ($id: Int!) { user(id: $id) { roles(includeHidden: true) { uid } permissions { action scope } } }',
+        { id: bridge.id },
+        { auth },
+      );
+      expectOutcome(fields, 200);
+      expect(fields.data).toMatchObject({ user: { roles: [] } });
+      expectNoOrg2Data(fields);
+    }
     const own = await rest(app, 'GET', '/api/access-control/user/permissions', { auth: bridge.auth });
     expectOutcome(own, 200);
     expectNoOrg2Data(own);
     const viewerTeams = await gql(app, '{ viewer { teams { id name } } }', {}, { auth: bridge.auth });
     expect(viewerTeams.data).toEqual({ viewer: { teams: [] } });
+  });
+
+  it('a Service Admin finds an org 2 user with user(id), but its roles and permissions stay behind the wall', async () => {
+    expect((await gql(app, 'query ($id: Int!) { user(id: $id) { login } }', { id: user2.id })).data).toEqual({
+      user: { login: user2.login },
+    });
+    for (const field of ['roles(includeHidden: true) { uid }', 'permissions { action scope }']) {
+      const out = await gql(app, `query ($id: Int!) { user(id: $id) { login ${field} } }`, { id: user2.id });
+      expectOutcome(out, 404, 'USER_NOT_FOUND');
+      expectNoOrg2Data(out);
+    }
   });
 
   it('a global assignment to an org 2 user is out of reach from org 1, even for a Service Admin', async () => {
@@ -236,7 +252,7 @@ describe('a caller naming org 2 in X-Service-Org-Id without belonging to it', ()
     ];
     for (const c of cases) {
       const out = await rest(app, c.method, `/api/access-control${c.path}`, {
-        auth: admin1.auth,
+        auth: credentials(admin1),
         orgId: org2.id,
         ...(c.json !== undefined && { json: c.json }),
       });
@@ -254,7 +270,7 @@ describe('a caller naming org 2 in X-Service-Org-Id without belonging to it', ()
       { name: 'resetBasicRoles', query: 'mutation { resetBasicRoles(basicRoles: true) { message } }', variables: {} },
     ];
     for (const c of cases) {
-      const out = await gql(app, c.query, c.variables, { auth: admin1.auth, orgId: org2.id });
+      const out = await gql(app, c.query, c.variables, { auth: credentials(admin1), orgId: org2.id });
       expect({ name: c.name, status: out.status, code: out.code }).toEqual({ name: c.name, status: 401, code: 'ORG_NOT_ACCESSIBLE' });
       expectNoOrg2Data(out);
     }
@@ -262,7 +278,7 @@ describe('a caller naming org 2 in X-Service-Org-Id without belonging to it', ()
   });
 
   it('a member of org 2 naming it sees org 2 (the header works when allowed)', async () => {
-    const out = await rest(app, 'GET', `/api/access-control/users/${user2.id}/roles`, { auth: user2.auth, orgId: org2.id });
+    const out = await rest(app, 'GET', `/api/access-control/users/${user2.id}/roles`, { auth: credentials(user2), orgId: org2.id });
     expect(out).toMatchObject({ status: 200, body: [{ uid: 'r2' }] });
   });
 });

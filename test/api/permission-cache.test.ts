@@ -7,19 +7,21 @@
  * Team membership and org role changes belong to the directory service; here they are written
  * with Prisma followed by the hook that service must call (`access.invalidate()`), and the test
  * first shows that without the hook the cache would indeed answer stale, so the hook is needed.
+ * (The directory's own tests, test/graphql/directory/, show that its mutations call it.)
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { expectOutcome, gql, rest } from '../helpers/doors.js';
-import { createRole, createTeam, createUser, p, type TestUser } from '../helpers/subjects.js';
+import { type Actor, credentials, seedFixtures } from '../helpers/fixtures.js';
+import { createRole, p } from '../helpers/subjects.js';
 
 let app: TestApp;
-let subject: TestUser;
+let subject: Actor;
 let team: { id: number };
 
 /** The subject's own permission map (a cached path), warmed or re-read. */
 async function own(): Promise<Record<string, string[]>> {
-  const out = await rest(app, 'GET', '/api/access-control/user/permissions', { auth: subject.auth });
+  const out = await rest(app, 'GET', '/api/access-control/user/permissions', { auth: credentials(subject) });
   expectOutcome(out, 200);
   return out.body as Record<string, string[]>;
 }
@@ -31,8 +33,9 @@ async function holds(action: string): Promise<boolean> {
 
 beforeAll(async () => {
   app = await createTestApp();
-  subject = await createUser(app, 'subject', { orgRole: 'Viewer' });
-  team = await createTeam(app, 'team-c', { members: [subject.id] });
+  const fx = await seedFixtures(app);
+  subject = fx.viewer;
+  team = fx.team; // subject is a member
 });
 
 afterAll(() => app.close());

@@ -6,35 +6,19 @@
  * evaluation": direct roles (org and global), team roles of the org, the org role's basic role,
  * basic:service_admin for a Service Admin; nothing from another organization.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASIC_ROLES } from '../../src/core/builtin-roles.js';
 import type { PermissionPair } from '../../src/core/permissions.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { expectOutcome, gql, rest } from '../helpers/doors.js';
-import {
-  addOrgMember,
-  assignTeamRole,
-  assignUserRole,
-  createOrg,
-  createRole,
-  createServiceAccount,
-  createTeam,
-  createUser,
-  p,
-  type TestUser,
-} from '../helpers/subjects.js';
-
-vi.mock('../../src/graphql/schema.js', async (original) => {
-  await original();
-  return { schema: (await import('../helpers/subject-queries.js')).schemaWithSubjectQueries() };
-});
+import { type Actor, credentials, seedFixtures } from '../helpers/fixtures.js';
+import { assignTeamRole, assignUserRole, createRole, createTeam, createUser, p, type TestUser } from '../helpers/subjects.js';
 
 let app: TestApp;
 let org2: { id: number };
 let target: TestUser;
-let viewer: TestUser;
-let outsider: TestUser;
-let org2Admin: TestUser;
+let viewer: Actor;
+let org2Admin: Actor;
 let sa: { id: number };
 
 const R_A = [p('apikey:read', 'apikey:*'), p('reports:read')];
@@ -63,12 +47,13 @@ function asMap(perms: PermissionPair[]): Record<string, string[]> {
 
 beforeAll(async () => {
   app = await createTestApp();
-  org2 = await createOrg(app, 'Second Org');
+  // The seeded admin (Service Admin) is Admin of org 1 and of org 2, which it created.
+  const fx = await seedFixtures(app);
+  org2 = fx.org2;
+  viewer = fx.viewer;
+  org2Admin = fx.org2.admin; // member of org 2 only
+  sa = fx.serviceAccount; // org role Viewer
   target = await createUser(app, 'target', { orgRole: 'Viewer', alsoIn: [{ orgId: org2.id, orgRole: 'Editor' }] });
-  viewer = await createUser(app, 'viewer', { orgRole: 'Viewer' });
-  outsider = await createUser(app, 'outsider', { orgId: org2.id, orgRole: 'Viewer' });
-  org2Admin = await createUser(app, 'org2-admin', { orgId: org2.id, orgRole: 'Admin' });
-  sa = await createServiceAccount(app, 'bot', { orgRole: 'Editor' });
   await createRole(app, 'r-a', R_A);
   await createRole(app, 'r-global', R_GLOBAL, { orgId: 0 });
   await createRole(app, 'r-team', R_TEAM);
@@ -83,7 +68,6 @@ beforeAll(async () => {
   const team2 = await createTeam(app, 'team-2', { orgId: org2.id, members: [target.id] });
   await assignTeamRole(app, team2.id, 'r-org2-team');
   await assignUserRole(app, sa.id, 'r-sa');
-  await addOrgMember(app, org2.id, 1, 'Admin');
 });
 
 afterAll(() => app.close());
@@ -109,13 +93,13 @@ describe('GET /api/access-control/user/permissions and viewer.permissions', () =
   });
 
   it('reloadcache=true reads the database again; without it the cached answer stands', async () => {
-    const before = await rest(app, 'GET', '/api/access-control/user/permissions', { auth: viewer.auth });
+    const before = await rest(app, 'GET', '/api/access-control/user/permissions', { auth: credentials(viewer) });
     // A write that skips access.invalidate() (which every service write must call): the cache hides it...
     const role = await createRole(app, 'r-sneaky', [p('sneaky:read')]);
     await app.database.prisma.userRole.create({ data: { userId: viewer.id, roleId: role.id, orgId: 1 } });
-    expect((await rest(app, 'GET', '/api/access-control/user/permissions', { auth: viewer.auth })).body).toEqual(before.body);
+    expect((await rest(app, 'GET', '/api/access-control/user/permissions', { auth: credentials(viewer) })).body).toEqual(before.body);
     // ...until the caller asks to reload.
-    const reloaded = await rest(app, 'GET', '/api/access-control/user/permissions?reloadcache=true', { auth: viewer.auth });
+    const reloaded = await rest(app, 'GET', '/api/access-control/user/permissions?reloadcache=true', { auth: credentials(viewer) });
     expect(reloaded.body).toEqual(asMap(union(basic('Viewer'), [p('sneaky:read')])));
   });
 
@@ -147,24 +131,24 @@ describe('GET /api/access-control/users/:userId/permissions, userPermissions, Us
     expectOutcome(out, 200);
     expect(out.body).toEqual(expected);
     expect((await gql(app, userQuery, { id: target.id })).data).toEqual({ userPermissions: expected });
-    const field = await gql(app, 'query ($id: Int!) { userById(id: $id) { permissions { action scope } } }', { id: target.id });
-    expect(field.data).toEqual({ userById: { permissions: expected } });
+    const field = await gql(app, 'query ($id: Int!) { user(id: $id) { permissions { action scope } } }', { id: target.id });
+    expect(field.data).toEqual({ user: { permissions: expected } });
   });
 
   it("200: the same user seen from org 2 by org 2's admin shows the org 2 view only", async () => {
-    const out = await rest(app, 'GET', `/api/access-control/users/${target.id}/permissions`, { auth: org2Admin.auth });
+    const out = await rest(app, 'GET', `/api/access-control/users/${target.id}/permissions`, { auth: credentials(org2Admin) });
     expect(out.body).toEqual(union(basic('Editor'), R_ORG2, R_ORG2_TEAM, R_GLOBAL));
   });
 
   it("200: a service account (same path) holds its roles and its org role's basic role", async () => {
-    const expected = union(basic('Editor'), R_SA);
+    const expected = union(basic('Viewer'), R_SA);
     expect((await rest(app, 'GET', `/api/access-control/users/${sa.id}/permissions`)).body).toEqual(expected);
-    const field = await gql(app, 'query ($id: Int!) { serviceAccountById(id: $id) { permissions { action scope } } }', { id: sa.id });
-    expect(field.data).toEqual({ serviceAccountById: { permissions: expected } });
+    const field = await gql(app, 'query ($id: Int!) { serviceAccount(id: $id) { permissions { action scope } } }', { id: sa.id });
+    expect(field.data).toEqual({ serviceAccount: { permissions: expected } });
   });
 
   it('200: a Service Admin target holds basic:service_admin', async () => {
-    const out = await rest(app, 'GET', '/api/access-control/users/1/permissions', { auth: org2Admin.auth });
+    const out = await rest(app, 'GET', '/api/access-control/users/1/permissions', { auth: credentials(org2Admin) });
     expect(out.body).toEqual(union(basic('Admin'), basic('Service Admin')));
   });
 
@@ -182,16 +166,16 @@ describe('GET /api/access-control/users/:userId/permissions, userPermissions, Us
 
   it('403 without users.permissions:read on users:id:<id>, on both doors', async () => {
     expectOutcome(
-      await rest(app, 'GET', `/api/access-control/users/${target.id}/permissions`, { auth: viewer.auth }),
+      await rest(app, 'GET', `/api/access-control/users/${target.id}/permissions`, { auth: credentials(viewer) }),
       403,
       'ACCESS_DENIED',
     );
-    expectOutcome(await gql(app, userQuery, { id: target.id }, { auth: viewer.auth }), 403, 'ACCESS_DENIED');
+    expectOutcome(await gql(app, userQuery, { id: target.id }, { auth: credentials(viewer) }), 403, 'ACCESS_DENIED');
     const field = await gql(
       app,
-      'query ($id: Int!) { userById(id: $id) { permissions { action } } }',
+      'query ($id: Int!) { user(id: $id) { permissions { action } } }',
       { id: target.id },
-      { auth: viewer.auth },
+      { auth: credentials(viewer) },
     );
     expectOutcome(field, 403, 'ACCESS_DENIED');
   });
@@ -199,16 +183,20 @@ describe('GET /api/access-control/users/:userId/permissions, userPermissions, Us
   it('403 → 200 once the caller holds users.permissions:read on exactly that user', async () => {
     await createRole(app, 'r-perm-reader', [p('users.permissions:read', `users:id:${target.id}`)]);
     await assignUserRole(app, viewer.id, 'r-perm-reader');
-    expectOutcome(await rest(app, 'GET', `/api/access-control/users/${target.id}/permissions`, { auth: viewer.auth }), 200);
-    expectOutcome(await rest(app, 'GET', `/api/access-control/users/${sa.id}/permissions`, { auth: viewer.auth }), 403, 'ACCESS_DENIED');
+    expectOutcome(await rest(app, 'GET', `/api/access-control/users/${target.id}/permissions`, { auth: credentials(viewer) }), 200);
+    expectOutcome(
+      await rest(app, 'GET', `/api/access-control/users/${sa.id}/permissions`, { auth: credentials(viewer) }),
+      403,
+      'ACCESS_DENIED',
+    );
   });
 
   it('404 for a user of another organization or no user, on both doors', async () => {
-    for (const id of [outsider.id, 999_999]) {
+    for (const id of [org2Admin.id, 999_999]) {
       expectOutcome(await rest(app, 'GET', `/api/access-control/users/${id}/permissions`), 404, 'USER_NOT_FOUND');
       expectOutcome(await gql(app, userQuery, { id }), 404, 'USER_NOT_FOUND');
     }
-    const field = await gql(app, 'query ($id: Int!) { userById(id: $id) { permissions { action } } }', { id: outsider.id });
+    const field = await gql(app, 'query ($id: Int!) { user(id: $id) { permissions { action } } }', { id: org2Admin.id });
     expectOutcome(field, 404, 'USER_NOT_FOUND');
   });
 });

@@ -71,8 +71,7 @@ beforeAll(async () => {
   app = await createTestApp();
   orgAdmin = await createUser(app, 'org-admin', { orgRole: 'Admin' });
   resetter = await createUser(app, 'resetter', { orgRole: 'Viewer' });
-  const fixedResetter = await app.database.prisma.role.findFirstOrThrow({ where: { name: 'fixed:roles:resetter' } });
-  await assignUserRole(app, resetter.id, fixedResetter.uid);
+  await assignUserRole(app, resetter.id, 'fixed:roles:resetter');
   delegateWriter = await createUser(app, 'delegate-writer', { orgRole: 'Viewer' });
   await createRole(app, 'r-writer', [p('roles:write', 'permissions:type:delegate')]);
   await assignUserRole(app, delegateWriter.id, 'r-writer');

@@ -3,19 +3,15 @@
  * DELETE .../roles/:roleUID and the GraphQL twins (Team.roles, addTeamRole, removeTeamRole,
  * setTeamRoles). Every status code of each path, set semantics, basic roles never listed.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN, type Credentials, createTestApp, type TestApp } from '../helpers/app.js';
 import { expectOutcome, gql, rest } from '../helpers/doors.js';
-import { assignTeamRole, assignUserRole, createOrg, createRole, createTeam, createUser, p, type TestUser } from '../helpers/subjects.js';
-
-vi.mock('../../src/graphql/schema.js', async (original) => {
-  await original();
-  return { schema: (await import('../helpers/subject-queries.js')).schemaWithSubjectQueries() };
-});
+import { type Actor, credentials, seedFixtures } from '../helpers/fixtures.js';
+import { assignTeamRole, assignUserRole, createRole, createTeam, createUser, p, type TestUser } from '../helpers/subjects.js';
 
 let app: TestApp;
-let orgAdmin: TestUser;
-let viewer: TestUser;
+let orgAdmin: Actor;
+let viewer: Actor;
 let adderOnly: TestUser;
 let team: { id: number };
 let team2: { id: number };
@@ -40,7 +36,7 @@ async function resetAssignments(teamId: number, ...uids: string[]): Promise<void
   app.services.access.invalidate();
 }
 
-const listQuery = 'query ($id: Int!, $h: Boolean) { teamById(id: $id) { roles(includeHidden: $h) { uid } } }';
+const listQuery = 'query ($id: Int!, $h: Boolean) { team(id: $id) { roles(includeHidden: $h) { uid } } }';
 const addMutation = 'mutation ($teamId: Int!, $roleUid: String!) { addTeamRole(teamId: $teamId, roleUid: $roleUid) { message } }';
 const removeMutation = 'mutation ($teamId: Int!, $roleUid: String!) { removeTeamRole(teamId: $teamId, roleUid: $roleUid) { message } }';
 const setMutation = `mutation ($teamId: Int!, $roleUids: [String!]!, $includeHidden: Boolean) {
@@ -48,9 +44,10 @@ const setMutation = `mutation ($teamId: Int!, $roleUids: [String!]!, $includeHid
 
 beforeAll(async () => {
   app = await createTestApp();
-  const org2 = await createOrg(app, 'Second Org');
-  orgAdmin = await createUser(app, 'org-admin', { orgRole: 'Admin' });
-  viewer = await createUser(app, 'viewer', { orgRole: 'Viewer' });
+  const fx = await seedFixtures(app);
+  const org2 = fx.org2;
+  orgAdmin = fx.orgAdmin;
+  viewer = fx.viewer;
   adderOnly = await createUser(app, 'adder-only', { orgRole: 'None' });
   await createRole(app, 'adder', [p('teams.roles:add', 'permissions:type:delegate'), p('teams:read', 'teams:*')]);
   await assignUserRole(app, adderOnly.id, 'adder');
@@ -60,8 +57,9 @@ beforeAll(async () => {
   await createRole(app, 'r-global', [p('teams:read', 'teams:*')], { orgId: 0 });
   await createRole(app, 'r-escalate', [p('users:delete', 'global.users:*')]);
   await createRole(app, 'r-org2', [p('teams:read', 'teams:*')], { orgId: org2.id });
+  // The team under test has no members, so no caller here holds its roles (the fixture team's members would).
   team = await createTeam(app, 'team-a');
-  team2 = await createTeam(app, 'team-b', { orgId: org2.id });
+  team2 = fx.org2.team;
 });
 
 afterAll(() => app.close());
@@ -73,7 +71,7 @@ describe('GET /api/access-control/teams/:teamId/roles and Team.roles', () => {
     expect(await listed(team.id)).toEqual(['r-a', 'r-global']);
     expect(await listed(team.id, '?includeHidden=true')).toEqual(['r-a', 'r-global', 'r-hidden']);
     const q = await gql(app, listQuery, { id: team.id, h: true });
-    expect(q.data).toEqual({ teamById: { roles: [{ uid: 'r-a' }, { uid: 'r-global' }, { uid: 'r-hidden' }] } });
+    expect(q.data).toEqual({ team: { roles: [{ uid: 'r-a' }, { uid: 'r-global' }, { uid: 'r-hidden' }] } });
   });
 
   it('400 for a bad id or includeHidden', async () => {
@@ -89,8 +87,12 @@ describe('GET /api/access-control/teams/:teamId/roles and Team.roles', () => {
   });
 
   it('403 without teams.roles:read on teams:id:<id> on both doors', async () => {
-    expectOutcome(await rest(app, 'GET', `/api/access-control/teams/${team.id}/roles`, { auth: viewer.auth }), 403, 'ACCESS_DENIED');
-    expectOutcome(await gql(app, listQuery, { id: team.id }, { auth: viewer.auth }), 403, 'ACCESS_DENIED');
+    expectOutcome(
+      await rest(app, 'GET', `/api/access-control/teams/${team.id}/roles`, { auth: credentials(viewer) }),
+      403,
+      'ACCESS_DENIED',
+    );
+    expectOutcome(await gql(app, listQuery, { id: team.id }, { auth: credentials(viewer) }), 403, 'ACCESS_DENIED');
   });
 
   it('404 for a team of another organization or no team, on both doors', async () => {
@@ -114,11 +116,11 @@ const failures = (action: 'add' | 'remove' | 'set'): Case[] => [
   { name: 'basic role', uid: 'basic_editor', status: 400, code: 'ROLE_NOT_ASSIGNABLE' },
   { name: 'team id 0', uid: 'r-a', teamId: () => 0, status: 400, code: 'VALIDATION_FAILED' },
   { name: 'anonymous', uid: 'r-a', auth: () => null, status: 401, code: 'UNAUTHENTICATED' },
-  { name: 'viewer', uid: 'r-a', auth: () => viewer.auth, status: 403, code: 'ACCESS_DENIED' },
+  { name: 'viewer', uid: 'r-a', auth: () => credentials(viewer), status: 403, code: 'ACCESS_DENIED' },
   ...(action === 'add'
     ? []
     : [{ name: 'add permission only', uid: 'r-b', auth: () => adderOnly.auth, status: 403, code: 'ACCESS_DENIED' }]),
-  { name: 'delegation: role above the caller', uid: 'r-escalate', auth: () => orgAdmin.auth, status: 403, code: 'ACCESS_DENIED' },
+  { name: 'delegation: role above the caller', uid: 'r-escalate', auth: () => credentials(orgAdmin), status: 403, code: 'ACCESS_DENIED' },
 ];
 
 describe('POST /api/access-control/teams/:teamId/roles and addTeamRole', () => {
@@ -228,7 +230,10 @@ describe('PUT /api/access-control/teams/:teamId/roles and setTeamRoles', () => {
 
   it('403: removing a role above the caller is refused and nothing changes', async () => {
     await assignTeamRole(app, team.id, 'r-escalate');
-    const out = await rest(app, 'PUT', `/api/access-control/teams/${team.id}/roles`, { json: { roleUids: ['r-a'] }, auth: orgAdmin.auth });
+    const out = await rest(app, 'PUT', `/api/access-control/teams/${team.id}/roles`, {
+      json: { roleUids: ['r-a'] },
+      auth: credentials(orgAdmin),
+    });
     expectOutcome(out, 403, 'ACCESS_DENIED');
     expect(await rows(team.id)).toEqual(['1:r-a', '1:r-escalate', '1:r-hidden']);
   });

@@ -5,32 +5,18 @@
  * Every status code of each path (200, 400, 401, 403, 404), set semantics with and without
  * includeHidden, global assignments, basic roles and team roles never listed.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ADMIN, type Credentials, createTestApp, type TestApp } from '../helpers/app.js';
 import { expectOutcome, gql, type Outcome, rest } from '../helpers/doors.js';
-import {
-  assignTeamRole,
-  assignUserRole,
-  createOrg,
-  createRole,
-  createServiceAccount,
-  createTeam,
-  createUser,
-  p,
-  type TestUser,
-} from '../helpers/subjects.js';
-
-vi.mock('../../src/graphql/schema.js', async (original) => {
-  await original();
-  return { schema: (await import('../helpers/subject-queries.js')).schemaWithSubjectQueries() };
-});
+import { type Actor, credentials, seedFixtures } from '../helpers/fixtures.js';
+import { assignTeamRole, assignUserRole, createRole, createTeam, createUser, p, type TestUser } from '../helpers/subjects.js';
 
 let app: TestApp;
-let orgAdmin: TestUser;
-let viewer: TestUser;
+let orgAdmin: Actor;
+let viewer: Actor;
 let target: TestUser;
 let adderOnly: TestUser;
-let outsider: TestUser;
+let outsider: Actor;
 let sa: { id: number };
 let org2: { id: number };
 
@@ -63,12 +49,13 @@ const setMutation = `mutation ($userId: Int!, $roleUids: [String!]!, $global: Bo
 
 beforeAll(async () => {
   app = await createTestApp();
-  org2 = await createOrg(app, 'Second Org');
-  orgAdmin = await createUser(app, 'org-admin', { orgRole: 'Admin' });
-  viewer = await createUser(app, 'viewer', { orgRole: 'Viewer' });
+  const fx = await seedFixtures(app);
+  org2 = fx.org2;
+  orgAdmin = fx.orgAdmin; // not a Service Admin
+  viewer = fx.viewer;
+  outsider = fx.org2.admin; // member of org 2 only
+  sa = fx.serviceAccount;
   target = await createUser(app, 'target', { orgRole: 'Viewer' });
-  outsider = await createUser(app, 'outsider', { orgId: org2.id, orgRole: 'Admin' });
-  sa = await createServiceAccount(app, 'bot', { orgRole: 'Editor' });
   // Holds users.roles:add but not users.roles:delete (set needs both).
   adderOnly = await createUser(app, 'adder-only', { orgRole: 'None' });
   await createRole(app, 'adder', [
@@ -116,13 +103,13 @@ describe('GET /api/access-control/users/:userId/roles and User.roles', () => {
     expect((out.body as Record<string, unknown>[])[0]).not.toHaveProperty('permissions');
     const q = await gql(
       app,
-      'query ($id: Int!) { userById(id: $id) { a: roles { uid } b: roles(includeHidden: true) { uid permissions { action scope } } } }',
+      'query ($id: Int!) { user(id: $id) { a: roles { uid } b: roles(includeHidden: true) { uid permissions { action scope } } } }',
       {
         id: target.id,
       },
     );
     expectOutcome(q, 200);
-    const user = q.data?.userById as { a: { uid: string }[]; b: { uid: string; permissions: unknown[] }[] };
+    const user = q.data?.user as { a: { uid: string }[]; b: { uid: string; permissions: unknown[] }[] };
     expect(user.a.map((r) => r.uid)).toEqual(['r-a', 'r-global']);
     expect(user.b.map((r) => r.uid)).toEqual(['r-a', 'r-global', 'r-hidden']);
     expect(user.b[2]?.permissions).toEqual([{ action: 'org.users:read', scope: 'users:*' }]);
@@ -131,8 +118,8 @@ describe('GET /api/access-control/users/:userId/roles and User.roles', () => {
   it('200 for a service account through the same path and ServiceAccount.roles', async () => {
     await assignUserRole(app, sa.id, 'r-b');
     expect(await listed(sa.id)).toEqual(['r-b']);
-    const q = await gql(app, 'query ($id: Int!) { serviceAccountById(id: $id) { roles { uid } } }', { id: sa.id });
-    expect(q.data?.serviceAccountById).toEqual({ roles: [{ uid: 'r-b' }] });
+    const q = await gql(app, 'query ($id: Int!) { serviceAccount(id: $id) { roles { uid } } }', { id: sa.id });
+    expect(q.data?.serviceAccount).toEqual({ roles: [{ uid: 'r-b' }] });
   });
 
   it('400 for a non-numeric or non-positive id and a bad includeHidden', async () => {
@@ -154,13 +141,17 @@ describe('GET /api/access-control/users/:userId/roles and User.roles', () => {
       401,
       'INVALID_CREDENTIALS',
     );
-    const q = await gql(app, 'query ($id: Int!) { userById(id: $id) { roles { uid } } }', { id: target.id }, { auth: null });
+    const q = await gql(app, 'query ($id: Int!) { user(id: $id) { roles { uid } } }', { id: target.id }, { auth: null });
     expectOutcome(q, 401, 'UNAUTHENTICATED');
   });
 
   it('403 without users.roles:read on users:id:<id>, on both doors', async () => {
-    expectOutcome(await rest(app, 'GET', `/api/access-control/users/${target.id}/roles`, { auth: viewer.auth }), 403, 'ACCESS_DENIED');
-    const q = await gql(app, 'query ($id: Int!) { userById(id: $id) { roles { uid } } }', { id: target.id }, { auth: viewer.auth });
+    expectOutcome(
+      await rest(app, 'GET', `/api/access-control/users/${target.id}/roles`, { auth: credentials(viewer) }),
+      403,
+      'ACCESS_DENIED',
+    );
+    const q = await gql(app, 'query ($id: Int!) { user(id: $id) { roles { uid } } }', { id: target.id }, { auth: credentials(viewer) });
     expectOutcome(q, 403, 'ACCESS_DENIED');
   });
 
@@ -168,7 +159,7 @@ describe('GET /api/access-control/users/:userId/roles and User.roles', () => {
     for (const id of [outsider.id, 999_999]) {
       expectOutcome(await rest(app, 'GET', `/api/access-control/users/${id}/roles`), 404, 'USER_NOT_FOUND');
     }
-    const q = await gql(app, 'query ($id: Int!) { userById(id: $id) { roles { uid } } }', { id: outsider.id });
+    const q = await gql(app, 'query ($id: Int!) { user(id: $id) { roles { uid } } }', { id: outsider.id });
     expectOutcome(q, 404, 'USER_NOT_FOUND');
   });
 });
@@ -202,7 +193,7 @@ describe('POST /api/access-control/users/:userId/roles and addUserRole', () => {
   });
 
   it('200 for a service account; an org Admin may delegate roles it holds', async () => {
-    const [r, g] = await addBoth(sa.id, { roleUid: 'r-b' }, orgAdmin.auth);
+    const [r, g] = await addBoth(sa.id, { roleUid: 'r-b' }, credentials(orgAdmin));
     expectOutcome(r, 200);
     expectOutcome(g, 200);
     expect(await listed(sa.id)).toContain('r-b');
@@ -231,18 +222,18 @@ describe('POST /api/access-control/users/:userId/roles and addUserRole', () => {
     { name: 'org role assigned globally', json: () => ({ roleUid: 'r-a', global: true }), status: 400, code: 'ROLE_NOT_ASSIGNABLE' },
     { name: 'empty roleUid', json: () => ({ roleUid: '' }), status: 400, code: 'VALIDATION_FAILED' },
     { name: 'anonymous', json: () => ({ roleUid: 'r-a' }), auth: () => null, status: 401, code: 'UNAUTHENTICATED' },
-    { name: 'no users.roles:add', json: () => ({ roleUid: 'r-a' }), auth: () => viewer.auth, status: 403, code: 'ACCESS_DENIED' },
+    { name: 'no users.roles:add', json: () => ({ roleUid: 'r-a' }), auth: () => credentials(viewer), status: 403, code: 'ACCESS_DENIED' },
     {
       name: 'global by an org Admin',
       json: () => ({ roleUid: 'r-global', global: true }),
-      auth: () => orgAdmin.auth,
+      auth: () => credentials(orgAdmin),
       status: 403,
       code: 'ACCESS_DENIED',
     },
     {
       name: 'delegation: role above the caller',
       json: () => ({ roleUid: 'r-escalate' }),
-      auth: () => orgAdmin.auth,
+      auth: () => credentials(orgAdmin),
       status: 403,
       code: 'ACCESS_DENIED',
     },
@@ -323,8 +314,15 @@ describe('DELETE /api/access-control/users/:userId/roles/:roleUID and removeUser
     { name: 'user id 0', uid: 'r-a', userId: () => 0, status: 400, code: 'VALIDATION_FAILED' },
     { name: 'anonymous', uid: 'r-a', auth: () => null, status: 401, code: 'UNAUTHENTICATED' },
     { name: 'no users.roles:delete', uid: 'r-a', auth: () => adderOnly.auth, status: 403, code: 'ACCESS_DENIED' },
-    { name: 'global by an org Admin', uid: 'r-global', global: true, auth: () => orgAdmin.auth, status: 403, code: 'ACCESS_DENIED' },
-    { name: 'delegation: role above the caller', uid: 'r-escalate', auth: () => orgAdmin.auth, status: 403, code: 'ACCESS_DENIED' },
+    {
+      name: 'global by an org Admin',
+      uid: 'r-global',
+      global: true,
+      auth: () => credentials(orgAdmin),
+      status: 403,
+      code: 'ACCESS_DENIED',
+    },
+    { name: 'delegation: role above the caller', uid: 'r-escalate', auth: () => credentials(orgAdmin), status: 403, code: 'ACCESS_DENIED' },
   ];
   for (const c of cases) {
     it(`${c.status} ${c.code}: ${c.name}, on both doors, nothing removed`, async () => {
@@ -413,7 +411,7 @@ describe('PUT /api/access-control/users/:userId/roles and setUserRoles', () => {
     { name: 'basic role', json: () => ({ roleUids: ['r-b', 'basic_admin'] }), status: 400, code: 'ROLE_NOT_ASSIGNABLE' },
     { name: 'org role in a global set', json: () => ({ roleUids: ['r-b'], global: true }), status: 400, code: 'ROLE_NOT_ASSIGNABLE' },
     { name: 'anonymous', json: () => ({ roleUids: [] }), auth: () => null, status: 401, code: 'UNAUTHENTICATED' },
-    { name: 'viewer', json: () => ({ roleUids: [] }), auth: () => viewer.auth, status: 403, code: 'ACCESS_DENIED' },
+    { name: 'viewer', json: () => ({ roleUids: [] }), auth: () => credentials(viewer), status: 403, code: 'ACCESS_DENIED' },
     {
       name: 'add without delete',
       json: () => ({ roleUids: ['r-a', 'r-hidden'] }),
@@ -424,14 +422,14 @@ describe('PUT /api/access-control/users/:userId/roles and setUserRoles', () => {
     {
       name: 'global by an org Admin',
       json: () => ({ roleUids: [], global: true }),
-      auth: () => orgAdmin.auth,
+      auth: () => credentials(orgAdmin),
       status: 403,
       code: 'ACCESS_DENIED',
     },
     {
       name: 'delegation: adding a role above the caller',
       json: () => ({ roleUids: ['r-a', 'r-escalate'] }),
-      auth: () => orgAdmin.auth,
+      auth: () => credentials(orgAdmin),
       status: 403,
       code: 'ACCESS_DENIED',
     },
@@ -452,7 +450,7 @@ describe('PUT /api/access-control/users/:userId/roles and setUserRoles', () => {
     await assignUserRole(app, target.id, 'r-escalate');
     const out = await rest(app, 'PUT', `/api/access-control/users/${target.id}/roles`, {
       json: { roleUids: ['r-b'] },
-      auth: orgAdmin.auth,
+      auth: credentials(orgAdmin),
     });
     expectOutcome(out, 403, 'ACCESS_DENIED');
     expect((out.body as { message: string }).message).toContain('users:delete on global.users:*');

@@ -24,3 +24,12 @@ export function expectData<T>(res: { status: number; body: { data?: T | null; er
   expect(res.status).toBe(200);
   return res.body.data as T;
 }
+
+/**
+ * The HTTP status of a GraphQL response with its first error's code and message, to compare with
+ * `toMatchObject` where expectGraphqlError's stricter checks do not apply.
+ */
+export function gqlError(res: GraphqlResponse): { status: number; code?: string; message?: string } {
+  const error = res.body.errors?.[0];
+  return { status: res.status, code: error?.extensions?.code, message: error?.message };
+}

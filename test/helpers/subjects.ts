@@ -1,10 +1,13 @@
 /**
- * Subjects for assignment tests, written straight to the database with Prisma: users, service
- * accounts, organizations and memberships, teams and members, custom roles. The directory
- * service (GraphQL fixtures) may replace these later; membership writes call
- * `access.invalidate()` as any directory write must (src/core/access.ts).
+ * Subjects written straight to the database with Prisma, for setup that is not what a test is
+ * about: users, service accounts, organizations and memberships, teams and members, custom
+ * roles and direct assignments. Tests that need the standard actors (admin, editor, viewer,
+ * service account, team, second organization) seed them through GraphQL instead
+ * (fixtures.ts). Every write that can change someone's permissions calls
+ * `access.invalidate()`, as any directory write must (src/core/access.ts).
  */
 import { hashPassword } from '../../src/auth/passwords.js';
+import { fixedRoleUid } from '../../src/core/builtin-roles.js';
 import type { PermissionPair } from '../../src/core/permissions.js';
 import type { OrgRole, UserPrincipal } from '../../src/core/principal.js';
 import type { Credentials, TestApp } from './app.js';
@@ -13,25 +16,35 @@ import type { Credentials, TestApp } from './app.js';
 export const SUBJECT_PASSWORD = 'subject-test-password';
 let passwordHash: Promise<string> | undefined;
 
+/** A user with basic credentials; `{login, password}` is itself usable as `auth`. */
 export interface TestUser {
   id: number;
   login: string;
+  password: string;
   /** Basic credentials of this user. */
   auth: Credentials;
 }
 
 /**
  * A user who is a member of `orgId` (default 1, its default org) with `orgRole` (default
- * Viewer); `alsoIn` adds memberships in other organizations.
+ * Viewer); `alsoIn` adds memberships in other organizations; `permissions` also creates a custom
+ * role `own-<login>` of `orgId` holding them and assigns it to the user directly.
  */
 export async function createUser(
   app: TestApp,
   login: string,
-  options: { orgId?: number; orgRole?: OrgRole; isServiceAdmin?: boolean; alsoIn?: { orgId: number; orgRole: OrgRole }[] } = {},
+  options: {
+    orgId?: number;
+    orgRole?: OrgRole;
+    isServiceAdmin?: boolean;
+    alsoIn?: { orgId: number; orgRole: OrgRole }[];
+    permissions?: PermissionPair[];
+  } = {},
 ): Promise<TestUser> {
   passwordHash ??= hashPassword(SUBJECT_PASSWORD);
+  const db = app.database.prisma;
   const orgId = options.orgId ?? 1;
-  const user = await app.database.prisma.user.create({
+  const user = await db.user.create({
     data: {
       login,
       email: `${login}@example.test`,
@@ -44,8 +57,12 @@ export async function createUser(
       },
     },
   });
+  if (options.permissions) {
+    const role = await createRole(app, `own-${login}`, options.permissions, { orgId, name: `own:${login}` });
+    await db.userRole.create({ data: { orgId, userId: user.id, roleId: role.id } });
+  }
   app.services.access.invalidate();
-  return { id: user.id, login, auth: { login, password: SUBJECT_PASSWORD } };
+  return { id: user.id, login, password: SUBJECT_PASSWORD, auth: { login, password: SUBJECT_PASSWORD } };
 }
 
 /** A service account (User row with isServiceAccount, no password) of `orgId` with `orgRole`. */
@@ -65,7 +82,7 @@ export async function createServiceAccount(app: TestApp, name: string, options: 
   return { id: account.id, login: account.login };
 }
 
-/** A new organization. */
+/** A new organization, with no members. */
 export async function createOrg(app: TestApp, name: string): Promise<{ id: number }> {
   return app.database.prisma.org.create({ data: { name }, select: { id: true } });
 }
@@ -111,10 +128,15 @@ export async function createRole(
   });
 }
 
-/** Assigns `roleUid` to `userId` directly (orgId 0 = global). */
-export async function assignUserRole(app: TestApp, userId: number, roleUid: string, orgId = 1): Promise<void> {
-  const role = await app.database.prisma.role.findUniqueOrThrow({ where: { uid: roleUid } });
-  await app.database.prisma.userRole.create({ data: { userId, roleId: role.id, orgId } });
+/**
+ * Assigns `role` to `userId` directly in `orgId` (0 = global), for callers that need one
+ * permission without its usual org role. `role` is a role's uid or a fixed role's name
+ * ("fixed:apikeys:writer", whose uid is derived as Grafana does).
+ */
+export async function assignUserRole(app: TestApp, userId: number, role: string, orgId = 1): Promise<void> {
+  const uid = role.startsWith('fixed:') ? fixedRoleUid(role) : role;
+  const found = await app.database.prisma.role.findUniqueOrThrow({ where: { uid } });
+  await app.database.prisma.userRole.create({ data: { userId, roleId: found.id, orgId } });
   app.services.access.invalidate();
 }
 

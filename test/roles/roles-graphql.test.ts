@@ -4,14 +4,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Credentials, createTestApp, type TestApp } from '../helpers/app.js';
-import { createUser, type TestUser } from '../helpers/users.js';
+import { createUser, type TestUser } from '../helpers/subjects.js';
 
 let app: TestApp;
 let viewer: TestUser;
 
 beforeAll(async () => {
   app = await createTestApp();
-  viewer = await createUser(app, { login: 'viewer', orgRole: 'Viewer' });
+  viewer = await createUser(app, 'viewer', { orgRole: 'Viewer' });
   await app.request('/api/access-control/roles', {
     method: 'POST',
     json: { uid: 'seeded', name: 'custom:seeded', permissions: [{ action: 'teams:read', scope: 'teams:*' }] },

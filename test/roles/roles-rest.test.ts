@@ -1,7 +1,7 @@
 /** Request-level tests of every roles path and its documented status codes (REST door). */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createOrg, createUser, type TestUser } from '../helpers/users.js';
+import { assignUserRole, createOrg, createUser, type TestUser } from '../helpers/subjects.js';
 
 let app: TestApp;
 let viewer: TestUser;
@@ -19,10 +19,10 @@ const WRITER_PERMISSIONS = [
 
 beforeAll(async () => {
   app = await createTestApp();
-  viewer = await createUser(app, { login: 'viewer', orgRole: 'Viewer' });
-  writer = await createUser(app, { login: 'writer', orgRole: 'Viewer', permissions: WRITER_PERMISSIONS });
-  org2 = await createOrg(app, 'Second Org');
-  otherAdmin = await createUser(app, { login: 'admin2', orgRole: 'Admin', orgId: org2 });
+  viewer = await createUser(app, 'viewer', { orgRole: 'Viewer' });
+  writer = await createUser(app, 'writer', { orgRole: 'Viewer', permissions: WRITER_PERMISSIONS });
+  org2 = (await createOrg(app, 'Second Org')).id;
+  otherAdmin = await createUser(app, 'admin2', { orgRole: 'Admin', orgId: org2 });
 });
 afterAll(() => app.close());
 
@@ -318,7 +318,7 @@ describe('DELETE /api/access-control/roles/:uid', () => {
   it('refuses an assigned role without force (400), deletes it and its assignments with force', async () => {
     await app.request('/api/access-control/roles', { method: 'POST', json: { uid: 'del2', name: 'custom:del2' } });
     const role = await app.database.prisma.role.findUniqueOrThrow({ where: { uid: 'del2' } });
-    await app.database.prisma.userRole.create({ data: { orgId: 1, userId: viewer.id, roleId: role.id } });
+    await assignUserRole(app, viewer.id, 'del2');
     const refused = await app.request('/api/access-control/roles/del2', { method: 'DELETE' });
     expect(refused.status).toBe(400);
     expect((await body(refused)).code).toBe('ROLE_ASSIGNED');

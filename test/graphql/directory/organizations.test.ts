@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { type Actor, credentials, type Fixtures, mustGraphql, seedFixtures } from '../../helpers/fixtures.js';
 import { expectData, expectGraphqlError } from '../../helpers/graphql-assert.js';
-import { grantRole, unique } from './helpers.js';
+import { assignUserRole } from '../../helpers/subjects.js';
+import { unique } from './helpers.js';
 
 let app: TestApp;
 let fx: Fixtures;
@@ -164,8 +165,8 @@ describe('addOrgUser', () => {
 
   it("403 for a role above the caller's own unless Service Admin, and for an organization the caller does not act in", async () => {
     const manager = await createUser('Editor');
-    await grantRole(app, manager.id, 'fixed:org.users:writer', 1);
-    await grantRole(app, manager.id, 'fixed:users:reader', 0);
+    await assignUserRole(app, manager.id, 'fixed:org.users:writer', 1);
+    await assignUserRole(app, manager.id, 'fixed:users:reader', 0);
     const auth = credentials(manager);
     const user = await createUser('Viewer', fx.org2.id);
     expect(expectGraphqlError(await app.graphql(ADD, { orgId: 1, userId: user.id, role: 'Admin' }, { auth }), 'ACCESS_DENIED')).toMatch(
@@ -221,7 +222,7 @@ describe('updateOrgUserRole', () => {
       );
     }
     const manager = await createUser('Editor');
-    await grantRole(app, manager.id, 'fixed:org.users:writer', 1);
+    await assignUserRole(app, manager.id, 'fixed:org.users:writer', 1);
     expectGraphqlError(await app.graphql(UPDATE, { ...vars, role: 'Admin' }, { auth: credentials(manager) }), 'ACCESS_DENIED');
     expectGraphqlError(
       await app.graphql(UPDATE, { orgId: fx.org2.id, userId: fx.org2.admin.id, role: 'Viewer' }, { auth: credentials(fx.orgAdmin) }),

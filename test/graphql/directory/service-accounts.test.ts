@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { type Actor, credentials, type Fixtures, mustGraphql, seedFixtures } from '../../helpers/fixtures.js';
 import { expectData, expectGraphqlError } from '../../helpers/graphql-assert.js';
-import { grantRole, unique } from './helpers.js';
+import { assignUserRole } from '../../helpers/subjects.js';
+import { unique } from './helpers.js';
 
 let app: TestApp;
 let fx: Fixtures;
@@ -94,7 +95,7 @@ describe('createServiceAccount', () => {
 
   it("403 for a role above the caller's own", async () => {
     const manager = await createUser('Editor');
-    await grantRole(app, manager.id, 'fixed:serviceaccounts:writer', 1);
+    await assignUserRole(app, manager.id, 'fixed:serviceaccounts:writer', 1);
     const auth = credentials(manager);
     expect(
       expectGraphqlError(await app.graphql(CREATE, { input: { name: unique('b'), role: 'Admin' } }, { auth }), 'ACCESS_DENIED'),
@@ -165,7 +166,7 @@ describe('updateServiceAccount', () => {
       ).toContain('serviceaccounts:write');
     }
     const manager = await createUser('Editor');
-    await grantRole(app, manager.id, 'fixed:serviceaccounts:writer', 1);
+    await assignUserRole(app, manager.id, 'fixed:serviceaccounts:writer', 1);
     expectGraphqlError(await app.graphql(UPDATE, { id: sa.id, input: { role: 'Admin' } }, { auth: credentials(manager) }), 'ACCESS_DENIED');
     expectGraphqlError(await app.graphql(UPDATE, { id: fx.org2.serviceAccount.id, input: { name: 'x' } }), 'SERVICE_ACCOUNT_NOT_FOUND');
     expectGraphqlError(await app.graphql(UPDATE, { id: fx.viewer.id, input: { name: 'x' } }), 'SERVICE_ACCOUNT_NOT_FOUND');

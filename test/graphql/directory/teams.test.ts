@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { type Actor, credentials, type Fixtures, mustGraphql, seedFixtures } from '../../helpers/fixtures.js';
 import { expectData, expectGraphqlError } from '../../helpers/graphql-assert.js';
-import { grantRole, unique } from './helpers.js';
+import { assignUserRole, createRole, p } from '../../helpers/subjects.js';
+import { unique } from './helpers.js';
 
 let app: TestApp;
 let fx: Fixtures;
@@ -100,16 +101,10 @@ describe('teams and team', () => {
 
   it('a caller holding teams:read on one team id lists that team only', async () => {
     const reader = await createUser('None');
-    const role = await app.database.prisma.role.create({
-      data: {
-        uid: unique('one-team'),
-        orgId: 1,
-        name: unique('one team reader'),
-        permissions: { create: [{ action: 'teams:read', scope: `teams:id:${fx.team.id}` }] },
-      },
+    const role = await createRole(app, unique('one-team'), [p('teams:read', `teams:id:${fx.team.id}`)], {
+      name: unique('one team reader'),
     });
-    await app.database.prisma.userRole.create({ data: { userId: reader.id, roleId: role.id, orgId: 1 } });
-    app.services.access.invalidate();
+    await assignUserRole(app, reader.id, role.uid);
     const { teams } = expectData(await app.graphql<{ teams: TeamData[] }>(TEAMS, {}, { auth: credentials(reader) }));
     expect(teams.map((t) => t.id)).toEqual([fx.team.id]);
     expectData(await app.graphql(TEAM, { id: fx.team.id }, { auth: credentials(reader) }));
@@ -277,20 +272,14 @@ describe('addTeamMember and removeTeamMember', () => {
   it('a team writer for one team id manages that team only', async () => {
     const writer = await createUser('Viewer');
     const [mine, other] = [await createTeam(), await createTeam()];
-    const role = await app.database.prisma.role.create({
-      data: {
-        uid: unique('one-team-writer'),
-        orgId: 1,
-        name: unique('one team writer'),
-        permissions: { create: [{ action: 'teams:write', scope: `teams:id:${mine.id}` }] },
-      },
+    const role = await createRole(app, unique('one-team-writer'), [p('teams:write', `teams:id:${mine.id}`)], {
+      name: unique('one team writer'),
     });
-    await app.database.prisma.userRole.create({ data: { userId: writer.id, roleId: role.id, orgId: 1 } });
-    app.services.access.invalidate();
+    await assignUserRole(app, writer.id, role.uid);
     const auth = credentials(writer);
     expectData(await app.graphql(ADD, { teamId: mine.id, userId: fx.viewer.id }, { auth }));
     expectGraphqlError(await app.graphql(ADD, { teamId: other.id, userId: fx.viewer.id }, { auth }), 'ACCESS_DENIED');
-    await grantRole(app, writer.id, 'fixed:teams:writer', 1);
+    await assignUserRole(app, writer.id, 'fixed:teams:writer', 1);
     expectData(await app.graphql(ADD, { teamId: other.id, userId: fx.viewer.id }, { auth }));
   });
 });

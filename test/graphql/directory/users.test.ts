@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, type Credentials, createTestApp, type TestApp } from '../../helpers/app.js';
 import { type Actor, credentials, type Fixtures, mustGraphql, seedFixtures } from '../../helpers/fixtures.js';
 import { expectData, expectGraphqlError } from '../../helpers/graphql-assert.js';
-import { grantRole, unique } from './helpers.js';
+import { assignUserRole } from '../../helpers/subjects.js';
+import { unique } from './helpers.js';
 
 let app: TestApp;
 let fx: Fixtures;
@@ -109,7 +110,7 @@ describe('createUser', () => {
 
   it('403 for a user writer who is no Service Admin: no Service Admin flag, no org role above its own', async () => {
     const writer = await createUser({ orgRole: 'Viewer' });
-    await grantRole(app, writer.id, 'fixed:users:writer', 0);
+    await assignUserRole(app, writer.id, 'fixed:users:writer', 0);
     const auth = credentials(writer);
     const ok = expectData(await app.graphql<{ createUser: UserData }>(CREATE, { input: newUserInput({ orgRole: 'Viewer' }) }, { auth }));
     expect(ok.createUser.orgs[0]?.role).toBe('Viewer');
