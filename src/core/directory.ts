@@ -10,10 +10,18 @@
  * in it, unless it is a Service Admin (Grafana: AuthorizeInOrg).
  */
 import { z } from 'zod';
+import type { Db } from '../db/client.js';
 import type { Prisma } from '../generated/prisma/client.js';
+import type { AccessService } from './access.js';
 import { accessDenied, DomainError } from './errors.js';
 import type { PermissionIndex } from './evaluator.js';
 import { isOrgRole, ORG_ROLES, type OrgRole, orgRoleIncludes, type Principal } from './principal.js';
+
+/** What every directory service is built on. */
+export interface DirectoryDeps {
+  db: Db;
+  access: AccessService;
+}
 
 /** Longest login, email, name or team name stored (Grafana's column limit is 190). */
 export const MAX_NAME_LENGTH = 190;

@@ -12,11 +12,12 @@
  * Every membership change can change permissions, so it ends with `access.invalidate()`.
  */
 import { z } from 'zod';
-import type { Db, Tx } from '../db/client.js';
+import type { Tx } from '../db/client.js';
 import type { Org, OrgUser, Prisma } from '../generated/prisma/client.js';
-import { type AccessService, requireSignedIn } from './access.js';
+import { requireSignedIn } from './access.js';
 import {
   alreadyExists,
+  type DirectoryDeps,
   idInput,
   nameInput,
   orgNotFound,
@@ -62,13 +63,8 @@ async function findMembership(tx: Tx, orgId: number, userId: number): Promise<Or
   return membership;
 }
 
-export interface OrgServiceDeps {
-  db: Db;
-  access: AccessService;
-}
-
 export class OrgService {
-  constructor(private readonly deps: OrgServiceDeps) {}
+  constructor(private readonly deps: DirectoryDeps) {}
 
   /**
    * Creates an organization; the calling user becomes its Admin (the CLI's local operator has

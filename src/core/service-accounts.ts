@@ -10,11 +10,12 @@
  * names in two organizations never collide (and never reveal each other).
  */
 import { z } from 'zod';
-import type { Db, Tx } from '../db/client.js';
+import type { Tx } from '../db/client.js';
 import type { Prisma, User } from '../generated/prisma/client.js';
-import { type AccessService, requireSignedIn } from './access.js';
+import { requireSignedIn } from './access.js';
 import {
   alreadyExists,
+  type DirectoryDeps,
   idFilter,
   idInput,
   MAX_NAME_LENGTH,
@@ -86,13 +87,8 @@ async function assertNameFree(tx: Tx, orgId: number, name: string, exceptId?: nu
   if (taken) throw alreadyExists(`a service account named "${name}" already exists in this organization`);
 }
 
-export interface ServiceAccountServiceDeps {
-  db: Db;
-  access: AccessService;
-}
-
 export class ServiceAccountService {
-  constructor(private readonly deps: ServiceAccountServiceDeps) {}
+  constructor(private readonly deps: DirectoryDeps) {}
 
   /**
    * Creates a service account in the caller's organization with org role `role` (Viewer when

@@ -12,9 +12,10 @@
 import { z } from 'zod';
 import type { Db, Tx } from '../db/client.js';
 import type { Prisma, Team } from '../generated/prisma/client.js';
-import { type AccessService, requireSignedIn } from './access.js';
+import { requireSignedIn } from './access.js';
 import {
   alreadyExists,
+  type DirectoryDeps,
   emailInput,
   idFilter,
   idInput,
@@ -60,13 +61,8 @@ async function findTeam(db: Db | Tx, caller: Principal, id: number): Promise<Tea
 
 const duplicateName = (name: string) => alreadyExists(`a team named "${name}" already exists in this organization`);
 
-export interface TeamServiceDeps {
-  db: Db;
-  access: AccessService;
-}
-
 export class TeamService {
-  constructor(private readonly deps: TeamServiceDeps) {}
+  constructor(private readonly deps: DirectoryDeps) {}
 
   /**
    * Creates a team in the caller's organization. Needs teams:create.

@@ -9,11 +9,12 @@
  */
 import { z } from 'zod';
 import { hashPassword } from '../auth/passwords.js';
-import type { Db, Tx } from '../db/client.js';
+import type { Tx } from '../db/client.js';
 import type { Prisma, User } from '../generated/prisma/client.js';
-import { type AccessService, requireSignedIn } from './access.js';
+import { requireSignedIn } from './access.js';
 import {
   alreadyExists,
+  type DirectoryDeps,
   emailInput,
   idFilter,
   idInput,
@@ -107,13 +108,8 @@ async function assertAnotherServiceAdmin(tx: Tx, userId: number): Promise<void> 
   if (others === 0) throw new DomainError('LAST_SERVICE_ADMIN', 'cannot remove the last Service Admin');
 }
 
-export interface UserServiceDeps {
-  db: Db;
-  access: AccessService;
-}
-
 export class UserService {
-  constructor(private readonly deps: UserServiceDeps) {}
+  constructor(private readonly deps: DirectoryDeps) {}
 
   /**
    * Creates a user with a password; it joins the caller's organization with `orgRole` (Viewer
