@@ -40,6 +40,14 @@ async function resetAssignments(userId: number): Promise<void> {
   app.services.access.invalidate();
 }
 
+/** The target's starting assignments: r-a and hidden r-hidden in org 1, r-global globally. */
+async function seedTargetAssignments(): Promise<void> {
+  await resetAssignments(target.id);
+  await assignUserRole(app, target.id, 'r-a');
+  await assignUserRole(app, target.id, 'r-hidden');
+  await assignUserRole(app, target.id, 'r-global', 0);
+}
+
 const addMutation = `mutation ($userId: Int!, $roleUid: String!, $global: Boolean) {
   addUserRole(userId: $userId, roleUid: $roleUid, global: $global) { message } }`;
 const removeMutation = `mutation ($userId: Int!, $roleUid: String!, $global: Boolean) {
@@ -81,10 +89,7 @@ afterAll(() => app.close());
 
 describe('GET /api/access-control/users/:userId/roles and User.roles', () => {
   beforeAll(async () => {
-    await resetAssignments(target.id);
-    await assignUserRole(app, target.id, 'r-a');
-    await assignUserRole(app, target.id, 'r-hidden');
-    await assignUserRole(app, target.id, 'r-global', 0);
+    await seedTargetAssignments();
   });
 
   it('200: org-local and global direct roles; hidden only with includeHidden; never basic or team roles', async () => {
@@ -350,10 +355,7 @@ describe('DELETE /api/access-control/users/:userId/roles/:roleUID and removeUser
 
 describe('PUT /api/access-control/users/:userId/roles and setUserRoles', () => {
   beforeEach(async () => {
-    await resetAssignments(target.id);
-    await assignUserRole(app, target.id, 'r-a');
-    await assignUserRole(app, target.id, 'r-hidden');
-    await assignUserRole(app, target.id, 'r-global', 0);
+    await seedTargetAssignments();
   });
 
   it('200: replaces the org-local set; hidden assignments and global ones stay without includeHidden', async () => {
