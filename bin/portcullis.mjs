@@ -4,5 +4,5 @@
 import { register } from 'tsx/esm/api';
 
 register();
-const { runCli, processIo } = await import('../src/cli.ts');
+const { runCli, processIo } = await import('../src/cli/index.ts');
 process.exitCode = await runCli(process.argv.slice(2), processIo);

@@ -11,8 +11,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { MIGRATIONS_DIR, readMigrations } from '../src/db/migrate.js';
-import { diffMigrationsToSchema, MIGRATION_LOCK_CONTENT, MIGRATION_LOCK_FILE, SCHEMA_PATH } from '../src/db/schema-engine.js';
+import { MIGRATIONS_DIR, readMigrations } from '../src/platform/legacy-migrate.js';
+import { diffMigrationsToSchema, MIGRATION_LOCK_CONTENT, MIGRATION_LOCK_FILE, SCHEMA_PATH } from '../src/platform/legacy-schema-engine.js';
 
 /** Prisma's folder prefix: UTC `YYYYMMDDHHMMSS`. */
 function timestamp(date: Date): string {

@@ -4,19 +4,19 @@
  */
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { createAuthenticator } from './auth/authenticate.js';
+import { createAuthenticator } from './http/authenticate.js';
 import type { Config } from './config.js';
-import { type Clock, systemClock } from './core/clock.js';
-import { DomainError } from './core/errors.js';
-import { createServices, type Services } from './core/services.js';
-import type { Db } from './db/client.js';
-import { useBadRequestStatus } from './graphql/bad-request.js';
-import type { GraphQLContext } from './graphql/context.js';
-import { toGraphQLError } from './graphql/errors.js';
-import { schema } from './graphql/schema.js';
-import type { Logger } from './logger.js';
-import { createRestRouter, errorResponse } from './rest/router.js';
-import { routes } from './rest/routes.js';
+import { type Clock, systemClock } from './platform/clock.js';
+import { DomainError } from './kernel/errors.js';
+import { createServices, type Services } from './modules/services.js';
+import type { Db } from './platform/database.js';
+import { useBadRequestStatus } from './http/use-bad-request-status.js';
+import type { GraphQLContext } from './modules/shared/context.js';
+import { toGraphQLError } from './http/graphql-errors.js';
+import { schema } from './http/schema.js';
+import type { Logger } from './platform/logger.js';
+import { createRestRouter, errorResponse } from './http/use-rest-routes.js';
+import { routes } from './http/routes.js';
 
 export interface AppDeps {
   db: Db;

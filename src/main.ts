@@ -2,9 +2,9 @@
 import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './db/client.js';
-import { seed } from './db/seed.js';
-import { createLogger } from './logger.js';
+import { openDatabase } from './platform/database.js';
+import { seed } from './kernel/seed.js';
+import { createLogger } from './platform/logger.js';
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;

@@ -11,10 +11,10 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
-import { runCli } from '../src/cli.js';
+import { runCli } from '../src/cli/index.js';
 import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/db/client.js';
-import { createLogger } from '../src/logger.js';
+import { openDatabase } from '../src/platform/database.js';
+import { createLogger } from '../src/platform/logger.js';
 import { authHeader, type Credentials } from './helpers/app.js';
 
 const run = promisify(execFile);

@@ -3,7 +3,7 @@
  * unknown / malformed / deleted keys, the organization wall, and the lastUsedAt throttle.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/core/api-keys.js';
+import { generateApiKey } from '../../src/modules/api-keys/service.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { gqlError } from '../helpers/graphql-assert.js';
 import { addOrgMember, createOrg } from '../helpers/subjects.js';

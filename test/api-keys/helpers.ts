@@ -3,7 +3,7 @@
  * Users, organizations and role assignments come from ../helpers/subjects.ts.
  */
 import { expect } from 'vitest';
-import type { Clock } from '../../src/core/clock.js';
+import type { Clock } from '../../src/platform/clock.js';
 import type { Credentials, TestApp } from '../helpers/app.js';
 
 /** A clock tests move by hand. */

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY_LENGTH, API_KEY_PREFIX, generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/core/api-keys.js';
+import { API_KEY_LENGTH, API_KEY_PREFIX, generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/modules/api-keys/service.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { createKey } from './helpers.js';
 

@@ -7,8 +7,8 @@
  * basic:service_admin for a Service Admin; nothing from another organization.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASIC_ROLES } from '../../src/core/builtin-roles.js';
-import type { PermissionPair } from '../../src/core/permissions.js';
+import { BASIC_ROLES } from '../../src/kernel/builtin-roles.js';
+import type { PermissionPair } from '../../src/kernel/catalogue.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { expectOutcome, gql, rest } from '../helpers/doors.js';
 import { type Actor, credentials, seedFixtures } from '../helpers/fixtures.js';

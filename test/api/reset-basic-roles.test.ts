@@ -5,7 +5,7 @@
  * changes nothing; roles:write on permissions:type:escalate is required.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BASIC_ROLES } from '../../src/core/builtin-roles.js';
+import { BASIC_ROLES } from '../../src/kernel/builtin-roles.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { expectOutcome, gql, rest } from '../helpers/doors.js';
 import { assignUserRole, createRole, createUser, p, type TestUser } from '../helpers/subjects.js';

@@ -12,9 +12,9 @@
  */
 import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashPassword } from '../../src/auth/passwords.js';
-import { isDomainError } from '../../src/core/errors.js';
-import type { PermissionPair } from '../../src/core/permissions.js';
+import { hashPassword } from '../../src/platform/passwords.js';
+import { isDomainError } from '../../src/kernel/errors.js';
+import type { PermissionPair } from '../../src/kernel/catalogue.js';
 import { createTestApp, type TestApp } from '../helpers/app.js';
 import { rest } from '../helpers/doors.js';
 import { createUser, p, SUBJECT_PASSWORD, type TestUser, userPrincipal } from '../helpers/subjects.js';

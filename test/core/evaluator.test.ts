@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { all, any, PermissionIndex, permission } from '../../src/core/evaluator.js';
-import { actionProblem, scopeProblem } from '../../src/core/permissions.js';
+import { all, any, PermissionIndex, permission } from '../../src/kernel/evaluator.js';
+import { actionProblem, scopeProblem } from '../../src/kernel/catalogue.js';
 
 const idx = (...pairs: [string, string][]) => PermissionIndex.from(pairs.map(([action, scope]) => ({ action, scope })));
 

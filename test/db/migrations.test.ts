@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyMigrations, MIGRATIONS_DIR } from '../../src/db/migrate.js';
-import { diagnoseMigrationHistory, diffEmptyToSchema, diffMigrationsToSchema, SCHEMA_PATH } from '../../src/db/schema-engine.js';
+import { applyMigrations, MIGRATIONS_DIR } from '../../src/platform/legacy-migrate.js';
+import { diagnoseMigrationHistory, diffEmptyToSchema, diffMigrationsToSchema, SCHEMA_PATH } from '../../src/platform/legacy-schema-engine.js';
 
 const tempDirs: string[] = [];
 function tempDir(): string {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BASIC_ROLES, FIXED_ROLES } from '../../src/core/builtin-roles.js';
-import { seed } from '../../src/db/seed.js';
+import { BASIC_ROLES, FIXED_ROLES } from '../../src/kernel/builtin-roles.js';
+import { seed } from '../../src/kernel/seed.js';
 import { ADMIN, createTestApp, type TestApp } from '../helpers/app.js';
 
 let app: TestApp;

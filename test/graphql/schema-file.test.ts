@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { printSchema } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { schema } from '../../src/graphql/schema.js';
+import { schema } from '../../src/http/schema.js';
 
 describe('schema.graphql', () => {
   it('matches the schema the code builds (run `npm run schema:print` after changing types)', () => {

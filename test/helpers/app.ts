@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type App, createApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
-import type { Clock } from '../../src/core/clock.js';
-import { type Database, openDatabase } from '../../src/db/client.js';
-import { seed } from '../../src/db/seed.js';
-import { createLogger } from '../../src/logger.js';
+import type { Clock } from '../../src/platform/clock.js';
+import { type Database, openDatabase } from '../../src/platform/database.js';
+import { seed } from '../../src/kernel/seed.js';
+import { createLogger } from '../../src/platform/logger.js';
 
 export const ADMIN = { login: 'admin', password: 'admin-test-password' };
 

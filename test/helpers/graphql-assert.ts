@@ -1,6 +1,6 @@
 /** Assertions on GraphQL responses of the test app. */
 import { expect } from 'vitest';
-import { ERROR_STATUS, type ErrorCode } from '../../src/core/errors.js';
+import { ERROR_STATUS, type ErrorCode } from '../../src/kernel/errors.js';
 import type { TestApp } from './app.js';
 
 export type GraphqlResponse = Awaited<ReturnType<TestApp['graphql']>>;

@@ -6,10 +6,10 @@
  * (fixtures.ts). Every write that can change someone's permissions calls
  * `access.invalidate()`, as any directory write must (src/core/access.ts).
  */
-import { hashPassword } from '../../src/auth/passwords.js';
-import { fixedRoleUid } from '../../src/core/builtin-roles.js';
-import type { PermissionPair } from '../../src/core/permissions.js';
-import type { OrgRole, UserPrincipal } from '../../src/core/principal.js';
+import { hashPassword } from '../../src/platform/passwords.js';
+import { fixedRoleUid } from '../../src/kernel/builtin-roles.js';
+import type { PermissionPair } from '../../src/kernel/catalogue.js';
+import type { OrgRole, UserPrincipal } from '../../src/kernel/principal.js';
 import type { Credentials, TestApp } from './app.js';
 
 /** Password of every user created here (hashed once per process). */

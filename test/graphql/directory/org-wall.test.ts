@@ -6,7 +6,7 @@
  * is 401 for every one of them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ErrorCode } from '../../../src/core/errors.js';
+import type { ErrorCode } from '../../../src/kernel/errors.js';
 import { createTestApp, type TestApp } from '../../helpers/app.js';
 import { type Actor, credentials, type Fixtures, seedFixtures } from '../../helpers/fixtures.js';
 import { expectData, expectGraphqlError } from '../../helpers/graphql-assert.js';

@@ -1,0 +1,16 @@
+/** Imports every type module, then builds the schema. */
+import { builder } from '../modules/shared/builder.js';
+import '../modules/shared/scalars.js';
+import '../modules/shared/message.js';
+import '../modules/shared/permission.js';
+import '../modules/shared/org-role.js';
+import '../modules/roles/graphql.js';
+import '../modules/orgs/graphql.js';
+import '../modules/users/graphql.js';
+import '../modules/service-accounts/graphql.js';
+import '../modules/teams/graphql.js';
+import '../modules/permissions/viewer-graphql.js';
+import '../modules/api-keys/graphql.js';
+import '../modules/assignments/graphql.js';
+
+export const schema = builder.toSchema({ sortSchema: true });

@@ -1,0 +1,152 @@
+/**
+ * The roles that always exist: basic roles (one per org role plus Service Admin) with their
+ * default permissions, and fixed roles. Seeding writes them; "reset basic roles" restores the
+ * basic roles' defaults from here.
+ *
+ * Sources: upstream-behaviour.md "Roles" (names, uids, group, inheritance Viewer -> Editor ->
+ * Admin, fixed role contents and uid derivation) and Grafana's default basic role grants for
+ * the areas this service manages.
+ */
+import { createHash } from 'node:crypto';
+import { Action as A, type PermissionPair, Scope as S } from './catalogue.js';
+import { type BasicRoleName, SERVICE_ADMIN } from './principal.js';
+
+/** A role defined by the service itself. */
+export interface BuiltinRole {
+  uid: string;
+  name: string;
+  displayName: string;
+  description: string;
+  group: string;
+  hidden: boolean;
+  permissions: PermissionPair[];
+}
+
+/** A basic role: the permissions everyone holding `basicRole` gets. */
+export interface BasicRoleDefinition extends BuiltinRole {
+  basicRole: BasicRoleName;
+}
+
+const p = (action: string, scope = ''): PermissionPair => ({ action, scope });
+
+const ROLES_READER = [
+  p(A.RolesRead, S.RolesAll),
+  p(A.UsersRolesRead, S.UsersAll),
+  p(A.TeamsRolesRead, S.TeamsAll),
+  p(A.UsersPermissionsRead, S.UsersAll),
+];
+const ROLES_WRITER = [
+  ...ROLES_READER,
+  ...[A.RolesWrite, A.RolesDelete, A.UsersRolesAdd, A.UsersRolesDelete, A.TeamsRolesAdd, A.TeamsRolesDelete].map((a) => p(a, S.Delegate)),
+];
+const ORG_USERS_READER = [p(A.OrgUsersRead, S.UsersAll)];
+const ORG_USERS_WRITER = [...ORG_USERS_READER, ...[A.OrgUsersAdd, A.OrgUsersWrite, A.OrgUsersRemove].map((a) => p(a, S.UsersAll))];
+const TEAMS_READER = [p(A.TeamsRead, S.TeamsAll)];
+const TEAMS_WRITER = [p(A.TeamsCreate), ...[A.TeamsRead, A.TeamsWrite, A.TeamsDelete].map((a) => p(a, S.TeamsAll))];
+const SERVICE_ACCOUNTS_READER = [p(A.ServiceAccountsRead, S.ServiceAccountsAll)];
+const SERVICE_ACCOUNTS_WRITER = [
+  p(A.ServiceAccountsCreate),
+  ...[A.ServiceAccountsRead, A.ServiceAccountsWrite, A.ServiceAccountsDelete].map((a) => p(a, S.ServiceAccountsAll)),
+];
+const API_KEYS_READER = [p(A.ApiKeyRead, S.ApiKeysAll)];
+const API_KEYS_WRITER = [...API_KEYS_READER, p(A.ApiKeyCreate), p(A.ApiKeyDelete, S.ApiKeysAll)];
+const USERS_READER = [p(A.UsersRead, S.GlobalUsersAll)];
+const USERS_WRITER = [p(A.UsersCreate), ...[A.UsersRead, A.UsersWrite, A.UsersDelete].map((a) => p(a, S.GlobalUsersAll))];
+
+/** Grafana's uid for a fixed role: `fixed_` + base64url-nopad(sha1(name)). */
+export function fixedRoleUid(name: string): string {
+  return `fixed_${createHash('sha1').update(name).digest('base64url')}`;
+}
+
+function fixed(name: string, displayName: string, description: string, group: string, permissions: PermissionPair[]): BuiltinRole {
+  return { uid: fixedRoleUid(name), name, displayName, description, group, hidden: false, permissions };
+}
+
+/** Fixed roles: global, never updatable, assignable like any role. */
+export const FIXED_ROLES: readonly BuiltinRole[] = [
+  fixed('fixed:roles:reader', 'Role reader', 'Read all roles, role assignments and permissions.', 'Roles', ROLES_READER),
+  fixed('fixed:roles:writer', 'Role writer', 'Create, update, delete and assign roles the holder may delegate.', 'Roles', ROLES_WRITER),
+  fixed('fixed:roles:resetter', 'Role resetter', 'Reset basic roles to their default permissions.', 'Roles', [p(A.RolesWrite, S.Escalate)]),
+  fixed('fixed:apikeys:reader', 'API key reader', 'List API keys.', 'API keys', API_KEYS_READER),
+  fixed('fixed:apikeys:writer', 'API key writer', 'Create, list and delete API keys.', 'API keys', API_KEYS_WRITER),
+  fixed('fixed:users:reader', 'User reader', 'Read all users.', 'Users', USERS_READER),
+  fixed('fixed:users:writer', 'User writer', 'Create, read, update and delete users.', 'Users', USERS_WRITER),
+  fixed('fixed:org.users:reader', 'Organization user reader', 'Read the users of an organization.', 'Users', ORG_USERS_READER),
+  fixed(
+    'fixed:org.users:writer',
+    'Organization user writer',
+    'Add, update and remove the users of an organization.',
+    'Users',
+    ORG_USERS_WRITER,
+  ),
+  fixed('fixed:teams:reader', 'Team reader', 'Read teams.', 'Teams', TEAMS_READER),
+  fixed('fixed:teams:writer', 'Team writer', 'Create, read, update and delete teams.', 'Teams', TEAMS_WRITER),
+  fixed('fixed:serviceaccounts:reader', 'Service account reader', 'Read service accounts.', 'Service accounts', SERVICE_ACCOUNTS_READER),
+  fixed(
+    'fixed:serviceaccounts:writer',
+    'Service account writer',
+    'Create, read, update and delete service accounts.',
+    'Service accounts',
+    SERVICE_ACCOUNTS_WRITER,
+  ),
+];
+
+const VIEWER = [...ORG_USERS_READER, ...TEAMS_READER];
+const EDITOR = [...VIEWER, ...SERVICE_ACCOUNTS_READER];
+const ADMIN = [
+  ...EDITOR,
+  p(A.StatusAccessControl, S.ServicesAccessControl),
+  ...ROLES_WRITER,
+  ...ORG_USERS_WRITER,
+  ...TEAMS_WRITER,
+  ...SERVICE_ACCOUNTS_WRITER,
+  ...API_KEYS_WRITER,
+];
+// Grafana grants fixed:org.users:writer to Grafana Admins too: a Service Admin manages the
+// members of every organization (the org wall holds for org Admins, not for Service Admins).
+const SERVICE_ADMIN_PERMISSIONS = [
+  p(A.StatusAccessControl, S.ServicesAccessControl),
+  ...USERS_WRITER,
+  ...ORG_USERS_WRITER,
+  p(A.OrgsCreate),
+  p(A.OrgsRead, S.OrgsAll),
+  p(A.RolesWrite, S.Escalate),
+];
+
+function dedupe(perms: PermissionPair[]): PermissionPair[] {
+  const seen = new Map<string, PermissionPair>();
+  for (const perm of perms) seen.set(`${perm.action}\u0000${perm.scope}`, perm);
+  return [...seen.values()].sort((a, b) => a.action.localeCompare(b.action) || a.scope.localeCompare(b.scope));
+}
+
+function basic(basicRole: BasicRoleName, slug: string, description: string, permissions: PermissionPair[]): BasicRoleDefinition {
+  return {
+    basicRole,
+    uid: `basic_${slug}`,
+    name: `basic:${slug}`,
+    displayName: basicRole,
+    description,
+    group: 'Basic',
+    hidden: true,
+    permissions: dedupe(permissions),
+  };
+}
+
+/** Basic roles with their default permissions, inheritance already expanded. */
+export const BASIC_ROLES: readonly BasicRoleDefinition[] = [
+  basic('Viewer', 'viewer', 'Default permissions of organization viewers.', VIEWER),
+  basic('Editor', 'editor', "Default permissions of organization editors (a Viewer's and more).", EDITOR),
+  basic('Admin', 'admin', "Default permissions of organization admins (an Editor's and more).", ADMIN),
+  basic(SERVICE_ADMIN, 'service_admin', 'Default permissions of Service Admins, across organizations.', SERVICE_ADMIN_PERMISSIONS),
+];
+
+/** Role name prefixes reserved for roles the service defines. */
+export const FIXED_PREFIX = 'fixed:';
+export const BASIC_PREFIX = 'basic:';
+
+export function isFixedRoleName(name: string): boolean {
+  return name.startsWith(FIXED_PREFIX);
+}
+export function isBasicRoleName(name: string): boolean {
+  return name.startsWith(BASIC_PREFIX);
+}

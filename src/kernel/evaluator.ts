@@ -1,0 +1,178 @@
+/**
+ * Permission evaluation: an index over a principal's permissions, built once per principal and
+ * reused for every check, and composable evaluators (permission / all / any) checked against it.
+ *
+ * Rules (upstream-behaviour.md "Permission evaluation", Grafana's accesscontrol evaluator):
+ * - a check names an action and zero or more target scopes; the holder needs the action, and
+ *   when targets are given one of its scopes for that action must match one of the targets;
+ * - a held scope ending in `*` (`*` alone, or after `:`) matches every target starting with the
+ *   part before the `*`; any other held scope must equal the target; a held "" (no scope)
+ *   matches no target.
+ *
+ * Cost: a check is one Map lookup plus, for wildcard holders, one Set lookup per `:` in the
+ * target, independent of how many permissions the principal holds (see bench/evaluator.ts).
+ */
+import type { PermissionPair } from './catalogue.js';
+
+interface ActionScopes {
+  /** Held `*`: matches every target. */
+  all: boolean;
+  /** Held scopes without wildcard (including ""). */
+  exact: Set<string>;
+  /** Held wildcard scopes, stored without the trailing `*` (each ends with `:`). */
+  prefixes: Set<string>;
+  /** The same prefixes as an array, scanned with startsWith while there are few of them. */
+  prefixList: string[];
+}
+
+/**
+ * Up to this many wildcard prefixes per action a check scans them with `startsWith` (no
+ * allocation); past it, it looks up each `:`-bounded prefix of the target in the Set, whose cost
+ * does not grow with the number held. Measured with bench/evaluator.ts.
+ */
+const PREFIX_SCAN_LIMIT = 8;
+
+/** Immutable index of a set of permissions, keyed by action. */
+export class PermissionIndex {
+  private readonly byAction: Map<string, ActionScopes>;
+
+  private constructor(byAction: Map<string, ActionScopes>) {
+    this.byAction = byAction;
+  }
+
+  /** An index with no permissions (anonymous callers). */
+  static readonly EMPTY = PermissionIndex.from([]);
+
+  /** Builds the index; duplicates collapse. O(n) in the number of permissions. */
+  static from(permissions: Iterable<PermissionPair>): PermissionIndex {
+    const byAction = new Map<string, ActionScopes>();
+    for (const { action, scope } of permissions) {
+      let entry = byAction.get(action);
+      if (!entry) {
+        entry = { all: false, exact: new Set(), prefixes: new Set(), prefixList: [] };
+        byAction.set(action, entry);
+      }
+      if (scope === '*') entry.all = true;
+      else if (scope.endsWith(':*')) {
+        const prefix = scope.slice(0, -1);
+        if (!entry.prefixes.has(prefix)) {
+          entry.prefixes.add(prefix);
+          entry.prefixList.push(prefix);
+        }
+      } else entry.exact.add(scope);
+    }
+    return new PermissionIndex(byAction);
+  }
+
+  /** True when any permission with this action is held, whatever its scope. */
+  hasAction(action: string): boolean {
+    return this.byAction.has(action);
+  }
+
+  /** True when a held scope for `action` matches `target` (rules in the module comment). */
+  matches(action: string, target: string): boolean {
+    const entry = this.byAction.get(action);
+    if (!entry) return false;
+    if (entry.all) return true;
+    if (target !== '' && entry.exact.has(target)) return true;
+    const list = entry.prefixList;
+    if (list.length <= PREFIX_SCAN_LIMIT) {
+      for (let i = 0; i < list.length; i++) if (target.startsWith(list[i] as string)) return true;
+      return false;
+    }
+    for (let i = target.indexOf(':'); i !== -1; i = target.indexOf(':', i + 1)) {
+      if (entry.prefixes.has(target.slice(0, i + 1))) return true;
+    }
+    return false;
+  }
+
+  /**
+   * Delegation: true when holding `permission` grants nothing this index does not already
+   * grant. A role scope is covered by an equal held scope or a held wildcard whose prefix it
+   * starts with (so `users:*` is not covered by `users:id:*`); a scopeless role permission
+   * passes only scopeless checks, so holding the action under any scope covers it.
+   * Source: upstream-behaviour.md "Delegation".
+   */
+  covers(permission: PermissionPair): boolean {
+    if (permission.scope === '') return this.hasAction(permission.action);
+    return this.matches(permission.action, permission.scope);
+  }
+
+  /** The permissions of `wanted` this index does not cover; [] when delegation is allowed. */
+  uncovered(wanted: Iterable<PermissionPair>): PermissionPair[] {
+    const missing: PermissionPair[] = [];
+    for (const permission of wanted) if (!this.covers(permission)) missing.push(permission);
+    return missing;
+  }
+
+  /** Map action -> sorted scopes, the shape of GET /api/access-control/user/permissions. */
+  toScopeMap(): Record<string, string[]> {
+    const out: Record<string, string[]> = {};
+    for (const action of [...this.byAction.keys()].sort()) {
+      out[action] = this.scopesOf(action);
+    }
+    return out;
+  }
+
+  /** Every held permission, sorted by action then scope. */
+  list(): PermissionPair[] {
+    const out: PermissionPair[] = [];
+    for (const action of [...this.byAction.keys()].sort()) {
+      for (const scope of this.scopesOf(action)) out.push({ action, scope });
+    }
+    return out;
+  }
+
+  /** Number of distinct (action, scope) pairs held. */
+  get size(): number {
+    let n = 0;
+    for (const e of this.byAction.values()) n += (e.all ? 1 : 0) + e.exact.size + e.prefixes.size;
+    return n;
+  }
+
+  private scopesOf(action: string): string[] {
+    const e = this.byAction.get(action);
+    if (!e) return [];
+    const scopes = [...e.exact, ...[...e.prefixes].map((p) => `${p}*`)];
+    if (e.all) scopes.push('*');
+    return scopes.sort();
+  }
+}
+
+/** A composable access check. `describe` is what a 403 names as "Permissions needed". */
+export interface Evaluator {
+  evaluate(index: PermissionIndex): boolean;
+  describe(): string;
+}
+
+/** Needs `action`, and when scopes are given, a held scope matching one of them. */
+export function permission(action: string, ...scopes: string[]): Evaluator {
+  return {
+    evaluate(index) {
+      if (scopes.length === 0) return index.hasAction(action);
+      for (const target of scopes) if (index.matches(action, target)) return true;
+      return false;
+    },
+    describe() {
+      return scopes.length === 0 ? `action: ${action}` : `action: ${action} scopes: ${scopes.join(', ')}`;
+    },
+  };
+}
+
+/** Passes when every evaluator passes (and when given none). */
+export function all(...evaluators: Evaluator[]): Evaluator {
+  return {
+    evaluate: (index) => evaluators.every((e) => e.evaluate(index)),
+    describe: () =>
+      evaluators.length === 1 ? (evaluators[0] as Evaluator).describe() : `all(${evaluators.map((e) => e.describe()).join(' ')})`,
+  };
+}
+
+/** Passes when at least one evaluator passes (never when given none). */
+export function any(...evaluators: Evaluator[]): Evaluator {
+  return {
+    evaluate: (index) => evaluators.some((e) => e.evaluate(index)),
+    describe: () =>
+      evaluators.length === 1 ? (evaluators[0] as Evaluator).describe() : `any(${evaluators.map((e) => e.describe()).join(' ')})`,
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * Seeds what must always exist (issue #2 item 2): organization 1 "Main Org.", the basic roles
+ * with their default permissions and their grants, the fixed roles, and the first Service Admin.
+ *
+ * Idempotent: a restart changes nothing. Basic roles are created once and then left alone (an
+ * operator may have edited them; "reset basic roles" restores the defaults). Fixed roles belong
+ * to the service, so their permissions are brought back to the definition in code on every start.
+ */
+import { hashPassword } from '../platform/passwords.js';
+import { BASIC_ROLES, type BuiltinRole, FIXED_ROLES } from './builtin-roles.js';
+import type { Db, Tx } from '../platform/database.js';
+
+export const MAIN_ORG_ID = 1;
+export const MAIN_ORG_NAME = 'Main Org.';
+
+export interface SeedOptions {
+  adminLogin: string;
+  adminPassword: string;
+  log?: (msg: string, fields?: object) => void;
+}
+
+export interface SeedResult {
+  createdAdmin: boolean;
+  createdRoles: string[];
+  updatedFixedRoles: string[];
+}
+
+function samePermissions(a: { action: string; scope: string }[], b: { action: string; scope: string }[]): boolean {
+  const key = (p: { action: string; scope: string }) => `${p.action}\u0000${p.scope}`;
+  const left = new Set(a.map(key));
+  return left.size === new Set(b.map(key)).size && b.every((p) => left.has(key(p)));
+}
+
+async function ensureRole(tx: Tx, def: BuiltinRole, syncPermissions: boolean, result: SeedResult): Promise<number> {
+  const existing = await tx.role.findUnique({ where: { uid: def.uid }, include: { permissions: true } });
+  if (!existing) {
+    const created = await tx.role.create({
+      data: {
+        uid: def.uid,
+        orgId: 0,
+        name: def.name,
+        displayName: def.displayName,
+        description: def.description,
+        group: def.group,
+        hidden: def.hidden,
+        permissions: { create: def.permissions },
+      },
+    });
+    result.createdRoles.push(def.name);
+    return created.id;
+  }
+  if (syncPermissions && !samePermissions(existing.permissions, def.permissions)) {
+    await tx.permission.deleteMany({ where: { roleId: existing.id } });
+    await tx.permission.createMany({ data: def.permissions.map((p) => ({ ...p, roleId: existing.id })) });
+    await tx.role.update({ where: { id: existing.id }, data: { version: { increment: 1 } } });
+    result.updatedFixedRoles.push(def.name);
+  }
+  return existing.id;
+}
+
+/**
+ * Runs the seed in one transaction.
+ * @returns what was created or changed (all empty on a restart).
+ */
+export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
+  const result: SeedResult = { createdAdmin: false, createdRoles: [], updatedFixedRoles: [] };
+  // Hash outside the transaction: it is slow and needs no lock.
+  const adminExists = (await db.user.count({ where: { login: options.adminLogin } })) > 0;
+  const adminHash = adminExists ? null : await hashPassword(options.adminPassword);
+
+  await db.$transaction(async (tx) => {
+    if (!(await tx.org.findUnique({ where: { id: MAIN_ORG_ID } }))) {
+      await tx.org.create({ data: { id: MAIN_ORG_ID, name: MAIN_ORG_NAME } });
+    }
+    for (const def of BASIC_ROLES) {
+      const roleId = await ensureRole(tx, def, false, result);
+      await tx.basicRoleGrant.upsert({
+        where: { basicRole_orgId_roleId: { basicRole: def.basicRole, orgId: 0, roleId } },
+        create: { basicRole: def.basicRole, orgId: 0, roleId },
+        update: {},
+      });
+    }
+    for (const def of FIXED_ROLES) await ensureRole(tx, def, true, result);
+
+    if (adminHash !== null && !(await tx.user.findUnique({ where: { login: options.adminLogin } }))) {
+      const admin = await tx.user.create({
+        data: {
+          login: options.adminLogin,
+          email: options.adminLogin.includes('@') ? options.adminLogin : `${options.adminLogin}@localhost`,
+          name: options.adminLogin,
+          passwordHash: adminHash,
+          isServiceAdmin: true,
+          orgId: MAIN_ORG_ID,
+        },
+      });
+      await tx.orgUser.create({ data: { orgId: MAIN_ORG_ID, userId: admin.id, role: 'Admin' } });
+      result.createdAdmin = true;
+    }
+  });
+  options.log?.('seed complete', result);
+  return result;
+}

@@ -1,0 +1,43 @@
+/** `viewer`: the caller, with its roles and permissions, in one round-trip. */
+import { requireSignedIn } from '../../kernel/access.js';
+import type { Principal } from '../../kernel/principal.js';
+import { builder } from '../shared/builder.js';
+import { OrgRoleEnum } from '../shared/org-role.js';
+import { PermissionEntry } from '../shared/permission.js';
+
+const PrincipalKind = builder.enumType('PrincipalKind', {
+  values: { user: { value: 'user' }, serviceAccount: { value: 'serviceAccount' }, apiKey: { value: 'apiKey' } } as const,
+});
+
+export const Viewer = builder.objectRef<Exclude<Principal, { kind: 'anonymous' }>>('Viewer').implement({
+  description: 'The authenticated caller in the organization it acts in.',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'User, service account or API key id.' }),
+    kind: t.field({ type: PrincipalKind, resolve: (p) => p.kind }),
+    login: t.string({ description: 'Login, or the key name for an API key.', resolve: (p) => (p.kind === 'apiKey' ? p.name : p.login) }),
+    orgId: t.exposeInt('orgId', { description: 'The organization this request acts in.' }),
+    orgRole: t.field({ type: OrgRoleEnum, description: 'Org role in that organization.', resolve: (p) => p.orgRole }),
+    isServiceAdmin: t.exposeBoolean('isServiceAdmin'),
+    roles: t.prismaField({
+      type: ['Role'],
+      description: 'Every role behind its permissions: basic, direct (org and global) and team roles.',
+      resolve: (query, principal, _args, ctx) => ctx.services.assignments.ownRoles(principal, query),
+    }),
+    permissions: t.field({
+      type: [PermissionEntry],
+      description: 'Effective permissions, sorted by action then scope.',
+      resolve: (principal, _args, ctx) => ctx.services.assignments.ownPermissionList(principal),
+    }),
+  }),
+});
+
+builder.queryField('viewer', (t) =>
+  t.field({
+    type: Viewer,
+    description: 'The caller. Needs any credentials.',
+    resolve: (_root, _args, ctx) => {
+      requireSignedIn(ctx.principal);
+      return ctx.principal;
+    },
+  }),
+);

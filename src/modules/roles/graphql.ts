@@ -1,0 +1,100 @@
+/** Role type with its queries and mutations; every resolver calls one RoleService method. */
+import { builder } from '../shared/builder.js';
+import { MessagePayload } from '../shared/message.js';
+import { PermissionInput } from '../shared/permission.js';
+
+builder.prismaObject('Role', {
+  description: 'A role: basic (basic:*), fixed (fixed:*) or custom, global or local to one organization.',
+  fields: (t) => ({
+    uid: t.exposeString('uid'),
+    name: t.exposeString('name'),
+    displayName: t.exposeString('displayName'),
+    description: t.exposeString('description'),
+    group: t.exposeString('group'),
+    hidden: t.exposeBoolean('hidden', { description: 'Hidden roles are listed only with includeHidden.' }),
+    global: t.boolean({
+      description: 'True for a global role (organization id 0), false for an organization-local one.',
+      select: { orgId: true },
+      resolve: (role) => role.orgId === 0,
+    }),
+    version: t.exposeInt('version', { description: 'Each update must send a higher version.' }),
+    created: t.expose('created', { type: 'DateTime' }),
+    updated: t.expose('updated', { type: 'DateTime' }),
+    permissions: t.relation('permissions', { query: { orderBy: [{ action: 'asc' }, { scope: 'asc' }] } }),
+  }),
+});
+
+export const CreateRoleInput = builder.inputType('CreateRoleInput', {
+  fields: (t) => ({
+    uid: t.string({ description: 'Generated when omitted. At most 40 of [a-zA-Z0-9_-].' }),
+    global: t.boolean({ description: 'Create a global role (Service Admin only). Default false.' }),
+    version: t.int({ description: 'Default 0.' }),
+    name: t.string({ required: true, description: 'At most 190 characters; must not begin with "fixed:".' }),
+    displayName: t.string(),
+    description: t.string(),
+    group: t.string(),
+    hidden: t.boolean(),
+    permissions: t.field({ type: [PermissionInput], description: 'Default: no permissions.' }),
+  }),
+});
+
+export const UpdateRoleInput = builder.inputType('UpdateRoleInput', {
+  fields: (t) => ({
+    version: t.int({ required: true, description: 'Must be greater than the stored version.' }),
+    name: t.string({ required: true }),
+    displayName: t.string({ description: 'Unchanged when omitted.' }),
+    description: t.string({ description: 'Unchanged when omitted.' }),
+    group: t.string({ description: 'Unchanged when omitted.' }),
+    hidden: t.boolean({ description: 'Unchanged when omitted.' }),
+    permissions: t.field({ type: [PermissionInput], description: 'The complete list after the update; unchanged when omitted.' }),
+  }),
+});
+
+const AccessControlStatus = builder.objectRef<{ enabled: boolean }>('AccessControlStatus').implement({
+  fields: (t) => ({ enabled: t.exposeBoolean('enabled') }),
+});
+
+builder.queryFields((t) => ({
+  accessControlStatus: t.field({
+    type: AccessControlStatus,
+    description: 'Whether role-based access control is enabled. Needs status:accesscontrol on services:accesscontrol.',
+    resolve: (_root, _args, ctx) => ctx.services.roles.status(ctx.principal),
+  }),
+  roles: t.prismaField({
+    type: ['Role'],
+    description: 'Global roles and the roles of the current organization. Needs roles:read on roles:*.',
+    args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles (basic roles among them).' }) },
+    resolve: (query, _root, args, ctx) => ctx.services.roles.list(ctx.principal, args, query),
+  }),
+  role: t.prismaField({
+    type: 'Role',
+    description: 'One role by uid. Needs roles:read on roles:*.',
+    args: { uid: t.arg.string({ required: true }) },
+    resolve: (query, _root, args, ctx) => ctx.services.roles.get(ctx.principal, args.uid, query),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createRole: t.prismaField({
+    type: 'Role',
+    description: 'Creates a custom role. Needs roles:write on permissions:type:delegate and every permission given.',
+    args: { input: t.arg({ type: CreateRoleInput, required: true }) },
+    resolve: (query, _root, args, ctx) => ctx.services.roles.create(ctx.principal, args.input, query),
+  }),
+  updateRole: t.prismaField({
+    type: 'Role',
+    description: 'Updates a custom or basic role. Needs roles:write on permissions:type:delegate and delegation.',
+    args: { uid: t.arg.string({ required: true }), input: t.arg({ type: UpdateRoleInput, required: true }) },
+    resolve: (query, _root, args, ctx) => ctx.services.roles.update(ctx.principal, args.uid, args.input, query),
+  }),
+  deleteRole: t.field({
+    type: MessagePayload,
+    description: 'Deletes a custom role. Needs roles:delete on permissions:type:delegate and delegation.',
+    args: {
+      uid: t.arg.string({ required: true }),
+      force: t.arg.boolean({ description: 'Also delete its assignments; without it an assigned role is refused.' }),
+      global: t.arg.boolean({ description: 'Delete a global role instead of one of the current organization.' }),
+    },
+    resolve: (_root, args, ctx) => ctx.services.roles.delete(ctx.principal, args.uid, args),
+  }),
+}));

@@ -1,0 +1,355 @@
+/**
+ * Role management: list, read, create, update and delete roles, and the access-control status.
+ * Both doors (GraphQL and REST) call these functions; each one validates its input, checks the
+ * caller's permissions (including delegation), writes in one transaction and returns rows.
+ *
+ * Rules: service-interface.md "Create role" / "Update role" / "Delete role" / "Required
+ * permissions"; upstream-behaviour.md "Roles" (limits, stale version message, global org 0).
+ */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import type { Db } from '../../platform/database.js';
+import type { Prisma, Role } from '../../generated/prisma/client.js';
+import { type AccessService, requireCoverage, requireSignedIn } from '../../kernel/access.js';
+import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
+import { accessDenied, DomainError } from '../../kernel/errors.js';
+import { permission } from '../../kernel/evaluator.js';
+import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
+import type { Principal } from '../../kernel/principal.js';
+import { parseInput, permissionList } from '../../kernel/inputs.js';
+
+/** Limits from upstream-behaviour.md "Roles". */
+export const MAX_ROLE_NAME_LENGTH = 190;
+export const MAX_ROLE_UID_LENGTH = 40;
+const UID_PATTERN = /^[a-zA-Z0-9_-]+$/;
+/** Limit on free-text fields; the spec shows none, this keeps rows bounded. */
+const MAX_TEXT_LENGTH = 2000;
+
+/** What a Pothos `query` (or any caller) may ask Prisma to load with each role. */
+export type RoleQuery = { include?: Prisma.RoleInclude; select?: Prisma.RoleSelect };
+
+const text = (field: string) =>
+  z.string({ error: `${field} must be a string` }).max(MAX_TEXT_LENGTH, `${field} is longer than ${MAX_TEXT_LENGTH} characters`);
+const roleName = z
+  .string({ error: 'name is required and must be a string' })
+  .trim()
+  .min(1, 'name is required')
+  .max(MAX_ROLE_NAME_LENGTH, `name is longer than ${MAX_ROLE_NAME_LENGTH} characters`);
+const version = z
+  .number({ error: 'version must be a number' })
+  .int('version must be a whole number')
+  .min(0, 'version must not be negative')
+  .max(2_147_483_647, 'version is too large');
+
+/** Fields create and update share. */
+const describedRole = {
+  name: roleName,
+  displayName: text('displayName').nullish(),
+  description: text('description').nullish(),
+  group: text('group').nullish(),
+  hidden: z.boolean({ error: 'hidden must be a boolean' }).nullish(),
+  permissions: permissionList.nullish(),
+};
+
+/** Body of create role (service-interface.md "Create role"). */
+export const createRoleInput = z.object(
+  {
+    uid: z
+      .string({ error: 'uid must be a string' })
+      .max(MAX_ROLE_UID_LENGTH, `uid is longer than ${MAX_ROLE_UID_LENGTH} characters`)
+      .regex(UID_PATTERN, 'uid may contain only letters, digits, "_" and "-"')
+      .nullish(),
+    global: z.boolean({ error: 'global must be a boolean' }).nullish(),
+    version: version.nullish(),
+    ...describedRole,
+  },
+  { error: 'body must be a JSON object' },
+);
+export type CreateRoleInput = z.input<typeof createRoleInput>;
+
+/** Body of update role (service-interface.md "Update role"). Omitted optional fields keep their value. */
+export const updateRoleInput = z.object(
+  {
+    version: z.number({ error: 'version is required and must be a number' }).pipe(version),
+    ...describedRole,
+  },
+  { error: 'body must be a JSON object' },
+);
+export type UpdateRoleInput = z.input<typeof updateRoleInput>;
+
+/** A role as the REST door answers it (upstream-behaviour.md "Roles", JSON role). */
+export interface RoleJson {
+  uid: string;
+  name: string;
+  displayName: string;
+  description: string;
+  group: string;
+  hidden: boolean;
+  global: boolean;
+  version: number;
+  created: string;
+  updated: string;
+  permissions?: { action: string; scope: string; created: string; updated: string }[];
+}
+
+type PermissionRow = { action: string; scope: string; created: Date; updated: Date };
+
+/** JSON shape of a role row; `permissions` only when loaded. */
+export function roleToJson(role: Role & { permissions?: PermissionRow[] }): RoleJson {
+  const json: RoleJson = {
+    uid: role.uid,
+    name: role.name,
+    displayName: role.displayName,
+    description: role.description,
+    group: role.group,
+    hidden: role.hidden,
+    global: role.orgId === 0,
+    version: role.version,
+    created: role.created.toISOString(),
+    updated: role.updated.toISOString(),
+  };
+  if (role.permissions) {
+    json.permissions = role.permissions.map((p) => ({
+      action: p.action,
+      scope: p.scope,
+      created: p.created.toISOString(),
+      updated: p.updated.toISOString(),
+    }));
+  }
+  return json;
+}
+
+/** Grafana-style short uid: 14 characters of [a-zA-Z0-9_-] from a CSPRNG. */
+export function generateUid(): string {
+  return randomBytes(11).toString('base64url').slice(0, 14);
+}
+
+/** True when a Prisma error is a unique-constraint violation (P2002). */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
+}
+
+export interface RoleServiceDeps {
+  db: Db;
+  access: AccessService;
+  edition: 'enterprise' | 'oss';
+}
+
+/** The permissions of a role row, as pairs. */
+async function permissionsOfRole(db: Db | Prisma.TransactionClient, roleId: number): Promise<PermissionPair[]> {
+  return db.permission.findMany({ where: { roleId }, select: { action: true, scope: true } });
+}
+
+export class RoleService {
+  constructor(private readonly deps: RoleServiceDeps) {}
+
+  /**
+   * Access control exists only in the enterprise edition.
+   * @throws DomainError ACCESS_CONTROL_UNAVAILABLE (404) in the oss edition.
+   */
+  assertAvailable(): void {
+    if (this.deps.edition !== 'enterprise') {
+      throw new DomainError('ACCESS_CONTROL_UNAVAILABLE', 'Role-based access control is not available in this edition');
+    }
+  }
+
+  /**
+   * GET /api/access-control/status: `{enabled: true}`.
+   * Needs status:accesscontrol on services:accesscontrol. @throws 404 in oss, 401, 403.
+   */
+  async status(caller: Principal): Promise<{ enabled: boolean }> {
+    this.assertAvailable();
+    await this.deps.access.check(caller, permission(Action.StatusAccessControl, Scope.ServicesAccessControl));
+    return { enabled: true };
+  }
+
+  /**
+   * All global roles and the roles of the caller's organization, by name; hidden ones only with
+   * includeHidden. Needs roles:read on roles:*. @throws 404 in oss, 401, 403.
+   */
+  async list(caller: Principal, options: { includeHidden?: boolean | null }, query: RoleQuery = {}): Promise<Role[]> {
+    this.assertAvailable();
+    await this.deps.access.check(caller, permission(Action.RolesRead, Scope.RolesAll));
+    return this.deps.db.role.findMany({
+      ...query,
+      where: { orgId: { in: [0, caller.orgId] }, ...(options.includeHidden ? {} : { hidden: false }) },
+      orderBy: [{ name: 'asc' }],
+    });
+  }
+
+  /**
+   * One role with (when the query asks) its permissions. Needs roles:read on roles:*.
+   * @throws DomainError ROLE_NOT_FOUND (404) when the uid names no global role and no role of the
+   *   caller's organization; 404 in oss; 401; 403.
+   */
+  async get(caller: Principal, uid: string, query: RoleQuery = {}): Promise<Role> {
+    this.assertAvailable();
+    await this.deps.access.check(caller, permission(Action.RolesRead, Scope.RolesAll));
+    const role = await this.deps.db.role.findFirst({ ...query, where: { uid, orgId: { in: [0, caller.orgId] } } });
+    if (!role) throw roleNotFound(uid);
+    return role;
+  }
+
+  /**
+   * Creates a custom role. Needs roles:write on permissions:type:delegate and every permission of
+   * the new role (delegation); a global role additionally needs a Service Admin, since it acts in
+   * every organization.
+   * @throws DomainError VALIDATION_FAILED (400: bad field, `fixed:`/`basic:` name),
+   *   ROLE_ALREADY_EXISTS (409: uid or name taken), 401, 403, 404 in oss.
+   */
+  async create(caller: Principal, rawInput: unknown, query: RoleQuery = {}): Promise<Role> {
+    this.assertAvailable();
+    requireSignedIn(caller);
+    const input = parseInput(createRoleInput, rawInput);
+    if (isFixedRoleName(input.name)) throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "fixed:"');
+    if (isBasicRoleName(input.name)) throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "basic:"');
+    await this.deps.access.check(caller, permission(Action.RolesWrite, Scope.Delegate));
+    const global = input.global ?? false;
+    if (global) requireServiceAdmin(caller, 'create a global role');
+    const permissions = input.permissions ?? [];
+    await this.deps.access.checkDelegation(caller, permissions);
+
+    const uid = input.uid ?? generateUid();
+    const orgId = global ? 0 : caller.orgId;
+    try {
+      const role = await this.deps.db.role.create({
+        data: {
+          uid,
+          orgId,
+          name: input.name,
+          displayName: input.displayName ?? '',
+          description: input.description ?? '',
+          group: input.group ?? '',
+          hidden: input.hidden ?? false,
+          version: input.version ?? 0,
+          permissions: { create: permissions },
+        },
+        select: { id: true },
+      });
+      return await this.deps.db.role.findUniqueOrThrow({ ...query, where: { id: role.id } });
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new DomainError('ROLE_ALREADY_EXISTS', `a role with uid "${uid}" or name "${input.name}" already exists`);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Updates a custom or basic role; permissions, when sent, replace the old ones wholesale.
+   * Needs roles:write on permissions:type:delegate and delegation of both the role's current
+   * and its new permissions; a global role needs a Service Admin.
+   * @throws DomainError ROLE_NOT_FOUND (404), ROLE_IS_FIXED (400), ROLE_VERSION_CONFLICT (400:
+   *   "the provided role version is smaller than or equal to stored role"),
+   *   VALIDATION_FAILED (400), ROLE_ALREADY_EXISTS (409: name taken), 401, 403, 404 in oss.
+   */
+  async update(caller: Principal, uid: string, rawInput: unknown, query: RoleQuery = {}): Promise<Role> {
+    this.assertAvailable();
+    requireSignedIn(caller);
+    const input = parseInput(updateRoleInput, rawInput);
+    const index = await this.deps.access.check(caller, permission(Action.RolesWrite, Scope.Delegate));
+    const { db, access } = this.deps;
+
+    try {
+      await db.$transaction(async (tx) => {
+        const role = await tx.role.findFirst({ where: { uid, orgId: { in: [0, caller.orgId] } } });
+        if (!role) throw roleNotFound(uid);
+        if (isFixedRoleName(role.name)) throw new DomainError('ROLE_IS_FIXED', `fixed role "${role.name}" cannot be updated`);
+        const basic = isBasicRoleName(role.name);
+        if (basic && input.name !== role.name)
+          throw new DomainError('VALIDATION_FAILED', `name: basic role "${role.name}" cannot be renamed`);
+        if (!basic && (isFixedRoleName(input.name) || isBasicRoleName(input.name))) {
+          throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "fixed:" or "basic:"');
+        }
+        if (role.orgId === 0) requireServiceAdmin(caller, 'update a global role');
+        if (input.version <= role.version) {
+          throw new DomainError('ROLE_VERSION_CONFLICT', 'the provided role version is smaller than or equal to stored role', {
+            storedVersion: role.version,
+          });
+        }
+        const current = await permissionsOfRole(tx, role.id);
+        requireCoverage(index, input.permissions ? [...current, ...input.permissions] : current);
+
+        await tx.role.update({
+          where: { id: role.id },
+          data: {
+            name: input.name,
+            version: input.version,
+            ...(input.displayName != null && { displayName: input.displayName }),
+            ...(input.description != null && { description: input.description }),
+            ...(input.group != null && { group: input.group }),
+            ...(input.hidden != null && { hidden: input.hidden }),
+          },
+        });
+        if (input.permissions) {
+          await tx.permission.deleteMany({ where: { roleId: role.id } });
+          await tx.permission.createMany({ data: input.permissions.map((p) => ({ ...p, roleId: role.id })) });
+        }
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw new DomainError('ROLE_ALREADY_EXISTS', `a role named "${input.name}" already exists`);
+      throw error;
+    } finally {
+      access.invalidate();
+    }
+    return db.role.findUniqueOrThrow({ ...query, where: { uid } });
+  }
+
+  /**
+   * Deletes a custom role of the caller's organization (`global` false/absent) or a global role
+   * (`global` true). Without `force` a role that is still assigned is refused; with it, its
+   * assignments go too. Needs roles:delete on permissions:type:delegate and delegation of the
+   * role's permissions; a global role needs a Service Admin.
+   * @throws DomainError ROLE_NOT_FOUND (404), ROLE_IS_FIXED (400: fixed or basic role),
+   *   ROLE_ASSIGNED (400), 401, 403, 404 in oss.
+   */
+  async delete(caller: Principal, uid: string, options: { force?: boolean | null; global?: boolean | null }): Promise<{ message: string }> {
+    this.assertAvailable();
+    requireSignedIn(caller);
+    const index = await this.deps.access.check(caller, permission(Action.RolesDelete, Scope.Delegate));
+    const { db, access } = this.deps;
+    const orgId = options.global ? 0 : caller.orgId;
+    try {
+      await db.$transaction(async (tx) => {
+        const role = await tx.role.findFirst({ where: { uid, orgId } });
+        if (!role) throw roleNotFound(uid);
+        if (isFixedRoleName(role.name) || isBasicRoleName(role.name)) {
+          throw new DomainError('ROLE_IS_FIXED', `role "${role.name}" is defined by the service and cannot be deleted`);
+        }
+        if (role.orgId === 0) requireServiceAdmin(caller, 'delete a global role');
+        requireCoverage(index, await permissionsOfRole(tx, role.id));
+        if (!options.force) {
+          const [users, teams] = await Promise.all([
+            tx.userRole.count({ where: { roleId: role.id } }),
+            tx.teamRole.count({ where: { roleId: role.id } }),
+          ]);
+          if (users + teams > 0) {
+            throw new DomainError(
+              'ROLE_ASSIGNED',
+              `role "${role.name}" is assigned ${users + teams} time(s); delete it with force=true to remove its assignments too`,
+            );
+          }
+        }
+        // Assignments and permissions go with the role (ON DELETE CASCADE).
+        await tx.role.delete({ where: { id: role.id } });
+      });
+    } finally {
+      access.invalidate();
+    }
+    return { message: 'Role deleted' };
+  }
+}
+
+/** 404 ROLE_NOT_FOUND for `uid`. */
+export function roleNotFound(uid: string): DomainError {
+  return new DomainError('ROLE_NOT_FOUND', `role "${uid}" not found`, { uid });
+}
+
+/**
+ * Global roles and global assignments act in every organization, so only a Service Admin may
+ * write them: the organization wall (issue #3 item 5) holds for org Admins.
+ * @throws DomainError ACCESS_DENIED (403).
+ */
+export function requireServiceAdmin(caller: Principal, what: string): void {
+  if (!caller.isServiceAdmin) throw accessDenied(`Service Admin to ${what}`);
+}
