@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/platform/database.js';
 import { seed } from '../src/kernel/seed.js';
+import { openDatabase } from '../src/platform/database.js';
 import { createLogger } from '../src/platform/logger.js';
 
 const requests = Number(process.argv[process.argv.indexOf('--requests') + 1]) || 300;

@@ -5,8 +5,9 @@
  *
  *   npm run bench:evaluator [-- --seconds 3]
  */
-import { PermissionIndex, permission } from '../src/kernel/evaluator.js';
+
 import type { PermissionPair } from '../src/kernel/catalogue.js';
+import { PermissionIndex, permission } from '../src/kernel/evaluator.js';
 
 const seconds = Number(process.argv[process.argv.indexOf('--seconds') + 1]) || 2;
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Launcher of the portcullis CLI (src/cli.ts): registers tsx's ESM loader, a runtime
+// Launcher of the portcullis CLI (src/cli/index.ts): registers tsx's ESM loader, a runtime
 // dependency, so the TypeScript sources run as they are, then hands over the arguments.
 import { register } from 'tsx/esm/api';
 

@@ -1,6 +1,6 @@
 /**
  * Creates the next migration from the difference between the committed migrations and
- * prisma/schema.prisma, offline (Prisma's wasm schema engine, see src/db/schema-engine.ts).
+ * prisma/schema.prisma, offline (Prisma's wasm schema engine, see src/platform/schema-engine.ts).
  *
  *   npm run db:migration -- <name>      (or: npx tsx scripts/migration-create.ts <name>)
  *
@@ -11,8 +11,14 @@
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { MIGRATIONS_DIR, readMigrations } from '../src/platform/legacy-migrate.js';
-import { diffMigrationsToSchema, MIGRATION_LOCK_CONTENT, MIGRATION_LOCK_FILE, SCHEMA_PATH } from '../src/platform/legacy-schema-engine.js';
+import { MIGRATIONS_DIR } from '../src/platform/migrations.js';
+import {
+  diffMigrationsToSchema,
+  MIGRATION_LOCK_CONTENT,
+  MIGRATION_LOCK_FILE,
+  readMigrations,
+  SCHEMA_PATH,
+} from '../src/platform/schema-engine.js';
 
 /** Prisma's folder prefix: UTC `YYYYMMDDHHMMSS`. */
 function timestamp(date: Date): string {

@@ -1,22 +1,23 @@
 /**
- * createApp: the yoga instance with the REST routes mounted, for a database and configuration.
- * Opens no port: main.ts listens, tests call `app.yoga.fetch(...)`.
+ * Composition root: the feature services on a database, the authenticator, and the yoga
+ * instance with its plugins (REST routes, GraphiQL prompt, status of bad requests). Opens no
+ * port: main.ts listens, tests call `app.yoga.fetch(...)`.
  */
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
-import { createAuthenticator } from './http/authenticate.js';
 import type { Config } from './config.js';
-import { type Clock, systemClock } from './platform/clock.js';
-import { DomainError } from './kernel/errors.js';
-import { createServices, type Services } from './modules/services.js';
-import type { Db } from './platform/database.js';
-import { useBadRequestStatus } from './http/use-bad-request-status.js';
-import type { GraphQLContext } from './modules/shared/context.js';
+import { createAuthenticator } from './http/authenticate.js';
 import { toGraphQLError } from './http/graphql-errors.js';
-import { schema } from './http/schema.js';
-import type { Logger } from './platform/logger.js';
-import { createRestRouter, errorResponse } from './http/use-rest-routes.js';
 import { routes } from './http/routes.js';
+import { schema } from './http/schema.js';
+import { useBadRequestStatus } from './http/use-bad-request-status.js';
+import { useGraphiQLAuth } from './http/use-graphiql-auth.js';
+import { useRestRoutes } from './http/use-rest-routes.js';
+import { createServices, type Services } from './modules/services.js';
+import type { GraphQLContext } from './modules/shared/context.js';
+import { type Clock, systemClock } from './platform/clock.js';
+import type { Db } from './platform/database.js';
+import type { Logger } from './platform/logger.js';
 
 export interface AppDeps {
   db: Db;
@@ -30,28 +31,21 @@ export interface App {
   services: Services;
 }
 
+const DEFAULT_QUERY =
+  "# Signed in with your browser's basic-auth prompt.\n{\n  viewer {\n    login\n    orgId\n    orgRole\n    roles { uid name }\n    permissions { action scope }\n  }\n}\n";
+
+/** Builds the app for a database and configuration. */
 export function createApp(deps: AppDeps): App {
   const { db, config, log } = deps;
   const services = createServices({ db, config, clock: deps.clock ?? systemClock });
   const authenticate = createAuthenticator({ db, apiKeys: services.apiKeys });
-  const rest = createRestRouter({
-    routes,
-    services,
-    authenticate,
-    log,
-    ...(config.edition === 'oss' && { unavailablePrefix: '/api/access-control/' }),
-  });
 
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     renderGraphiQL,
-    graphiql: {
-      title: 'portcullis GraphiQL',
-      defaultQuery:
-        "# Signed in with your browser's basic-auth prompt.\n{\n  viewer {\n    login\n    orgId\n    orgRole\n    roles { uid name }\n    permissions { action scope }\n  }\n}\n",
-    },
+    graphiql: { title: 'portcullis GraphiQL', defaultQuery: DEFAULT_QUERY },
     logging: {
       debug: (...args) => log.debug(args.map(String).join(' ')),
       info: (...args) => log.info(args.map(String).join(' ')),
@@ -68,25 +62,14 @@ export function createApp(deps: AppDeps): App {
     },
     plugins: [
       useBadRequestStatus(),
-      {
-        async onRequest({ request, url, endResponse }) {
-          const response = await rest(request, url);
-          if (response) endResponse(response);
-        },
-        // GraphiQL in a browser: ask for basic credentials once (yoga renders the page before
-        // user plugins see the request, so the answer is swapped here); the browser then sends
-        // them with every GraphiQL request.
-        onResponse({ request, response, setResponse }) {
-          if (
-            request.method === 'GET' &&
-            response.status === 200 &&
-            (response.headers.get('content-type') ?? '').startsWith('text/html') &&
-            !request.headers.get('authorization')
-          ) {
-            setResponse(errorResponse(new DomainError('UNAUTHENTICATED', 'Unauthorized'), log));
-          }
-        },
-      },
+      useRestRoutes({
+        routes,
+        services,
+        authenticate,
+        log,
+        ...(config.edition === 'oss' && { unavailablePrefix: '/api/access-control/' }),
+      }),
+      useGraphiQLAuth(log),
     ],
   });
   return { yoga, services };

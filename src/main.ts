@@ -2,8 +2,8 @@
 import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
-import { openDatabase } from './platform/database.js';
 import { seed } from './kernel/seed.js';
+import { openDatabase } from './platform/database.js';
 import { createLogger } from './platform/logger.js';
 
 async function main(): Promise<void> {

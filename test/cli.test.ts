@@ -1,12 +1,12 @@
 /**
- * The CLI (bin/portcullis.mjs -> src/cli.ts). A few tests spawn the real launcher against a
+ * The CLI (bin/portcullis.mjs -> src/cli/index.ts). A few tests spawn the real launcher against a
  * temporary DATABASE_URL (process start costs seconds); the other paths call runCli in-process,
  * which is the same code minus the launcher.
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,7 @@ import { runCli } from '../src/cli/index.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/platform/database.js';
 import { createLogger } from '../src/platform/logger.js';
-import { authHeader, type Credentials } from './helpers/app.js';
+import { authHeader, type Credentials } from './support/app.js';
 
 const run = promisify(execFile);
 const BIN = fileURLToPath(new URL('../bin/portcullis.mjs', import.meta.url));
@@ -23,10 +23,13 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 let dir: string;
 let env: Record<string, string>;
+/** The line every command that opens the database prints first on stderr. */
+let databaseLine: string;
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'portcullis-cli-'));
   env = { DATABASE_URL: `file:${join(dir, 'cli.db')}`, ADMIN_LOGIN: 'admin', ADMIN_PASSWORD: 'cli-admin-password', LOG_LEVEL: 'silent' };
+  databaseLine = `using database ${join(dir, 'cli.db')}\n`;
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -92,7 +95,7 @@ describe('bin/portcullis.mjs (spawned)', () => {
       '--org-role',
       'Editor',
     ]);
-    expect(res.stderr).toBe('');
+    expect(res.stderr).toBe(databaseLine);
     expect(res.code).toBe(0);
     const created = JSON.parse(res.stdout) as { id: number; login: string; orgId: number };
     expect(created).toMatchObject({ login: 'ops', orgId: 1, isServiceAdmin: false });
@@ -109,14 +112,16 @@ describe('bin/portcullis.mjs (spawned)', () => {
     const res = await spawnCli(['user', 'create', '--login', 'ops', '--email', 'other@example.test', '--password', 'whatever']);
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
-    expect(res.stderr).toMatch(/^ALREADY_EXISTS: .*already exists/);
+    expect(res.stderr.startsWith(databaseLine)).toBe(true);
+    expect(res.stderr.slice(databaseLine.length)).toMatch(/^ALREADY_EXISTS: .*already exists/);
   });
 
   it('a usage error: exit 2 with the command usage', async () => {
     const res = await spawnCli(['team', 'create']);
     expect(res.code).toBe(2);
-    expect(res.stderr).toContain('missing --name');
+    expect(res.stderr).toContain("required option '--name <name>' not specified");
     expect(res.stderr).toContain('Usage: portcullis team create');
+    expect(res.stderr).not.toContain('using database');
   });
 });
 
@@ -128,21 +133,30 @@ describe('runCli (in process)', () => {
     const users = await graphqlOnCliDb('{ users { id login } }', { login: 'admin', password: 'cli-admin-password' });
     const ops = ((users.body.data?.users ?? []) as { id: number; login: string }[]).find((u) => u.login === 'ops');
     const added = await inProcess(['team', 'add-member', '--team', String(teamId), '--user', String(ops?.id)]);
-    expect(added.stderr).toBe('');
+    expect(added.stderr).toBe(databaseLine);
     expect(added.code).toBe(0);
     expect(JSON.parse(added.stdout)).toEqual({ teamId, userId: ops?.id, memberIds: [ops?.id] });
   });
 
-  it('--help lists every command', async () => {
-    const res = await inProcess(['--help']);
+  it.each([['--help'], ['help']])('%s lists every command, without opening the database', async (flag) => {
+    const res = await inProcess([flag]);
     expect(res.code).toBe(0);
+    expect(res.stderr).toBe('');
     for (const cmd of ['user create', 'team create', 'team add-member', 'sa create', 'org create'])
       expect(res.stdout).toContain(`portcullis ${cmd}`);
   });
 
+  it('prints the database file it uses, resolving a relative DATABASE_URL against the working directory as the server does', async () => {
+    const file = join(dir, 'relative.db');
+    const res = await inProcess(['org', 'create', '--name', 'Elsewhere'], { DATABASE_URL: `file:${relative(process.cwd(), file)}` });
+    expect(res.code).toBe(0);
+    expect(res.stderr).toBe(`using database ${file}\n`);
+    expect(JSON.parse(res.stdout)).toMatchObject({ name: 'Elsewhere' });
+  });
+
   it('sa create: a service account with the role, which cannot sign in with basic auth', async () => {
     const res = await inProcess(['sa', 'create', '--name', 'Deploy Bot', '--role', 'Editor']);
-    expect(res.stderr).toBe('');
+    expect(res.stderr).toBe(databaseLine);
     expect(res.code).toBe(0);
     expect(JSON.parse(res.stdout)).toMatchObject({ login: 'sa-1-deploy-bot', name: 'Deploy Bot', orgId: 1, role: 'Editor' });
     const attempt = await graphqlOnCliDb('{ viewer { id } }', { login: 'sa-1-deploy-bot', password: '' });
@@ -201,21 +215,23 @@ describe('runCli (in process)', () => {
   });
 
   it.each([
-    { args: [], stderr: /No command given/ },
-    { args: ['user'], stderr: /Unknown command "user"/ },
-    { args: ['user', 'delete'], stderr: /Unknown command "user delete"/ },
+    { args: [], stderr: /^Usage: portcullis \[options\] \[command\]/ },
+    { args: ['frobnicate'], stderr: /^error: unknown command 'frobnicate'\n\nUsage: portcullis / },
+    { args: ['user'], stderr: /^Usage: portcullis user / },
+    { args: ['user', 'delete'], stderr: /^error: unknown command 'delete'\n\nUsage: portcullis user / },
     {
       args: ['user', 'create', '--login', 'x', '--email', 'x@example.test', '--password', 'xxxx', '--bogus'],
-      stderr: /Unknown option '--bogus'/,
+      stderr: /^error: unknown option '--bogus'/,
     },
-    { args: ['sa', 'create', '--name', 'x'], stderr: /missing --role/ },
-    { args: ['team', 'add-member', '--team', 'abc', '--user', '1'], stderr: /--team must be a positive id/ },
-    { args: ['team', 'create', '--name', 'x', '--org', '0'], stderr: /--org must be a positive id/ },
-    { args: ['org', 'create', 'extra', '--name', 'x'], stderr: /Unexpected argument 'extra'/ },
-  ])('exit 2 for $args', async ({ args, stderr }) => {
+    { args: ['sa', 'create', '--name', 'x'], stderr: /^error: required option '--role <None\|Viewer\|Editor\|Admin>' not specified/ },
+    { args: ['team', 'add-member', '--team', 'abc', '--user', '1'], stderr: /^error: option '--team <id>' argument 'abc' is invalid/ },
+    { args: ['team', 'create', '--name', 'x', '--org', '0'], stderr: /^error: option '--org <id>' argument '0' is invalid/ },
+    { args: ['org', 'create', 'extra', '--name', 'x'], stderr: /^error: too many arguments for 'create'/ },
+  ])('exit 2 for $args, before opening the database', async ({ args, stderr }) => {
     const res = await inProcess(args);
     expect(res.code).toBe(2);
     expect(res.stderr).toMatch(stderr);
+    expect(res.stderr).not.toContain('using database');
     expect(res.stdout).toBe('');
   });
 
@@ -223,6 +239,7 @@ describe('runCli (in process)', () => {
     const res = await inProcess(['org', 'create', '--name', 'x'], { DATABASE_URL: 'postgres://nope' });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('DATABASE_URL');
+    expect(res.stderr).not.toContain('using database');
   });
 
   it.each([
@@ -234,7 +251,7 @@ describe('runCli (in process)', () => {
   ])('exit 1 with $code for $args', async ({ args, code }) => {
     const res = await inProcess(args);
     expect(res.code).toBe(1);
-    expect(res.stderr.startsWith(`${code}: `)).toBe(true);
+    expect(res.stderr.startsWith(`${databaseLine}${code}: `)).toBe(true);
   });
 
   it('help for each command: exit 0', async () => {

@@ -10,7 +10,7 @@
  */
 
 import { DomainError } from '../kernel/errors.js';
-import { ANONYMOUS, type ApiKeyPrincipal, isOrgRole, type OrgRole, type Principal } from '../kernel/principal.js';
+import { ANONYMOUS, type ApiKeyPrincipal, type Principal, principalOf } from '../kernel/principal.js';
 import type { Db } from '../platform/database.js';
 import { verifyPassword } from '../platform/passwords.js';
 
@@ -79,23 +79,10 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     }
     const orgId = orgHeader ?? user.orgId;
     const membership = user.orgs.find((m) => m.orgId === orgId);
-    let orgRole: OrgRole;
-    if (membership) {
-      orgRole = isOrgRole(membership.role) ? membership.role : 'None';
-    } else if (user.isServiceAdmin && (await db.org.count({ where: { id: orgId } })) > 0) {
-      orgRole = 'None';
-    } else {
+    if (!membership && !(user.isServiceAdmin && (await db.org.count({ where: { id: orgId } })) > 0)) {
       throw new DomainError('ORG_NOT_ACCESSIBLE', `user is not a member of organization ${orgId}`);
     }
-    return {
-      kind: 'user',
-      id: user.id,
-      login: user.login,
-      orgId,
-      orgRole,
-      isServiceAdmin: user.isServiceAdmin,
-      authMethod: 'basic',
-    };
+    return principalOf(user, orgId, membership?.role ?? 'None', 'basic');
   }
 
   return async (request) => {

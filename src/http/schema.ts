@@ -1,4 +1,4 @@
-/** Imports every type module, then builds the schema. */
+/** The GraphQL schema: the shared types, then every feature's graphql.ts, then build. */
 import { builder } from '../modules/shared/builder.js';
 import '../modules/shared/scalars.js';
 import '../modules/shared/message.js';
@@ -9,7 +9,7 @@ import '../modules/orgs/graphql.js';
 import '../modules/users/graphql.js';
 import '../modules/service-accounts/graphql.js';
 import '../modules/teams/graphql.js';
-import '../modules/permissions/viewer-graphql.js';
+import '../modules/permissions/graphql.js';
 import '../modules/api-keys/graphql.js';
 import '../modules/assignments/graphql.js';
 

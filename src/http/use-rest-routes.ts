@@ -1,33 +1,17 @@
 /**
- * A small REST router: a table of routes (method, path, the permission it needs, handler) and
- * the code that matches a request, authenticates it, parses its JSON body and turns the
- * handler's result or error into a response. Handlers call one core service each.
+ * The REST door as a yoga plugin: matches a request against the features' route tables
+ * (method, path, requirement, handler), authenticates it, parses its JSON body and turns the
+ * handler's result or error into a response, before yoga's GraphQL handling sees it. Handlers
+ * call one feature service each.
  */
-import { DomainError, httpStatusOf, isDomainError } from '../kernel/errors.js';
+import type { Plugin } from 'graphql-yoga';
+import { UNAVAILABLE_MESSAGE } from '../kernel/edition.js';
+import { DomainError } from '../kernel/errors.js';
 import type { Principal } from '../kernel/principal.js';
 import type { Services } from '../modules/services.js';
+import type { Route } from '../modules/shared/rest.js';
 import type { Logger } from '../platform/logger.js';
-
-export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
-
-export interface RouteRequest {
-  principal: Principal;
-  services: Services;
-  /** Path parameters by name (`:uid` -> params.uid), URI-decoded. */
-  params: Record<string, string>;
-  query: URLSearchParams;
-  /** Parsed JSON body (POST/PUT), or undefined when none was sent. */
-  body: unknown;
-}
-
-export interface Route {
-  method: Method;
-  /** `/api/...` with `:name` parameters. */
-  path: string;
-  /** The permission the core checks, for readers of the table (service-interface.md). */
-  requires: string;
-  handler: (req: RouteRequest) => Promise<unknown>;
-}
+import { errorResponse, json } from './responses.js';
 
 /** Largest JSON body accepted, in bytes. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -43,27 +27,6 @@ export interface RestRouterDeps {
   log: Logger;
   /** Paths under this prefix answer 404 (used for the oss edition's /api/access-control/). */
   unavailablePrefix?: string;
-}
-
-/** JSON response with `status`. */
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
-  });
-}
-
-/**
- * Response for an error: a DomainError gives its status and `{message, code}`; anything else is
- * logged with its stack and answered 500 `{"message": "Internal server error"}`.
- */
-export function errorResponse(error: unknown, log: Logger): Response {
-  if (isDomainError(error)) {
-    const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': 'Basic realm="portcullis"' } : {};
-    return json(httpStatusOf(error.code), { message: error.message, code: error.code }, headers);
-  }
-  log.error({ err: error }, 'unexpected error');
-  return json(500, { message: 'Internal server error', code: 'INTERNAL' });
 }
 
 async function readJsonBody(request: Request): Promise<unknown> {
@@ -91,7 +54,7 @@ function split(path: string): string[] {
  * Builds the request handler. It answers every path under /api/ (404 for unknown ones, 405 for
  * a known path with another method) and returns null for any other path.
  */
-export function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL) => Promise<Response | null> {
+function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL) => Promise<Response | null> {
   // Static segments win over parameters, so `/roles/hard-reset` is never taken as a uid.
   const compiled: CompiledRoute[] = deps.routes
     .map((r) => ({ ...r, segments: split(r.path) }))
@@ -128,7 +91,7 @@ export function createRestRouter(deps: RestRouterDeps): (request: Request, url: 
     let response: Response;
     try {
       if (deps.unavailablePrefix && url.pathname.startsWith(deps.unavailablePrefix)) {
-        throw new DomainError('ACCESS_CONTROL_UNAVAILABLE', 'Role-based access control is not available in this edition');
+        throw new DomainError('ACCESS_CONTROL_UNAVAILABLE', UNAVAILABLE_MESSAGE);
       }
       const found = match(request.method, url.pathname);
       if (found === null) throw new DomainError('NOT_FOUND', 'Not found');
@@ -151,5 +114,19 @@ export function createRestRouter(deps: RestRouterDeps): (request: Request, url: 
       'rest request',
     );
     return response;
+  };
+}
+
+/**
+ * Yoga plugin answering every path under /api/ from the route tables (404 for unknown paths,
+ * 405 for a known path with another method); other paths go on to yoga.
+ */
+export function useRestRoutes(deps: RestRouterDeps): Plugin {
+  const rest = createRestRouter(deps);
+  return {
+    async onRequest({ request, url, endResponse }) {
+      const response = await rest(request, url);
+      if (response) endResponse(response);
+    },
   };
 }

@@ -1,5 +1,6 @@
 /**
- * Effective permissions of a principal and the checks every operation makes.
+ * The access service: effective permissions of a principal, the checks every operation makes,
+ * and the one write path that keeps the permission cache honest.
  *
  * Effective permissions in an organization (upstream-behaviour.md "Permission evaluation"):
  * - users and service accounts: roles assigned to them in that org or globally, roles of their
@@ -7,32 +8,59 @@
  *   Service Admin;
  * - API keys: the basic role of the key's role.
  *
- * The index of each (organization, principal) is cached, so a check reads no database. Every
- * write that can change any principal's permissions MUST call `invalidate()` once its
- * transaction has committed (in a `finally`, so a failed write cannot leave a stale entry
- * either), so the very next request on this process sees the change. The writes that must do so:
- * - a role's permissions change: role update (basic roles included), role delete, basic role reset;
- * - an assignment changes: user / service account role add, remove, set; team role add, remove, set;
- * - a team's membership changes (member added or removed, team deleted);
- * - an org role changes (user added to or removed from an organization, role changed), a user's
- *   Service Admin flag changes, a user or organization is deleted.
- * test/api/permission-cache.test.ts proves no stale answer after each of them. The cache key
- * holds no org role, so forgetting to invalidate after an org role change serves the old role.
+ * Cache: each (organization, principal, org role, Service Admin flag) index is cached in an LRU
+ * bounded in bytes and in time (lru-cache). Every write that can change anyone's permissions goes
+ * through `write()`: one transaction, then a generation bump that drops every cached index. A
+ * load stamps the generation it started in and is stored only if no write finished meanwhile,
+ * so an in-flight request can never put back a stale entry after a write was acknowledged
+ * (issue #10 "revocation race"). Forgetting to invalidate is impossible: there is no other
+ * write path into the tables permissions derive from (roles, permissions, grants, assignments,
+ * team members, org members, users).
  */
-import type { Db } from '../platform/database.js';
+import { LRUCache } from 'lru-cache';
 import type { Prisma, Role } from '../generated/prisma/client.js';
-import { accessDenied, DomainError } from './errors.js';
-import { type Evaluator, PermissionIndex } from './evaluator.js';
+import type { Db, Tx } from '../platform/database.js';
 import type { PermissionPair } from './catalogue.js';
-import { type BasicRoleName, type Principal, principalKey, SERVICE_ADMIN } from './principal.js';
+import type { EditionGuard } from './edition.js';
+import { accessDenied } from './errors.js';
+import { type Evaluator, PermissionIndex } from './evaluator.js';
+import { requireCoverage, requireSignedIn } from './guards.js';
+import { type BasicRoleName, type Principal, principalKey, SERVICE_ADMIN, type SignedInPrincipal } from './principal.js';
 
-/** Cached indexes kept at most; the oldest entry is dropped past this. */
-const CACHE_LIMIT = 10_000;
+/** Bounds of the permission cache. */
+export interface PermissionCacheLimits {
+  /** Bytes of cached permissions kept at most (estimated from action and scope lengths). */
+  maxBytes: number;
+  /** Milliseconds a cached index may be served; a safety net, writes invalidate at once. */
+  ttlMs: number;
+}
+
+/** 32 MiB and 5 minutes. */
+export const DEFAULT_CACHE_LIMITS: PermissionCacheLimits = { maxBytes: 32 * 1024 * 1024, ttlMs: 5 * 60_000 };
+
+/** Estimated bytes of an index: two UTF-16 strings per permission plus Map/Set overhead. */
+function estimateBytes(permissions: readonly PermissionPair[]): number {
+  let bytes = 256;
+  for (const p of permissions) bytes += 2 * (p.action.length + p.scope.length) + 96;
+  return bytes;
+}
 
 export class AccessService {
-  private readonly cache = new Map<string, Promise<PermissionIndex>>();
+  private readonly cache: LRUCache<string, PermissionIndex>;
+  /** In-flight loads by cache key, so concurrent requests of one principal load once. */
+  private readonly loading = new Map<string, Promise<PermissionIndex>>();
+  private generation = 0;
 
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    limits: PermissionCacheLimits = DEFAULT_CACHE_LIMITS,
+  ) {
+    this.cache = new LRUCache<string, PermissionIndex>({
+      maxSize: limits.maxBytes,
+      ttl: limits.ttlMs,
+      sizeCalculation: (index) => estimateBytes(index.list()),
+    });
+  }
 
   /** Basic roles whose permissions `principal` holds. */
   static basicRolesOf(principal: Principal): BasicRoleName[] {
@@ -43,38 +71,65 @@ export class AccessService {
   }
 
   /**
-   * The principal's permission index, from cache when present.
-   * Anonymous principals hold nothing. Costs two SQL statements on a miss.
+   * The principal's permission index, from cache when present. Anonymous principals hold
+   * nothing. Costs two SQL statements on a miss. The key holds the org role and the Service
+   * Admin flag too, so a principal re-authenticated with a lower role never meets its old index.
    */
   permissionsOf(principal: Principal): Promise<PermissionIndex> {
     if (principal.kind === 'anonymous') return Promise.resolve(PermissionIndex.EMPTY);
-    const key = principalKey(principal);
+    const key = `${principalKey(principal)}:${principal.orgRole}:${principal.isServiceAdmin ? 1 : 0}`;
     const cached = this.cache.get(key);
-    if (cached) return cached;
-    const loading = this.load(principal).then((perms) => PermissionIndex.from(perms));
-    // invalidate() runs after a write commits and clears this entry, so a load that raced
-    // with the write is never served afterwards.
-    loading.catch(() => this.cache.get(key) === loading && this.cache.delete(key));
-    if (this.cache.size >= CACHE_LIMIT) {
-      const oldest = this.cache.keys().next().value;
-      if (oldest !== undefined) this.cache.delete(oldest);
-    }
-    this.cache.set(key, loading);
-    return loading;
-  }
-
-  /** Drops every cached index (call after any write that can change permissions). */
-  invalidate(): void {
-    this.cache.clear();
+    if (cached) return Promise.resolve(cached);
+    const pending = this.loading.get(key);
+    if (pending) return pending;
+    const generation = this.generation;
+    const load = this.load(principal)
+      .then((permissions) => {
+        const index = PermissionIndex.from(permissions);
+        if (generation === this.generation) this.cache.set(key, index);
+        return index;
+      })
+      .finally(() => {
+        if (this.loading.get(key) === load) this.loading.delete(key);
+      });
+    this.loading.set(key, load);
+    return load;
   }
 
   /**
-   * Drops the cached index of one principal in its organization, so its next check reloads it
-   * (GET /api/access-control/user/permissions?reloadcache=true). Not a substitute for
-   * `invalidate()` after a write: a write can change the permissions of many principals.
+   * The one write path of every feature: runs `work` in one transaction, then (committed or not)
+   * drops every cached index and every in-flight load, so the next request sees the change.
+   * `grantsNothing: true` skips the invalidation for writes that cannot change anyone's
+   * permissions (a new, unassigned role; a new API key, whose index is built on first use).
+   * Returns what `work` returns.
+   * @throws whatever `work` throws (the transaction is rolled back).
+   */
+  async write<T>(work: (tx: Tx) => Promise<T>, options: { grantsNothing?: boolean } = {}): Promise<T> {
+    try {
+      return await this.db.$transaction(work);
+    } finally {
+      if (!options.grantsNothing) this.invalidate();
+    }
+  }
+
+  /**
+   * Drops every cached index and forgets in-flight loads (they finish but are not stored).
+   * Called by `write()`; public for changes made outside this process (another server, the CLI).
+   */
+  invalidate(): void {
+    this.generation++;
+    this.cache.clear();
+    this.loading.clear();
+  }
+
+  /**
+   * Drops the cached index of one principal, so its next check reloads it
+   * (GET /api/access-control/user/permissions?reloadcache=true).
    */
   invalidatePrincipal(principal: Principal): void {
-    this.cache.delete(principalKey(principal));
+    const prefix = `${principalKey(principal)}:`;
+    for (const key of [...this.cache.keys()]) if (key.startsWith(prefix)) this.cache.delete(key);
+    for (const key of [...this.loading.keys()]) if (key.startsWith(prefix)) this.loading.delete(key);
   }
 
   /** Number of cached principals (for tests and metrics). */
@@ -82,10 +137,16 @@ export class AccessService {
     return this.cache.size;
   }
 
+  /** Estimated bytes held by the cache (for tests and metrics). */
+  get cachedBytes(): number {
+    return this.cache.calculatedSize;
+  }
+
   /**
-   * Throws unless the principal passes `evaluator`.
+   * Throws unless the principal passes `evaluator`; returns the caller's index for delegation
+   * checks made later inside a transaction.
    * @throws DomainError UNAUTHENTICATED (401) for an anonymous caller, ACCESS_DENIED (403) naming
-   *   what was needed otherwise.
+   *   what was needed (`evaluator.describe()`) otherwise.
    */
   async check(principal: Principal, evaluator: Evaluator): Promise<PermissionIndex> {
     requireSignedIn(principal);
@@ -119,7 +180,7 @@ export class AccessService {
   }
 
   /** Loads the permissions behind `principal` from the database (rules in the module comment). */
-  private async load(principal: Exclude<Principal, { kind: 'anonymous' }>): Promise<PermissionPair[]> {
+  private async load(principal: SignedInPrincipal): Promise<PermissionPair[]> {
     const roles = await this.db.role.findMany({
       where: heldRolesWhere(principal),
       select: { permissions: { select: { action: true, scope: true } } },
@@ -129,7 +190,7 @@ export class AccessService {
 }
 
 /** Prisma filter for the roles a signed-in principal holds in its organization. */
-function heldRolesWhere(principal: Exclude<Principal, { kind: 'anonymous' }>): Prisma.RoleWhereInput {
+function heldRolesWhere(principal: SignedInPrincipal): Prisma.RoleWhereInput {
   const { orgId } = principal;
   const basic = AccessService.basicRolesOf(principal);
   const sources: Prisma.RoleWhereInput[] = [{ basicGrants: { some: { basicRole: { in: basic }, orgId: { in: [0, orgId] } } } }];
@@ -141,22 +202,11 @@ function heldRolesWhere(principal: Exclude<Principal, { kind: 'anonymous' }>): P
 }
 
 /**
- * @throws DomainError UNAUTHENTICATED (401, "Unauthorized") when no credentials were sent.
+ * What every feature service is built on: the database for reads, the access service for
+ * checks and for writes (`access.write`), and the edition guard.
  */
-export function requireSignedIn(principal: Principal): asserts principal is Exclude<Principal, { kind: 'anonymous' }> {
-  if (principal.kind === 'anonymous') throw new DomainError('UNAUTHENTICATED', 'Unauthorized');
-}
-
-/**
- * Delegation against an index already loaded: throws unless `index` covers every permission in
- * `wanted` (PermissionIndex.covers). Use it inside a transaction, where the caller's index must
- * not be loaded through another connection.
- * @throws DomainError ACCESS_DENIED (403) listing the permissions the caller lacks.
- */
-export function requireCoverage(index: PermissionIndex, wanted: Iterable<PermissionPair>): void {
-  const missing = index.uncovered(wanted);
-  if (missing.length > 0) {
-    const list = missing.map((m) => (m.scope ? `${m.action} on ${m.scope}` : m.action)).join(', ');
-    throw accessDenied(`delegation of ${list}`);
-  }
+export interface FeatureDeps {
+  db: Db;
+  access: AccessService;
+  edition: EditionGuard;
 }

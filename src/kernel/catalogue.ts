@@ -42,7 +42,6 @@ export const Action = {
   ApiKeyCreate: 'apikey:create',
   ApiKeyDelete: 'apikey:delete',
 } as const;
-export type ActionName = (typeof Action)[keyof typeof Action];
 
 /** Fixed scopes and scope builders used by checks. */
 export const Scope = {
@@ -57,12 +56,12 @@ export const Scope = {
   ServiceAccountsAll: 'serviceaccounts:*',
   OrgsAll: 'orgs:*',
   ApiKeysAll: 'apikey:*',
-  user: (id: number): string => `users:id:${id}`,
-  globalUser: (id: number): string => `global.users:id:${id}`,
-  team: (id: number): string => `teams:id:${id}`,
-  serviceAccount: (id: number): string => `serviceaccounts:id:${id}`,
-  org: (id: number): string => `orgs:id:${id}`,
-  apiKey: (id: number): string => `apikey:id:${id}`,
+  user: (id: number | string): string => `users:id:${id}`,
+  globalUser: (id: number | string): string => `global.users:id:${id}`,
+  team: (id: number | string): string => `teams:id:${id}`,
+  serviceAccount: (id: number | string): string => `serviceaccounts:id:${id}`,
+  org: (id: number | string): string => `orgs:id:${id}`,
+  apiKey: (id: number | string): string => `apikey:id:${id}`,
   role: (uid: string): string => `roles:uid:${uid}`,
 } as const;
 
@@ -105,11 +104,6 @@ export function scopeProblem(scope: string): string | null {
     }
   }
   return null;
-}
-
-/** True when the scope is a wildcard (`*`, or ends with `:*`). */
-export function isWildcardScope(scope: string): boolean {
-  return scope === '*' || scope.endsWith(':*');
 }
 
 /** An (action, scope) pair; scope "" means no scope. */

@@ -44,13 +44,29 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * The one shape of `DomainError.details`, sent as GraphQL `extensions.details`: what was needed
+ * (403), which object was missing (404), which fields were bad (400), the stored version (400).
+ */
+export interface ErrorDetails {
+  needed?: string;
+  id?: number | string;
+  uid?: string;
+  name?: string;
+  issues?: { path: string; message: string }[];
+  storedVersion?: number;
+}
+
+/** Codes of the "no such object" kind (404). */
+export type NotFoundCode = Extract<ErrorCode, `${string}_NOT_FOUND`>;
+
 /** An expected failure: `code` is stable for clients, `message` is for people. */
 export class DomainError extends Error {
   readonly code: ErrorCode;
   /** Optional machine-readable detail (for example the permission that was missing). */
-  readonly details: Record<string, unknown> | undefined;
+  readonly details: ErrorDetails | undefined;
 
-  constructor(code: ErrorCode, message: string, details?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, details?: ErrorDetails) {
     super(message);
     this.name = 'DomainError';
     this.code = code;
@@ -72,9 +88,24 @@ export function isDomainError(error: unknown): error is DomainError {
   return error instanceof DomainError;
 }
 
-/** 400 VALIDATION_FAILED with a message that names the offending field. */
-export function invalid(message: string, details?: Record<string, unknown>): DomainError {
-  return new DomainError('VALIDATION_FAILED', message, details);
+/** 401 UNAUTHENTICATED "Unauthorized": no credentials on a protected operation (Grafana's text). */
+export function unauthenticated(): DomainError {
+  return new DomainError('UNAUTHENTICATED', 'Unauthorized');
+}
+
+/**
+ * 404 for a missing object: `<what> <id> not found<where>`, e.g. `notFound('TEAM_NOT_FOUND',
+ * 'team', 7)` -> "team 7 not found". Also used for objects behind another organization's wall,
+ * so existence never leaks (issue #3 item 5).
+ */
+export function notFound(code: NotFoundCode, what: string, id: number | string, where = ''): DomainError {
+  const shown = typeof id === 'string' ? `"${id}"` : String(id);
+  return new DomainError(code, `${what} ${shown} not found${where}`, typeof id === 'string' ? { uid: id } : { id });
+}
+
+/** 409 ALREADY_EXISTS: a unique name or login is taken. */
+export function alreadyExists(message: string): DomainError {
+  return new DomainError('ALREADY_EXISTS', message);
 }
 
 /**

@@ -143,6 +143,8 @@ export class PermissionIndex {
 export interface Evaluator {
   evaluate(index: PermissionIndex): boolean;
   describe(): string;
+  /** The same for people: `roles:read on roles:*`, joined with "and" / "or". */
+  summary(): string;
 }
 
 /** Needs `action`, and when scopes are given, a held scope matching one of them. */
@@ -156,6 +158,9 @@ export function permission(action: string, ...scopes: string[]): Evaluator {
     describe() {
       return scopes.length === 0 ? `action: ${action}` : `action: ${action} scopes: ${scopes.join(', ')}`;
     },
+    summary() {
+      return scopes.length === 0 ? action : `${action} on ${scopes.join(' or ')}`;
+    },
   };
 }
 
@@ -165,6 +170,7 @@ export function all(...evaluators: Evaluator[]): Evaluator {
     evaluate: (index) => evaluators.every((e) => e.evaluate(index)),
     describe: () =>
       evaluators.length === 1 ? (evaluators[0] as Evaluator).describe() : `all(${evaluators.map((e) => e.describe()).join(' ')})`,
+    summary: () => evaluators.map((e) => e.summary()).join(' and '),
   };
 }
 
@@ -174,5 +180,6 @@ export function any(...evaluators: Evaluator[]): Evaluator {
     evaluate: (index) => evaluators.some((e) => e.evaluate(index)),
     describe: () =>
       evaluators.length === 1 ? (evaluators[0] as Evaluator).describe() : `any(${evaluators.map((e) => e.describe()).join(' ')})`,
+    summary: () => evaluators.map((e) => e.summary()).join(' or '),
   };
 }

@@ -4,8 +4,9 @@
  * only.
  */
 import { z } from 'zod';
-import { DomainError } from './errors.js';
 import { actionProblem, type PermissionPair, scopeProblem } from './catalogue.js';
+import { DomainError } from './errors.js';
+import { ORG_ROLES } from './principal.js';
 
 /**
  * Parses `input` with `schema`.
@@ -48,9 +49,52 @@ export const permissionList = z
     });
   });
 
-/** Query-string boolean: "true"/"1" true, "false"/"0"/absent false; anything else is a 400. */
-export function parseBooleanParam(name: string, value: string | null | undefined): boolean {
-  if (value === null || value === undefined || value === '' || value === 'false' || value === '0') return false;
-  if (value === 'true' || value === '1') return true;
-  throw new DomainError('VALIDATION_FAILED', `${name}: must be true or false`);
+/** Largest row id: ids are SQLite rowids created by this service, positive and far below this. */
+const MAX_ID = 2_147_483_647;
+
+/**
+ * A positive row id, from a GraphQL argument (number) or a REST path or query (string of
+ * digits); `field` names it in the 400. The one id rule of both doors.
+ */
+export const idInput = (field: string) =>
+  z.preprocess(
+    (value) => (typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : value),
+    z
+      .number({ error: `${field} is required and must be a positive whole number` })
+      .int(`${field} must be a positive whole number`)
+      .positive(`${field} must be a positive whole number`)
+      .max(MAX_ID, `${field} is too large`),
+  );
+
+/**
+ * Parses one id (idInput) outside an object.
+ * @throws DomainError VALIDATION_FAILED (400) "<field> must be a positive whole number".
+ */
+export function parseId(field: string, value: unknown): number {
+  return parseInput(idInput(field), value);
 }
+
+/** Longest login, email, name or team name stored (Grafana's column limit is 190). */
+export const MAX_NAME_LENGTH = 190;
+
+/** An org role: Viewer, Editor, Admin or None. */
+export const orgRoleInput = z.enum(ORG_ROLES, { error: `role must be one of ${ORG_ROLES.join(', ')}` });
+
+/** A required display name (trimmed, 1..190 characters). */
+export const nameInput = (field: string) =>
+  z
+    .string({ error: `${field} is required and must be a string` })
+    .trim()
+    .min(1, `${field} is required`)
+    .max(MAX_NAME_LENGTH, `${field} is longer than ${MAX_NAME_LENGTH} characters`);
+
+/** An email address: something@something, no white space, at most 190 characters. */
+export const emailInput = (field: string) =>
+  z
+    .string({ error: `${field} must be a string` })
+    .trim()
+    .max(MAX_NAME_LENGTH, `${field} is longer than ${MAX_NAME_LENGTH} characters`)
+    .regex(/^[^\s@]+@[^\s@]+$/, `${field} must be an email address`);
+
+/** A `{...}` body or input object's error when it is not an object. */
+export const OBJECT_ERROR = { error: 'body must be a JSON object' } as const;

@@ -61,6 +61,9 @@ export interface AnonymousPrincipal {
 
 export type Principal = UserPrincipal | ApiKeyPrincipal | AnonymousPrincipal;
 
+/** A principal that sent credentials. */
+export type SignedInPrincipal = Exclude<Principal, { kind: 'anonymous' }>;
+
 export const ANONYMOUS: AnonymousPrincipal = Object.freeze({
   kind: 'anonymous',
   id: 0,
@@ -73,4 +76,54 @@ export const ANONYMOUS: AnonymousPrincipal = Object.freeze({
 /** Stable key of a principal within its organization, for caches: "<orgId>:<kind>:<id>". */
 export function principalKey(p: Principal): string {
   return `${p.orgId}:${p.kind}:${p.id}`;
+}
+
+/** The stored org role string as an OrgRole ("None" for anything unexpected). */
+export function asOrgRole(value: string): OrgRole {
+  return isOrgRole(value) ? value : 'None';
+}
+
+/** What the one principal builder needs of a users row (a user or a service account). */
+export interface PrincipalUser {
+  id: number;
+  login: string;
+  isServiceAccount: boolean;
+  isServiceAdmin: boolean;
+}
+
+/**
+ * The one builder of user and service-account principals: `user` acting in `orgId` with the org
+ * role of its membership there (`orgRole` as stored; anything unknown counts as "None").
+ * Authentication uses it for the caller, listings for the member whose effective permissions
+ * they compute (authMethod "none": nobody signed in). Both get the same cache key, so they share
+ * one cached permission index.
+ */
+export function principalOf(user: PrincipalUser, orgId: number, orgRole: string, authMethod: AuthMethod): UserPrincipal {
+  return {
+    kind: user.isServiceAccount ? 'serviceAccount' : 'user',
+    id: user.id,
+    login: user.login,
+    orgId,
+    orgRole: asOrgRole(orgRole),
+    isServiceAdmin: user.isServiceAdmin,
+    authMethod,
+  };
+}
+
+/** Principal id of the local operator (the CLI): no users row has id 0. */
+export const LOCAL_OPERATOR_ID = 0;
+
+/**
+ * The local operator: whoever runs the CLI on the machine that holds the database. Having the
+ * database file already gives full control, so the CLI acts as a Service Admin and org Admin of
+ * `orgId` without credentials, through the same module services as both doors.
+ */
+export function localOperator(orgId: number): UserPrincipal {
+  const operator = { id: LOCAL_OPERATOR_ID, login: 'local-operator', isServiceAccount: false, isServiceAdmin: true };
+  return principalOf(operator, orgId, 'Admin', 'local');
+}
+
+/** True for the CLI's principal, which has no users row (so it cannot become a member of anything). */
+export function isLocalOperator(principal: Principal): boolean {
+  return principal.kind === 'user' && principal.id === LOCAL_OPERATOR_ID && principal.authMethod === 'local';
 }

@@ -6,9 +6,10 @@
  * operator may have edited them; "reset basic roles" restores the defaults). Fixed roles belong
  * to the service, so their permissions are brought back to the definition in code on every start.
  */
+
+import type { Db, Tx } from '../platform/database.js';
 import { hashPassword } from '../platform/passwords.js';
 import { BASIC_ROLES, type BuiltinRole, FIXED_ROLES } from './builtin-roles.js';
-import type { Db, Tx } from '../platform/database.js';
 
 export const MAIN_ORG_ID = 1;
 export const MAIN_ORG_NAME = 'Main Org.';

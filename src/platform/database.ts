@@ -7,7 +7,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3';
 import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { applyMigrations, MIGRATIONS_DIR } from './legacy-migrate.js';
+import { migrateDatabase } from './migrations.js';
 
 export type Db = PrismaClient;
 export type Tx = Prisma.TransactionClient;
@@ -48,10 +48,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const raw = new BetterSqlite3(path, { timeout: BUSY_TIMEOUT_MS });
   try {
     raw.pragma('journal_mode = WAL');
-    applyMigrations(raw, { migrationsDir: options.migrationsDir ?? MIGRATIONS_DIR, log: options.log });
   } finally {
     raw.close();
   }
+  await migrateDatabase(path, {
+    ...(options.migrationsDir && { migrationsDir: options.migrationsDir }),
+    ...(options.log && { log: options.log }),
+  });
 
   const adapter = new PrismaBetterSqlite3({ url: `file:${path}`, timeout: BUSY_TIMEOUT_MS });
   const prisma = options.onQuery ? new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] }) : new PrismaClient({ adapter });
@@ -61,4 +64,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   }
   await prisma.$connect();
   return { prisma, path, close: () => prisma.$disconnect() };
+}
+
+/** True when a Prisma error is a unique-constraint violation (P2002). */
+export function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
 }

@@ -3,11 +3,10 @@
  * unknown / malformed / deleted keys, the organization wall, and the lastUsedAt throttle.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { generateApiKey } from '../../src/modules/api-keys/service.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { gqlError } from '../helpers/graphql-assert.js';
-import { addOrgMember, createOrg } from '../helpers/subjects.js';
-import { createKey, expectError, keyForms, TestClock } from './helpers.js';
+import { generateApiKey } from '../../src/modules/api-keys/secrets.js';
+import { createTestApp, type TestApp, TestClock } from '../support/app.js';
+import { expectOutcome, graphqlOutcome, restOutcome } from '../support/requests.js';
+import { addOrgMember, createKey, createOrg, keyForms } from '../support/subjects.js';
 
 const VIEWER_QUERY = '{ viewer { id kind login orgId orgRole isServiceAdmin } }';
 
@@ -51,22 +50,24 @@ describe.each(keyForms)('a key sent as $form', ({ form, auth }) => {
 
   it.each(['Viewer', 'Editor'] as const)('a %s key is refused (403) on the roles endpoints', async (role) => {
     const key = auth(keys[role].key);
-    await expectError(await app.request('/api/access-control/roles', { auth: key }), 403, 'ACCESS_DENIED');
+    expectOutcome(await restOutcome(await app.request('/api/access-control/roles', { auth: key })), 403, 'ACCESS_DENIED');
     const post = await app.request('/api/access-control/roles', { method: 'POST', auth: key, json: { name: `by ${role} key ${form}` } });
-    await expectError(post, 403, 'ACCESS_DENIED');
-    expect(gqlError(await app.graphql('{ roles { uid } }', {}, { auth: key }))).toMatchObject({ status: 403, code: 'ACCESS_DENIED' });
+    expectOutcome(await restOutcome(post), 403, 'ACCESS_DENIED');
+    expect(graphqlOutcome(await app.graphql('{ roles { uid } }', {}, { auth: key }))).toMatchObject({ status: 403, code: 'ACCESS_DENIED' });
   });
 
   it('an Admin key manages keys; a Viewer key may not (403)', async () => {
     const made = await createKey(app, { name: `key-made-by-key ${form}`, role: 'Editor' }, { auth: auth(keys.Admin.key) });
     expect((await app.request(`/api/auth/keys/${made.id}`, { method: 'DELETE', auth: auth(keys.Admin.key) })).status).toBe(200);
-    await expectError(await app.request('/api/auth/keys', { auth: auth(keys.Viewer.key) }), 403, 'ACCESS_DENIED');
+    expectOutcome(await restOutcome(await app.request('/api/auth/keys', { auth: auth(keys.Viewer.key) })), 403, 'ACCESS_DENIED');
   });
 
   it('an unknown key answers 401 "Invalid API key" on REST and GraphQL', async () => {
     const unknown = generateApiKey();
-    expect(await expectError(await app.request('/api/auth/keys', { auth: auth(unknown) }), 401, 'INVALID_API_KEY')).toBe('Invalid API key');
-    expect(gqlError(await app.graphql(VIEWER_QUERY, {}, { auth: auth(unknown) }))).toMatchObject({
+    expect(expectOutcome(await restOutcome(await app.request('/api/auth/keys', { auth: auth(unknown) })), 401, 'INVALID_API_KEY')).toBe(
+      'Invalid API key',
+    );
+    expect(graphqlOutcome(await app.graphql(VIEWER_QUERY, {}, { auth: auth(unknown) }))).toMatchObject({
       status: 401,
       code: 'INVALID_API_KEY',
       message: 'Invalid API key',
@@ -88,7 +89,7 @@ describe.each(keyForms)('a key sent as $form', ({ form, auth }) => {
     for (const key of malformed) {
       app.resetQueries();
       const res = await app.request('/api/auth/keys', { auth: auth(key) });
-      expect(await expectError(res, 401, 'INVALID_API_KEY')).toBe('Invalid API key');
+      expect(expectOutcome(await restOutcome(res), 401, 'INVALID_API_KEY')).toBe('Invalid API key');
       expect(app.queries, key).toEqual([]);
     }
   });
@@ -97,8 +98,8 @@ describe.each(keyForms)('a key sent as $form', ({ form, auth }) => {
     const doomed = await createKey(app, { name: `doomed ${form}`, role: 'Admin' });
     expect((await app.request('/api/access-control/roles', { auth: auth(doomed.key) })).status).toBe(200);
     expect((await app.request(`/api/auth/keys/${doomed.id}`, { method: 'DELETE' })).status).toBe(200);
-    await expectError(await app.request('/api/access-control/roles', { auth: auth(doomed.key) }), 401, 'INVALID_API_KEY');
-    expect(gqlError(await app.graphql(VIEWER_QUERY, {}, { auth: auth(doomed.key) }))).toMatchObject({
+    expectOutcome(await restOutcome(await app.request('/api/access-control/roles', { auth: auth(doomed.key) })), 401, 'INVALID_API_KEY');
+    expect(graphqlOutcome(await app.graphql(VIEWER_QUERY, {}, { auth: auth(doomed.key) }))).toMatchObject({
       status: 401,
       code: 'INVALID_API_KEY',
     });
@@ -112,8 +113,8 @@ describe('organizations', () => {
     await addOrgMember(app, other, admin.id, 'Admin');
     for (const { auth } of keyForms) {
       const key = auth(keys.Admin.key);
-      await expectError(await app.request('/api/auth/keys', { auth: key, orgId: other }), 401, 'ORG_NOT_ACCESSIBLE');
-      expect(gqlError(await app.graphql(VIEWER_QUERY, {}, { auth: key, orgId: other }))).toMatchObject({
+      expectOutcome(await restOutcome(await app.request('/api/auth/keys', { auth: key, orgId: other })), 401, 'ORG_NOT_ACCESSIBLE');
+      expect(graphqlOutcome(await app.graphql(VIEWER_QUERY, {}, { auth: key, orgId: other }))).toMatchObject({
         status: 401,
         code: 'ORG_NOT_ACCESSIBLE',
       });
@@ -124,7 +125,11 @@ describe('organizations', () => {
     const foreign = await createKey(app, { name: 'foreign admin', role: 'Admin' }, { orgId: other });
     const listed = (await (await app.request('/api/auth/keys', { auth: { token: foreign.key } })).json()) as { id: number }[];
     expect(listed.map((k) => k.id)).toEqual([foreign.id]);
-    await expectError(await app.request('/api/auth/keys', { auth: { token: foreign.key }, orgId: 1 }), 401, 'ORG_NOT_ACCESSIBLE');
+    expectOutcome(
+      await restOutcome(await app.request('/api/auth/keys', { auth: { token: foreign.key }, orgId: 1 })),
+      401,
+      'ORG_NOT_ACCESSIBLE',
+    );
   });
 });
 

@@ -4,9 +4,9 @@
  * includeExpired.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { gqlError } from '../helpers/graphql-assert.js';
-import { createKey, expectError, keyForms, TestClock } from './helpers.js';
+import { createTestApp, type TestApp, TestClock } from '../support/app.js';
+import { expectOutcome, graphqlOutcome, restOutcome } from '../support/requests.js';
+import { createKey, keyForms } from '../support/subjects.js';
 
 const CREATE = 'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { id key } }';
 
@@ -43,10 +43,14 @@ describe('secondsToLive without a configured limit', () => {
     clock.advance(59);
     expect((await app.request('/api/auth/keys', { auth: auth(created.key) })).status).toBe(200);
     clock.advance(1);
-    const message = await expectError(await app.request('/api/auth/keys', { auth: auth(created.key) }), 401, 'EXPIRED_API_KEY');
+    const message = expectOutcome(
+      await restOutcome(await app.request('/api/auth/keys', { auth: auth(created.key) })),
+      401,
+      'EXPIRED_API_KEY',
+    );
     expect(message).toBe('Expired API key');
     const gql = await app.graphql('{ viewer { id } }', {}, { auth: auth(created.key) });
-    expect(gqlError(gql)).toMatchObject({ status: 401, code: 'EXPIRED_API_KEY', message: 'Expired API key' });
+    expect(graphqlOutcome(gql)).toMatchObject({ status: 401, code: 'EXPIRED_API_KEY', message: 'Expired API key' });
   });
 
   it('lists expired keys only with includeExpired=true, on both doors', async () => {
@@ -93,9 +97,9 @@ describe('with API_KEY_MAX_SECONDS_TO_LIVE=3600', () => {
   ])('refuses secondsToLive %s with 400 on REST and GraphQL', async (label, secondsToLive, code, message) => {
     const name = `limited-${label}`;
     const res = await app.request('/api/auth/keys', { method: 'POST', json: { name, role: 'Viewer', secondsToLive } });
-    expect(await expectError(res, 400, code)).toBe(message);
+    expect(expectOutcome(await restOutcome(res), 400, code)).toBe(message);
     const gql = await app.graphql(CREATE, { input: { name, role: 'Viewer', secondsToLive } });
-    expect(gqlError(gql)).toEqual({ status: 400, code, message });
+    expect(graphqlOutcome(gql)).toMatchObject({ status: 400, code, message });
     expect(await app.database.prisma.apiKey.count({ where: { name } })).toBe(0);
   });
 

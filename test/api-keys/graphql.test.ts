@@ -1,9 +1,8 @@
 /** GraphQL apiKeys / createApiKey / deleteApiKey in the enterprise edition: every status code. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { gqlError } from '../helpers/graphql-assert.js';
-import { addOrgMember, assignUserRole, createOrg, createUser } from '../helpers/subjects.js';
-import { createKey } from './helpers.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { graphqlOutcome } from '../support/requests.js';
+import { addOrgMember, assignUserRole, createKey, createOrg, createUser } from '../support/subjects.js';
 
 const CREATE = 'mutation ($input: CreateApiKeyInput!) { createApiKey(input: $input) { id name key } }';
 const LIST = 'query ($includeExpired: Boolean) { apiKeys(includeExpired: $includeExpired) { id name role expiration lastUsedAt } }';
@@ -43,14 +42,14 @@ describe('createApiKey', () => {
     ['role None', { name: 'gql-none', role: 'None' }, /^role: /],
     ['a blank name', { name: ' ', role: 'Viewer' }, /^name: /],
   ])('refuses %s with 400 VALIDATION_FAILED', async (_label, input, message) => {
-    const error = gqlError(await app.graphql(CREATE, { input }));
+    const error = graphqlOutcome(await app.graphql(CREATE, { input }));
     expect(error).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
     expect(error.message).toMatch(message);
   });
 
   it('answers 409 API_KEY_ALREADY_EXISTS for a taken name', async () => {
     await app.graphql(CREATE, { input: { name: 'gql-twice', role: 'Viewer' } });
-    expect(gqlError(await app.graphql(CREATE, { input: { name: 'gql-twice', role: 'Viewer' } }))).toMatchObject({
+    expect(graphqlOutcome(await app.graphql(CREATE, { input: { name: 'gql-twice', role: 'Viewer' } }))).toMatchObject({
       status: 409,
       code: 'API_KEY_ALREADY_EXISTS',
     });
@@ -63,19 +62,19 @@ describe('createApiKey', () => {
   });
 
   it('answers 401 without credentials', async () => {
-    const error = gqlError(await app.graphql(CREATE, { input: { name: 'gql-anon', role: 'Viewer' } }, { auth: null }));
+    const error = graphqlOutcome(await app.graphql(CREATE, { input: { name: 'gql-anon', role: 'Viewer' } }, { auth: null }));
     expect(error).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
   });
 
   it('answers 403 to a Viewer asking for an Admin key, and to an Editor asking above its role', async () => {
     const viewer = await createUser(app, 'gql-viewer-create', { orgRole: 'Viewer' });
-    expect(gqlError(await app.graphql(CREATE, { input: { name: 'gql-v', role: 'Admin' } }, { auth: viewer }))).toMatchObject({
+    expect(graphqlOutcome(await app.graphql(CREATE, { input: { name: 'gql-v', role: 'Admin' } }, { auth: viewer }))).toMatchObject({
       status: 403,
       code: 'ACCESS_DENIED',
     });
     const editor = await createUser(app, 'gql-editor-create', { orgRole: 'Editor' });
     await assignUserRole(app, editor.id, 'fixed:apikeys:writer');
-    const error = gqlError(await app.graphql(CREATE, { input: { name: 'gql-e', role: 'Admin' } }, { auth: editor }));
+    const error = graphqlOutcome(await app.graphql(CREATE, { input: { name: 'gql-e', role: 'Admin' } }, { auth: editor }));
     expect(error).toMatchObject({ status: 403, code: 'ACCESS_DENIED' });
     expect(error.message).toMatch(/above your org role Editor/);
     expect(await app.database.prisma.apiKey.count({ where: { name: { in: ['gql-v', 'gql-e'] } } })).toBe(0);
@@ -97,9 +96,9 @@ describe('apiKeys', () => {
   });
 
   it('answers 401 without credentials and 403 without apikey:read', async () => {
-    expect(gqlError(await app.graphql(LIST, {}, { auth: null }))).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+    expect(graphqlOutcome(await app.graphql(LIST, {}, { auth: null }))).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
     const editor = await createUser(app, 'gql-editor-list', { orgRole: 'Editor' });
-    expect(gqlError(await app.graphql(LIST, {}, { auth: editor }))).toMatchObject({ status: 403, code: 'ACCESS_DENIED' });
+    expect(graphqlOutcome(await app.graphql(LIST, {}, { auth: editor }))).toMatchObject({ status: 403, code: 'ACCESS_DENIED' });
   });
 });
 
@@ -108,24 +107,30 @@ describe('deleteApiKey', () => {
     const created = await createKey(app, { name: 'gql-delete', role: 'Viewer' });
     const result = await app.graphql<{ deleteApiKey: { message: string } }>(DELETE, { id: created.id });
     expect(result.body.data?.deleteApiKey).toEqual({ message: 'API key deleted' });
-    expect(gqlError(await app.graphql(DELETE, { id: created.id }))).toMatchObject({ status: 404, code: 'API_KEY_NOT_FOUND' });
+    expect(graphqlOutcome(await app.graphql(DELETE, { id: created.id }))).toMatchObject({ status: 404, code: 'API_KEY_NOT_FOUND' });
   });
 
   it("answers 404 for another organization's key, which stays", async () => {
     const foreign = await createKey(app, { name: 'gql-foreign', role: 'Viewer' }, { orgId: otherOrg });
-    expect(gqlError(await app.graphql(DELETE, { id: foreign.id }))).toMatchObject({ status: 404, code: 'API_KEY_NOT_FOUND' });
+    expect(graphqlOutcome(await app.graphql(DELETE, { id: foreign.id }))).toMatchObject({ status: 404, code: 'API_KEY_NOT_FOUND' });
     expect(await app.database.prisma.apiKey.count({ where: { id: foreign.id } })).toBe(1);
   });
 
   it('answers 400 for a non-positive id', async () => {
-    expect(gqlError(await app.graphql(DELETE, { id: 0 }))).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(graphqlOutcome(await app.graphql(DELETE, { id: 0 }))).toMatchObject({ status: 400, code: 'VALIDATION_FAILED' });
   });
 
   it('answers 401 without credentials and 403 to a Viewer', async () => {
     const created = await createKey(app, { name: 'gql-guarded', role: 'Viewer' });
-    expect(gqlError(await app.graphql(DELETE, { id: created.id }, { auth: null }))).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
+    expect(graphqlOutcome(await app.graphql(DELETE, { id: created.id }, { auth: null }))).toMatchObject({
+      status: 401,
+      code: 'UNAUTHENTICATED',
+    });
     const viewer = await createUser(app, 'gql-viewer-delete', { orgRole: 'Viewer' });
-    expect(gqlError(await app.graphql(DELETE, { id: created.id }, { auth: viewer }))).toMatchObject({ status: 403, code: 'ACCESS_DENIED' });
+    expect(graphqlOutcome(await app.graphql(DELETE, { id: created.id }, { auth: viewer }))).toMatchObject({
+      status: 403,
+      code: 'ACCESS_DENIED',
+    });
     expect(await app.database.prisma.apiKey.count({ where: { id: created.id } })).toBe(1);
   });
 });

@@ -1,8 +1,8 @@
 /** REST /api/auth/keys in the enterprise edition: every path and status code. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { addOrgMember, assignUserRole, createOrg, createRole, createUser, p } from '../helpers/subjects.js';
-import { createKey, expectError } from './helpers.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { expectOutcome, restOutcome } from '../support/requests.js';
+import { addOrgMember, assignUserRole, createKey, createOrg, createRole, createUser, p } from '../support/subjects.js';
 
 const KEY_SHAPE = /^pcs_[0-9A-Za-z]{38}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
@@ -46,7 +46,7 @@ describe('POST /api/auth/keys', () => {
     ['no role', undefined],
   ])('refuses %s as role with 400 VALIDATION_FAILED naming the field', async (_label, role) => {
     const res = await app.request('/api/auth/keys', { method: 'POST', json: { name: `bad-role-${String(role)}`, role } });
-    expect(await expectError(res, 400, 'VALIDATION_FAILED')).toMatch(/^role: /);
+    expect(expectOutcome(await restOutcome(res), 400, 'VALIDATION_FAILED')).toMatch(/^role: /);
   });
 
   it.each([
@@ -59,21 +59,21 @@ describe('POST /api/auth/keys', () => {
     ['an array body', [{ name: 'x', role: 'Viewer' }], /JSON object/],
   ])('refuses %s with 400 VALIDATION_FAILED', async (_label, json, message) => {
     const res = await app.request('/api/auth/keys', { method: 'POST', json });
-    expect(await expectError(res, 400, 'VALIDATION_FAILED')).toMatch(message);
+    expect(expectOutcome(await restOutcome(res), 400, 'VALIDATION_FAILED')).toMatch(message);
   });
 
   it('refuses a body that is not JSON (400) and a missing content type (400)', async () => {
     const broken = await app.request('/api/auth/keys', { method: 'POST', body: '{', headers: { 'content-type': 'application/json' } });
-    await expectError(broken, 400, 'INVALID_JSON');
+    expectOutcome(await restOutcome(broken), 400, 'INVALID_JSON');
     const untyped = await app.request('/api/auth/keys', { method: 'POST', body: JSON.stringify({ name: 'untyped', role: 'Viewer' }) });
-    await expectError(untyped, 400, 'UNSUPPORTED_CONTENT_TYPE');
+    expectOutcome(await restOutcome(untyped), 400, 'UNSUPPORTED_CONTENT_TYPE');
     expect(await app.database.prisma.apiKey.count({ where: { name: 'untyped' } })).toBe(0);
   });
 
   it('answers 409 API_KEY_ALREADY_EXISTS for a name taken in the organization, and allows it in another one', async () => {
     await createKey(app, { name: 'twice', role: 'Viewer' });
     const again = await app.request('/api/auth/keys', { method: 'POST', json: { name: 'twice', role: 'Admin' } });
-    await expectError(again, 409, 'API_KEY_ALREADY_EXISTS');
+    expectOutcome(await restOutcome(again), 409, 'API_KEY_ALREADY_EXISTS');
     const elsewhere = await createKey(app, { name: 'twice', role: 'Viewer' }, { orgId: otherOrg });
     expect((await app.database.prisma.apiKey.findUniqueOrThrow({ where: { id: elsewhere.id } })).orgId).toBe(otherOrg);
   });
@@ -87,7 +87,7 @@ describe('POST /api/auth/keys', () => {
 
   it('answers 401 without credentials and writes nothing', async () => {
     const res = await app.request('/api/auth/keys', { method: 'POST', json: { name: 'anon', role: 'Viewer' }, auth: null });
-    await expectError(res, 401, 'UNAUTHENTICATED');
+    expectOutcome(await restOutcome(res), 401, 'UNAUTHENTICATED');
     expect(await app.database.prisma.apiKey.count({ where: { name: 'anon' } })).toBe(0);
   });
 
@@ -95,7 +95,7 @@ describe('POST /api/auth/keys', () => {
     const viewer = await createUser(app, 'viewer-create', { orgRole: 'Viewer' });
     for (const role of ['Admin', 'Viewer']) {
       const res = await app.request('/api/auth/keys', { method: 'POST', json: { name: `by-viewer-${role}`, role }, auth: viewer });
-      await expectError(res, 403, 'ACCESS_DENIED');
+      expectOutcome(await restOutcome(res), 403, 'ACCESS_DENIED');
     }
     expect(await app.database.prisma.apiKey.count({ where: { name: { startsWith: 'by-viewer-' } } })).toBe(0);
   });
@@ -104,7 +104,7 @@ describe('POST /api/auth/keys', () => {
     const editor = await createUser(app, 'editor-create', { orgRole: 'Editor' });
     await assignUserRole(app, editor.id, 'fixed:apikeys:writer');
     const above = await app.request('/api/auth/keys', { method: 'POST', json: { name: 'editor-admin', role: 'Admin' }, auth: editor });
-    expect(await expectError(above, 403, 'ACCESS_DENIED')).toMatch(/role Admin.*org role Editor/);
+    expect(expectOutcome(await restOutcome(above), 403, 'ACCESS_DENIED')).toMatch(/role Admin.*org role Editor/);
     await createKey(app, { name: 'editor-editor', role: 'Editor' }, { auth: editor });
     await createKey(app, { name: 'editor-viewer', role: 'Viewer' }, { auth: editor });
   });
@@ -126,13 +126,13 @@ describe('GET /api/auth/keys', () => {
   });
 
   it('refuses includeExpired values other than true/false with 400', async () => {
-    await expectError(await app.request('/api/auth/keys?includeExpired=maybe'), 400, 'VALIDATION_FAILED');
+    expectOutcome(await restOutcome(await app.request('/api/auth/keys?includeExpired=maybe')), 400, 'VALIDATION_FAILED');
   });
 
   it('answers 401 without credentials and 403 without apikey:read', async () => {
-    await expectError(await app.request('/api/auth/keys', { auth: null }), 401, 'UNAUTHENTICATED');
+    expectOutcome(await restOutcome(await app.request('/api/auth/keys', { auth: null })), 401, 'UNAUTHENTICATED');
     const editor = await createUser(app, 'editor-list', { orgRole: 'Editor' });
-    await expectError(await app.request('/api/auth/keys', { auth: editor }), 403, 'ACCESS_DENIED');
+    expectOutcome(await restOutcome(await app.request('/api/auth/keys', { auth: editor })), 403, 'ACCESS_DENIED');
     await assignUserRole(app, editor.id, 'fixed:apikeys:reader');
     expect((await app.request('/api/auth/keys', { auth: editor })).status).toBe(200);
   });
@@ -145,25 +145,33 @@ describe('DELETE /api/auth/keys/:id', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ message: 'API key deleted' });
     expect(await app.database.prisma.apiKey.count({ where: { id: created.id } })).toBe(0);
-    await expectError(await app.request(`/api/auth/keys/${created.id}`, { method: 'DELETE' }), 404, 'API_KEY_NOT_FOUND');
+    expectOutcome(await restOutcome(await app.request(`/api/auth/keys/${created.id}`, { method: 'DELETE' })), 404, 'API_KEY_NOT_FOUND');
   });
 
   it("answers 404 for an unknown id and for another organization's key, which stays", async () => {
-    await expectError(await app.request('/api/auth/keys/987654', { method: 'DELETE' }), 404, 'API_KEY_NOT_FOUND');
+    expectOutcome(await restOutcome(await app.request('/api/auth/keys/987654', { method: 'DELETE' })), 404, 'API_KEY_NOT_FOUND');
     const foreign = await createKey(app, { name: 'foreign', role: 'Viewer' }, { orgId: otherOrg });
-    await expectError(await app.request(`/api/auth/keys/${foreign.id}`, { method: 'DELETE' }), 404, 'API_KEY_NOT_FOUND');
+    expectOutcome(await restOutcome(await app.request(`/api/auth/keys/${foreign.id}`, { method: 'DELETE' })), 404, 'API_KEY_NOT_FOUND');
     expect(await app.database.prisma.apiKey.count({ where: { id: foreign.id } })).toBe(1);
   });
 
   it.each(['abc', '0', '-1', '1.5', '99999999999'])('answers 400 for the id %s', async (id) => {
-    await expectError(await app.request(`/api/auth/keys/${id}`, { method: 'DELETE' }), 400, 'VALIDATION_FAILED');
+    expectOutcome(await restOutcome(await app.request(`/api/auth/keys/${id}`, { method: 'DELETE' })), 400, 'VALIDATION_FAILED');
   });
 
   it('answers 401 without credentials and 403 without apikey:delete on the key, which stays', async () => {
     const created = await createKey(app, { name: 'guarded', role: 'Viewer' });
-    await expectError(await app.request(`/api/auth/keys/${created.id}`, { method: 'DELETE', auth: null }), 401, 'UNAUTHENTICATED');
+    expectOutcome(
+      await restOutcome(await app.request(`/api/auth/keys/${created.id}`, { method: 'DELETE', auth: null })),
+      401,
+      'UNAUTHENTICATED',
+    );
     const viewer = await createUser(app, 'viewer-delete', { orgRole: 'Viewer' });
-    await expectError(await app.request(`/api/auth/keys/${created.id}`, { method: 'DELETE', auth: viewer }), 403, 'ACCESS_DENIED');
+    expectOutcome(
+      await restOutcome(await app.request(`/api/auth/keys/${created.id}`, { method: 'DELETE', auth: viewer })),
+      403,
+      'ACCESS_DENIED',
+    );
     expect(await app.database.prisma.apiKey.count({ where: { id: created.id } })).toBe(1);
   });
 
@@ -173,7 +181,11 @@ describe('DELETE /api/auth/keys/:id', () => {
     const editor = await createUser(app, 'editor-delete', { orgRole: 'Editor' });
     await createRole(app, `delete-one-${mine.id}`, [p('apikey:delete', `apikey:id:${mine.id}`)], { name: `delete key ${mine.id}` });
     await assignUserRole(app, editor.id, `delete-one-${mine.id}`);
-    await expectError(await app.request(`/api/auth/keys/${theirs.id}`, { method: 'DELETE', auth: editor }), 403, 'ACCESS_DENIED');
+    expectOutcome(
+      await restOutcome(await app.request(`/api/auth/keys/${theirs.id}`, { method: 'DELETE', auth: editor })),
+      403,
+      'ACCESS_DENIED',
+    );
     expect((await app.request(`/api/auth/keys/${mine.id}`, { method: 'DELETE', auth: editor })).status).toBe(200);
   });
 });

@@ -4,9 +4,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_KEY_LENGTH, API_KEY_PREFIX, generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/modules/api-keys/service.js';
-import { createTestApp, type TestApp } from '../helpers/app.js';
-import { createKey } from './helpers.js';
+import { API_KEY_LENGTH, API_KEY_PREFIX, generateApiKey, hashApiKey, isWellFormedApiKey } from '../../src/modules/api-keys/secrets.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { createKey } from '../support/subjects.js';
 
 describe('key format', () => {
   it('issues pcs_ + 38 base62 characters with a valid checksum, all different', () => {

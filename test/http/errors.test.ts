@@ -1,6 +1,6 @@
 /** Unexpected errors are masked on both doors and logged; malformed headers are 400s. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../helpers/app.js';
+import { createTestApp, type TestApp } from '../support/app.js';
 
 let app: TestApp;
 beforeAll(async () => {

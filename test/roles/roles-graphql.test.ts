@@ -3,11 +3,11 @@
  * same request (both doors call one core service).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Credentials, createTestApp, type TestApp } from '../helpers/app.js';
-import { createUser, type TestUser } from '../helpers/subjects.js';
+import { type Credentials, createTestApp, type TestApp } from '../support/app.js';
+import { type Actor, createUser } from '../support/subjects.js';
 
 let app: TestApp;
-let viewer: TestUser;
+let viewer: Actor;
 
 beforeAll(async () => {
   app = await createTestApp();

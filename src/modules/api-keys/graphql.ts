@@ -1,9 +1,10 @@
 /** ApiKey type with its query and mutations; every resolver calls one ApiKeyService method. */
-import type { NewApiKey } from './service.js';
+
 import { isOrgRole } from '../../kernel/principal.js';
 import { builder } from '../shared/builder.js';
 import { MessagePayload } from '../shared/message.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
+import type { NewApiKey } from './service.js';
 
 builder.prismaObject('ApiKey', {
   description: 'An API key of the current organization. Its value is shown only once, by createApiKey.',

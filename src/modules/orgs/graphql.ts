@@ -2,7 +2,7 @@
  * Organization and OrgMembership types, with the organization queries and the membership
  * mutations; every resolver calls one OrgService method.
  */
-import { asOrgRole } from '../../kernel/directory.js';
+import { asOrgRole } from '../../kernel/principal.js';
 import { builder } from '../shared/builder.js';
 import { MessagePayload } from '../shared/message.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
@@ -18,7 +18,7 @@ export const OrganizationType = builder.prismaObject('Org', {
   }),
 });
 
-export const OrgMembershipType = builder.prismaObject('OrgUser', {
+builder.prismaObject('OrgUser', {
   name: 'OrgMembership',
   description: 'Membership of a user in an organization, with its org role there.',
   fields: (t) => ({

@@ -6,65 +6,51 @@
  * organization one does not belong to; org.users:add, org.users:write and org.users:remove on
  * users:id:<userId> (org Admin, and Service Admin everywhere); adding also needs users:read on
  * global.users:id:<userId> (see addUser). Membership operations name an
- * organization: the caller must act in it unless it is a Service Admin (directory.ts, the wall),
+ * organization: the caller must act in it unless it is a Service Admin (kernel/guards.ts, the wall),
  * and may not give a role above its own (Grafana: "Cannot assign a role higher than user's role").
  * An organization keeps at least one Admin (Grafana: "Cannot remove last organization admin").
- * Every membership change can change permissions, so it ends with `access.invalidate()`.
+ * Every membership change can change permissions, so it goes through `access.write()`.
  */
 import { z } from 'zod';
-import type { Tx } from '../../platform/database.js';
 import type { Org, OrgUser, Prisma } from '../../generated/prisma/client.js';
-import { requireSignedIn } from '../../kernel/access.js';
-import {
-  alreadyExists,
-  type DirectoryDeps,
-  idInput,
-  nameInput,
-  orgNotFound,
-  orgRoleInput,
-  requireActingIn,
-  requireRoleWithin,
-  userNotFound,
-} from '../../kernel/directory.js';
-import { DomainError } from '../../kernel/errors.js';
-import { all, permission } from '../../kernel/evaluator.js';
-import { isLocalOperator } from '../../kernel/operator.js';
+import type { FeatureDeps } from '../../kernel/access.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
+import { alreadyExists, DomainError, notFound } from '../../kernel/errors.js';
+import { all, permission } from '../../kernel/evaluator.js';
+import { requireActingIn, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
+import { idInput, nameInput, orgRoleInput, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
-import { isUniqueViolation } from '../roles/service.js';
-import { parseInput } from '../../kernel/inputs.js';
+import { isLocalOperator } from '../../kernel/principal.js';
+import { isUniqueViolation, type Tx } from '../../platform/database.js';
 
 export type OrgQuery = { include?: Prisma.OrgInclude; select?: Prisma.OrgSelect };
 export type OrgUserQuery = { include?: Prisma.OrgUserInclude; select?: Prisma.OrgUserSelect };
 
 /** createOrganization input. */
 export const createOrganizationInput = z.object({ name: nameInput('name') }, { error: 'input must be an object' });
-export type CreateOrganizationInput = z.input<typeof createOrganizationInput>;
 
 const membershipInput = z.object({ orgId: idInput('orgId'), userId: idInput('userId') });
 /** addOrgUser / updateOrgUserRole arguments. */
 export const orgUserRoleInput = membershipInput.extend({ role: orgRoleInput });
-export type OrgUserRoleInput = z.input<typeof orgUserRoleInput>;
 /** removeOrgUser arguments. */
-export type OrgUserInput = z.input<typeof membershipInput>;
 
 const LAST_ADMIN_MESSAGE = 'Cannot remove last organization admin';
 
 /** 400 LAST_ORG_ADMIN when `userId` is the only Admin (a person, not a service account) of `orgId`. */
 async function assertAnotherAdmin(tx: Tx, orgId: number, userId: number): Promise<void> {
   const others = await tx.orgUser.count({ where: { orgId, role: 'Admin', userId: { not: userId }, user: { isServiceAccount: false } } });
-  if (others === 0) throw new DomainError('LAST_ORG_ADMIN', LAST_ADMIN_MESSAGE, { orgId });
+  if (others === 0) throw new DomainError('LAST_ORG_ADMIN', LAST_ADMIN_MESSAGE, { id: orgId });
 }
 
 /** The membership of a person (not a service account) in `orgId`, or 404. */
 async function findMembership(tx: Tx, orgId: number, userId: number): Promise<OrgUser> {
   const membership = await tx.orgUser.findFirst({ where: { orgId, userId, user: { isServiceAccount: false } } });
-  if (!membership) throw userNotFound(userId, ` in organization ${orgId}`);
+  if (!membership) throw notFound('USER_NOT_FOUND', 'user', userId, ` in organization ${orgId}`);
   return membership;
 }
 
 export class OrgService {
-  constructor(private readonly deps: DirectoryDeps) {}
+  constructor(private readonly deps: FeatureDeps) {}
 
   /**
    * Creates an organization; the calling user becomes its Admin (the CLI's local operator has
@@ -90,8 +76,6 @@ export class OrgService {
     } catch (error) {
       if (isUniqueViolation(error)) throw alreadyExists(`an organization named "${input.name}" already exists`);
       throw error;
-    } finally {
-      this.deps.access.invalidate();
     }
   }
 
@@ -112,10 +96,10 @@ export class OrgService {
    */
   async get(caller: Principal, rawId: unknown, query: OrgQuery = {}): Promise<Org> {
     requireSignedIn(caller);
-    const id = parseInput(idInput('id'), rawId);
+    const id = parseId('id', rawId);
     const readsAny = await this.deps.access.can(caller, permission(Action.OrgsRead, Scope.org(id)));
     const org = await this.deps.db.org.findFirst({ ...query, where: readsAny ? { id } : { AND: [{ id }, ownOrgs(caller)] } });
-    if (!org) throw orgNotFound(id);
+    if (!org) throw notFound('ORG_NOT_FOUND', 'organization', id);
     return org;
   }
 
@@ -140,10 +124,10 @@ export class OrgService {
     requireRoleWithin(caller, role);
     const { db } = this.deps;
     try {
-      await db.$transaction(async (tx) => {
-        if ((await tx.org.count({ where: { id: orgId } })) === 0) throw orgNotFound(orgId);
+      await this.deps.access.write(async (tx) => {
+        if ((await tx.org.count({ where: { id: orgId } })) === 0) throw notFound('ORG_NOT_FOUND', 'organization', orgId);
         const user = await tx.user.findFirst({ where: { id: userId, isServiceAccount: false }, select: { id: true } });
-        if (!user) throw userNotFound(userId);
+        if (!user) throw notFound('USER_NOT_FOUND', 'user', userId);
         if (await tx.orgUser.findUnique({ where: { orgId_userId: { orgId, userId } }, select: { userId: true } })) {
           throw alreadyExists(`user ${userId} is already a member of organization ${orgId}`);
         }
@@ -152,8 +136,6 @@ export class OrgService {
     } catch (error) {
       if (isUniqueViolation(error)) throw alreadyExists(`user ${userId} is already a member of organization ${orgId}`);
       throw error;
-    } finally {
-      this.deps.access.invalidate();
     }
     return db.orgUser.findUniqueOrThrow({ ...query, where: { orgId_userId: { orgId, userId } } });
   }
@@ -171,15 +153,11 @@ export class OrgService {
     await this.deps.access.check(caller, permission(Action.OrgUsersWrite, Scope.user(userId)));
     requireRoleWithin(caller, role);
     const { db } = this.deps;
-    try {
-      await db.$transaction(async (tx) => {
-        const membership = await findMembership(tx, orgId, userId);
-        if (membership.role === 'Admin' && role !== 'Admin') await assertAnotherAdmin(tx, orgId, userId);
-        await tx.orgUser.update({ where: { orgId_userId: { orgId, userId } }, data: { role } });
-      });
-    } finally {
-      this.deps.access.invalidate();
-    }
+    await this.deps.access.write(async (tx) => {
+      const membership = await findMembership(tx, orgId, userId);
+      if (membership.role === 'Admin' && role !== 'Admin') await assertAnotherAdmin(tx, orgId, userId);
+      await tx.orgUser.update({ where: { orgId_userId: { orgId, userId } }, data: { role } });
+    });
     return db.orgUser.findUniqueOrThrow({ ...query, where: { orgId_userId: { orgId, userId } } });
   }
 
@@ -195,22 +173,18 @@ export class OrgService {
     const { orgId, userId } = parseInput(membershipInput, rawInput);
     requireActingIn(caller, orgId);
     await this.deps.access.check(caller, permission(Action.OrgUsersRemove, Scope.user(userId)));
-    try {
-      await this.deps.db.$transaction(async (tx) => {
-        const membership = await findMembership(tx, orgId, userId);
-        if (membership.role === 'Admin') await assertAnotherAdmin(tx, orgId, userId);
-        await tx.orgUser.delete({ where: { orgId_userId: { orgId, userId } } });
-        await tx.teamMember.deleteMany({ where: { userId, orgId } });
-        await tx.userRole.deleteMany({ where: { userId, orgId } });
-        const user = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: { orgId: true } });
-        if (user.orgId === orgId) {
-          const next = await tx.orgUser.findFirst({ where: { userId }, orderBy: [{ orgId: 'asc' }], select: { orgId: true } });
-          if (next) await tx.user.update({ where: { id: userId }, data: { orgId: next.orgId } });
-        }
-      });
-    } finally {
-      this.deps.access.invalidate();
-    }
+    await this.deps.access.write(async (tx) => {
+      const membership = await findMembership(tx, orgId, userId);
+      if (membership.role === 'Admin') await assertAnotherAdmin(tx, orgId, userId);
+      await tx.orgUser.delete({ where: { orgId_userId: { orgId, userId } } });
+      await tx.teamMember.deleteMany({ where: { userId, orgId } });
+      await tx.userRole.deleteMany({ where: { userId, orgId } });
+      const user = await tx.user.findUniqueOrThrow({ where: { id: userId }, select: { orgId: true } });
+      if (user.orgId === orgId) {
+        const next = await tx.orgUser.findFirst({ where: { userId }, orderBy: [{ orgId: 'asc' }], select: { orgId: true } });
+        if (next) await tx.user.update({ where: { id: userId }, data: { orgId: next.orgId } });
+      }
+    });
     return { message: 'User removed from organization' };
   }
 }

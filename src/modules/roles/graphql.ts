@@ -1,7 +1,14 @@
-/** Role type with its queries and mutations; every resolver calls one RoleService method. */
+/**
+ * GraphQL door of the roles feature: the Role type with all its fields, its inputs, queries and
+ * mutations, and the basic-role reset. Every resolver calls one RoleService / BasicRoleService
+ * method, the same the REST routes call; descriptions name the requirement the service checks.
+ */
+import { needs } from '../../kernel/requirements.js';
 import { builder } from '../shared/builder.js';
 import { MessagePayload } from '../shared/message.js';
 import { PermissionInput } from '../shared/permission.js';
+import { resetRequirements } from './reset.js';
+import { roleRequirements } from './service.js';
 
 builder.prismaObject('Role', {
   description: 'A role: basic (basic:*), fixed (fixed:*) or custom, global or local to one organization.',
@@ -57,18 +64,18 @@ const AccessControlStatus = builder.objectRef<{ enabled: boolean }>('AccessContr
 builder.queryFields((t) => ({
   accessControlStatus: t.field({
     type: AccessControlStatus,
-    description: 'Whether role-based access control is enabled. Needs status:accesscontrol on services:accesscontrol.',
+    description: `Whether role-based access control is enabled. ${needs(roleRequirements.status)}`,
     resolve: (_root, _args, ctx) => ctx.services.roles.status(ctx.principal),
   }),
   roles: t.prismaField({
     type: ['Role'],
-    description: 'Global roles and the roles of the current organization. Needs roles:read on roles:*.',
+    description: `Global roles and the roles of the current organization. ${needs(roleRequirements.read)}`,
     args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles (basic roles among them).' }) },
     resolve: (query, _root, args, ctx) => ctx.services.roles.list(ctx.principal, args, query),
   }),
   role: t.prismaField({
     type: 'Role',
-    description: 'One role by uid. Needs roles:read on roles:*.',
+    description: `One role by uid. ${needs(roleRequirements.read)}`,
     args: { uid: t.arg.string({ required: true }) },
     resolve: (query, _root, args, ctx) => ctx.services.roles.get(ctx.principal, args.uid, query),
   }),
@@ -77,24 +84,33 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createRole: t.prismaField({
     type: 'Role',
-    description: 'Creates a custom role. Needs roles:write on permissions:type:delegate and every permission given.',
+    description: `Creates a custom role. ${needs(roleRequirements.write)}`,
     args: { input: t.arg({ type: CreateRoleInput, required: true }) },
     resolve: (query, _root, args, ctx) => ctx.services.roles.create(ctx.principal, args.input, query),
   }),
   updateRole: t.prismaField({
     type: 'Role',
-    description: 'Updates a custom or basic role. Needs roles:write on permissions:type:delegate and delegation.',
+    description: `Updates a custom or basic role. ${needs(roleRequirements.write)}`,
     args: { uid: t.arg.string({ required: true }), input: t.arg({ type: UpdateRoleInput, required: true }) },
     resolve: (query, _root, args, ctx) => ctx.services.roles.update(ctx.principal, args.uid, args.input, query),
   }),
   deleteRole: t.field({
     type: MessagePayload,
-    description: 'Deletes a custom role. Needs roles:delete on permissions:type:delegate and delegation.',
+    description: `Deletes a custom role. ${needs(roleRequirements.delete)}`,
     args: {
       uid: t.arg.string({ required: true }),
       force: t.arg.boolean({ description: 'Also delete its assignments; without it an assigned role is refused.' }),
       global: t.arg.boolean({ description: 'Delete a global role instead of one of the current organization.' }),
     },
     resolve: (_root, args, ctx) => ctx.services.roles.delete(ctx.principal, args.uid, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  resetBasicRoles: t.field({
+    type: MessagePayload,
+    description: `With basicRoles true, restores the default permissions of every basic role; otherwise changes nothing. ${needs(resetRequirements.reset)}`,
+    args: { basicRoles: t.arg.boolean() },
+    resolve: (_root, args, ctx) => ctx.services.basicRoles.reset(ctx.principal, { BasicRoles: args.basicRoles }),
   }),
 }));

@@ -7,34 +7,32 @@
  * with more permissions than the caller holds, so delegation cannot apply).
  */
 import { z } from 'zod';
-import type { Db, Tx } from '../../platform/database.js';
-import { type AccessService, requireSignedIn } from '../../kernel/access.js';
-import type { Message } from '../assignments/service.js';
+import type { FeatureDeps } from '../../kernel/access.js';
 import { BASIC_ROLES, type BasicRoleDefinition } from '../../kernel/builtin-roles.js';
-import { permission } from '../../kernel/evaluator.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
+import { permission } from '../../kernel/evaluator.js';
+import { requireSignedIn } from '../../kernel/guards.js';
+import { OBJECT_ERROR, parseInput } from '../../kernel/inputs.js';
+import type { Message } from '../../kernel/message.js';
 import type { Principal } from '../../kernel/principal.js';
-import { parseInput } from '../../kernel/inputs.js';
+import { requirement } from '../../kernel/requirements.js';
+import type { Tx } from '../../platform/database.js';
+
+/** What the reset needs (service-interface.md "Required permissions"). */
+export const resetRequirements = {
+  reset: requirement([], () => permission(Action.RolesWrite, Scope.Escalate)),
+};
 
 /** Body of the reset: `{BasicRoles?: boolean}`; no body at all counts as `{}`. */
-export const resetInput = z
-  .object({ BasicRoles: z.boolean({ error: 'BasicRoles must be a boolean' }).nullish() }, { error: 'body must be a JSON object' })
-  .nullish();
+export const resetInput = z.object({ BasicRoles: z.boolean({ error: 'BasicRoles must be a boolean' }).nullish() }, OBJECT_ERROR).nullish();
 
 export const RESET_MESSAGES = {
   performed: 'Reset performed',
   nothing: 'Nothing to reset: BasicRoles was not true',
 } as const;
 
-export interface BasicRoleServiceDeps {
-  db: Db;
-  access: AccessService;
-  /** Throws 404 ACCESS_CONTROL_UNAVAILABLE in the oss edition (RoleService.assertAvailable). */
-  availability: { assertAvailable(): void };
-}
-
 export class BasicRoleService {
-  constructor(private readonly deps: BasicRoleServiceDeps) {}
+  constructor(private readonly deps: FeatureDeps) {}
 
   /**
    * With `BasicRoles: true`, restores every basic role (BASIC_ROLES) in ONE transaction: its
@@ -47,18 +45,14 @@ export class BasicRoleService {
    *   404 in oss; an unexpected database failure surfaces as 500 after the rollback.
    */
   async reset(caller: Principal, rawInput: unknown): Promise<Message> {
-    this.deps.availability.assertAvailable();
+    this.deps.edition.assertAvailable();
     requireSignedIn(caller);
     const input = parseInput(resetInput, rawInput);
-    await this.deps.access.check(caller, permission(Action.RolesWrite, Scope.Escalate));
+    await this.deps.access.check(caller, resetRequirements.reset.for({}));
     if (!input?.BasicRoles) return { message: RESET_MESSAGES.nothing };
-    try {
-      await this.deps.db.$transaction(async (tx) => {
-        for (const def of BASIC_ROLES) await restoreBasicRole(tx, def);
-      });
-    } finally {
-      this.deps.access.invalidate();
-    }
+    await this.deps.access.write(async (tx) => {
+      for (const def of BASIC_ROLES) await restoreBasicRole(tx, def);
+    });
     return { message: RESET_MESSAGES.performed };
   }
 }

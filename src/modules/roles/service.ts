@@ -7,150 +7,47 @@
  * permissions"; upstream-behaviour.md "Roles" (limits, stale version message, global org 0).
  */
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
-import type { Db } from '../../platform/database.js';
 import type { Prisma, Role } from '../../generated/prisma/client.js';
-import { type AccessService, requireCoverage, requireSignedIn } from '../../kernel/access.js';
+import type { FeatureDeps } from '../../kernel/access.js';
 import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
-import { accessDenied, DomainError } from '../../kernel/errors.js';
-import { permission } from '../../kernel/evaluator.js';
 import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
+import { DomainError, notFound } from '../../kernel/errors.js';
+import { permission } from '../../kernel/evaluator.js';
+import { requireCoverage, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
+import { parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
-import { parseInput, permissionList } from '../../kernel/inputs.js';
-
-/** Limits from upstream-behaviour.md "Roles". */
-export const MAX_ROLE_NAME_LENGTH = 190;
-export const MAX_ROLE_UID_LENGTH = 40;
-const UID_PATTERN = /^[a-zA-Z0-9_-]+$/;
-/** Limit on free-text fields; the spec shows none, this keeps rows bounded. */
-const MAX_TEXT_LENGTH = 2000;
+import { requirement } from '../../kernel/requirements.js';
+import { isUniqueViolation, type Tx } from '../../platform/database.js';
+import { createRoleInput, updateRoleInput } from './inputs.js';
 
 /** What a Pothos `query` (or any caller) may ask Prisma to load with each role. */
 export type RoleQuery = { include?: Prisma.RoleInclude; select?: Prisma.RoleSelect };
 
-const text = (field: string) =>
-  z.string({ error: `${field} must be a string` }).max(MAX_TEXT_LENGTH, `${field} is longer than ${MAX_TEXT_LENGTH} characters`);
-const roleName = z
-  .string({ error: 'name is required and must be a string' })
-  .trim()
-  .min(1, 'name is required')
-  .max(MAX_ROLE_NAME_LENGTH, `name is longer than ${MAX_ROLE_NAME_LENGTH} characters`);
-const version = z
-  .number({ error: 'version must be a number' })
-  .int('version must be a whole number')
-  .min(0, 'version must not be negative')
-  .max(2_147_483_647, 'version is too large');
+const DELEGATION = 'and every permission of the role (delegation); a global role also needs a Service Admin';
 
-/** Fields create and update share. */
-const describedRole = {
-  name: roleName,
-  displayName: text('displayName').nullish(),
-  description: text('description').nullish(),
-  group: text('group').nullish(),
-  hidden: z.boolean({ error: 'hidden must be a boolean' }).nullish(),
-  permissions: permissionList.nullish(),
+/** What each role operation needs (service-interface.md "Required permissions"). */
+export const roleRequirements = {
+  status: requirement([], () => permission(Action.StatusAccessControl, Scope.ServicesAccessControl)),
+  read: requirement([], () => permission(Action.RolesRead, Scope.RolesAll)),
+  write: requirement([], () => permission(Action.RolesWrite, Scope.Delegate), DELEGATION),
+  delete: requirement([], () => permission(Action.RolesDelete, Scope.Delegate), DELEGATION),
 };
-
-/** Body of create role (service-interface.md "Create role"). */
-export const createRoleInput = z.object(
-  {
-    uid: z
-      .string({ error: 'uid must be a string' })
-      .max(MAX_ROLE_UID_LENGTH, `uid is longer than ${MAX_ROLE_UID_LENGTH} characters`)
-      .regex(UID_PATTERN, 'uid may contain only letters, digits, "_" and "-"')
-      .nullish(),
-    global: z.boolean({ error: 'global must be a boolean' }).nullish(),
-    version: version.nullish(),
-    ...describedRole,
-  },
-  { error: 'body must be a JSON object' },
-);
-export type CreateRoleInput = z.input<typeof createRoleInput>;
-
-/** Body of update role (service-interface.md "Update role"). Omitted optional fields keep their value. */
-export const updateRoleInput = z.object(
-  {
-    version: z.number({ error: 'version is required and must be a number' }).pipe(version),
-    ...describedRole,
-  },
-  { error: 'body must be a JSON object' },
-);
-export type UpdateRoleInput = z.input<typeof updateRoleInput>;
-
-/** A role as the REST door answers it (upstream-behaviour.md "Roles", JSON role). */
-export interface RoleJson {
-  uid: string;
-  name: string;
-  displayName: string;
-  description: string;
-  group: string;
-  hidden: boolean;
-  global: boolean;
-  version: number;
-  created: string;
-  updated: string;
-  permissions?: { action: string; scope: string; created: string; updated: string }[];
-}
-
-type PermissionRow = { action: string; scope: string; created: Date; updated: Date };
-
-/** JSON shape of a role row; `permissions` only when loaded. */
-export function roleToJson(role: Role & { permissions?: PermissionRow[] }): RoleJson {
-  const json: RoleJson = {
-    uid: role.uid,
-    name: role.name,
-    displayName: role.displayName,
-    description: role.description,
-    group: role.group,
-    hidden: role.hidden,
-    global: role.orgId === 0,
-    version: role.version,
-    created: role.created.toISOString(),
-    updated: role.updated.toISOString(),
-  };
-  if (role.permissions) {
-    json.permissions = role.permissions.map((p) => ({
-      action: p.action,
-      scope: p.scope,
-      created: p.created.toISOString(),
-      updated: p.updated.toISOString(),
-    }));
-  }
-  return json;
-}
 
 /** Grafana-style short uid: 14 characters of [a-zA-Z0-9_-] from a CSPRNG. */
 export function generateUid(): string {
   return randomBytes(11).toString('base64url').slice(0, 14);
 }
 
-/** True when a Prisma error is a unique-constraint violation (P2002). */
-export function isUniqueViolation(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';
-}
-
-export interface RoleServiceDeps {
-  db: Db;
-  access: AccessService;
-  edition: 'enterprise' | 'oss';
-}
-
 /** The permissions of a role row, as pairs. */
-async function permissionsOfRole(db: Db | Prisma.TransactionClient, roleId: number): Promise<PermissionPair[]> {
+async function permissionsOfRole(db: Tx, roleId: number): Promise<PermissionPair[]> {
   return db.permission.findMany({ where: { roleId }, select: { action: true, scope: true } });
 }
 
 export class RoleService {
-  constructor(private readonly deps: RoleServiceDeps) {}
+  constructor(private readonly deps: FeatureDeps) {}
 
-  /**
-   * Access control exists only in the enterprise edition.
-   * @throws DomainError ACCESS_CONTROL_UNAVAILABLE (404) in the oss edition.
-   */
-  assertAvailable(): void {
-    if (this.deps.edition !== 'enterprise') {
-      throw new DomainError('ACCESS_CONTROL_UNAVAILABLE', 'Role-based access control is not available in this edition');
-    }
+  private assertAvailable(): void {
+    this.deps.edition.assertAvailable();
   }
 
   /**
@@ -159,7 +56,7 @@ export class RoleService {
    */
   async status(caller: Principal): Promise<{ enabled: boolean }> {
     this.assertAvailable();
-    await this.deps.access.check(caller, permission(Action.StatusAccessControl, Scope.ServicesAccessControl));
+    await this.deps.access.check(caller, roleRequirements.status.for({}));
     return { enabled: true };
   }
 
@@ -169,7 +66,7 @@ export class RoleService {
    */
   async list(caller: Principal, options: { includeHidden?: boolean | null }, query: RoleQuery = {}): Promise<Role[]> {
     this.assertAvailable();
-    await this.deps.access.check(caller, permission(Action.RolesRead, Scope.RolesAll));
+    await this.deps.access.check(caller, roleRequirements.read.for({}));
     return this.deps.db.role.findMany({
       ...query,
       where: { orgId: { in: [0, caller.orgId] }, ...(options.includeHidden ? {} : { hidden: false }) },
@@ -184,7 +81,7 @@ export class RoleService {
    */
   async get(caller: Principal, uid: string, query: RoleQuery = {}): Promise<Role> {
     this.assertAvailable();
-    await this.deps.access.check(caller, permission(Action.RolesRead, Scope.RolesAll));
+    await this.deps.access.check(caller, roleRequirements.read.for({}));
     const role = await this.deps.db.role.findFirst({ ...query, where: { uid, orgId: { in: [0, caller.orgId] } } });
     if (!role) throw roleNotFound(uid);
     return role;
@@ -203,7 +100,7 @@ export class RoleService {
     const input = parseInput(createRoleInput, rawInput);
     if (isFixedRoleName(input.name)) throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "fixed:"');
     if (isBasicRoleName(input.name)) throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "basic:"');
-    await this.deps.access.check(caller, permission(Action.RolesWrite, Scope.Delegate));
+    await this.deps.access.check(caller, roleRequirements.write.for({}));
     const global = input.global ?? false;
     if (global) requireServiceAdmin(caller, 'create a global role');
     const permissions = input.permissions ?? [];
@@ -212,20 +109,24 @@ export class RoleService {
     const uid = input.uid ?? generateUid();
     const orgId = global ? 0 : caller.orgId;
     try {
-      const role = await this.deps.db.role.create({
-        data: {
-          uid,
-          orgId,
-          name: input.name,
-          displayName: input.displayName ?? '',
-          description: input.description ?? '',
-          group: input.group ?? '',
-          hidden: input.hidden ?? false,
-          version: input.version ?? 0,
-          permissions: { create: permissions },
-        },
-        select: { id: true },
-      });
+      const role = await this.deps.access.write(
+        (tx) =>
+          tx.role.create({
+            data: {
+              uid,
+              orgId,
+              name: input.name,
+              displayName: input.displayName ?? '',
+              description: input.description ?? '',
+              group: input.group ?? '',
+              hidden: input.hidden ?? false,
+              version: input.version ?? 0,
+              permissions: { create: permissions },
+            },
+            select: { id: true },
+          }),
+        { grantsNothing: true },
+      );
       return await this.deps.db.role.findUniqueOrThrow({ ...query, where: { id: role.id } });
     } catch (error) {
       if (isUniqueViolation(error)) {
@@ -247,11 +148,11 @@ export class RoleService {
     this.assertAvailable();
     requireSignedIn(caller);
     const input = parseInput(updateRoleInput, rawInput);
-    const index = await this.deps.access.check(caller, permission(Action.RolesWrite, Scope.Delegate));
+    const index = await this.deps.access.check(caller, roleRequirements.write.for({}));
     const { db, access } = this.deps;
 
     try {
-      await db.$transaction(async (tx) => {
+      await access.write(async (tx) => {
         const role = await tx.role.findFirst({ where: { uid, orgId: { in: [0, caller.orgId] } } });
         if (!role) throw roleNotFound(uid);
         if (isFixedRoleName(role.name)) throw new DomainError('ROLE_IS_FIXED', `fixed role "${role.name}" cannot be updated`);
@@ -289,8 +190,6 @@ export class RoleService {
     } catch (error) {
       if (isUniqueViolation(error)) throw new DomainError('ROLE_ALREADY_EXISTS', `a role named "${input.name}" already exists`);
       throw error;
-    } finally {
-      access.invalidate();
     }
     return db.role.findUniqueOrThrow({ ...query, where: { uid } });
   }
@@ -306,50 +205,36 @@ export class RoleService {
   async delete(caller: Principal, uid: string, options: { force?: boolean | null; global?: boolean | null }): Promise<{ message: string }> {
     this.assertAvailable();
     requireSignedIn(caller);
-    const index = await this.deps.access.check(caller, permission(Action.RolesDelete, Scope.Delegate));
-    const { db, access } = this.deps;
+    const index = await this.deps.access.check(caller, roleRequirements.delete.for({}));
     const orgId = options.global ? 0 : caller.orgId;
-    try {
-      await db.$transaction(async (tx) => {
-        const role = await tx.role.findFirst({ where: { uid, orgId } });
-        if (!role) throw roleNotFound(uid);
-        if (isFixedRoleName(role.name) || isBasicRoleName(role.name)) {
-          throw new DomainError('ROLE_IS_FIXED', `role "${role.name}" is defined by the service and cannot be deleted`);
+    await this.deps.access.write(async (tx) => {
+      const role = await tx.role.findFirst({ where: { uid, orgId } });
+      if (!role) throw roleNotFound(uid);
+      if (isFixedRoleName(role.name) || isBasicRoleName(role.name)) {
+        throw new DomainError('ROLE_IS_FIXED', `role "${role.name}" is defined by the service and cannot be deleted`);
+      }
+      if (role.orgId === 0) requireServiceAdmin(caller, 'delete a global role');
+      requireCoverage(index, await permissionsOfRole(tx, role.id));
+      if (!options.force) {
+        const [users, teams] = await Promise.all([
+          tx.userRole.count({ where: { roleId: role.id } }),
+          tx.teamRole.count({ where: { roleId: role.id } }),
+        ]);
+        if (users + teams > 0) {
+          throw new DomainError(
+            'ROLE_ASSIGNED',
+            `role "${role.name}" is assigned ${users + teams} time(s); delete it with force=true to remove its assignments too`,
+          );
         }
-        if (role.orgId === 0) requireServiceAdmin(caller, 'delete a global role');
-        requireCoverage(index, await permissionsOfRole(tx, role.id));
-        if (!options.force) {
-          const [users, teams] = await Promise.all([
-            tx.userRole.count({ where: { roleId: role.id } }),
-            tx.teamRole.count({ where: { roleId: role.id } }),
-          ]);
-          if (users + teams > 0) {
-            throw new DomainError(
-              'ROLE_ASSIGNED',
-              `role "${role.name}" is assigned ${users + teams} time(s); delete it with force=true to remove its assignments too`,
-            );
-          }
-        }
-        // Assignments and permissions go with the role (ON DELETE CASCADE).
-        await tx.role.delete({ where: { id: role.id } });
-      });
-    } finally {
-      access.invalidate();
-    }
+      }
+      // Assignments and permissions go with the role (ON DELETE CASCADE).
+      await tx.role.delete({ where: { id: role.id } });
+    });
     return { message: 'Role deleted' };
   }
 }
 
 /** 404 ROLE_NOT_FOUND for `uid`. */
 export function roleNotFound(uid: string): DomainError {
-  return new DomainError('ROLE_NOT_FOUND', `role "${uid}" not found`, { uid });
-}
-
-/**
- * Global roles and global assignments act in every organization, so only a Service Admin may
- * write them: the organization wall (issue #3 item 5) holds for org Admins.
- * @throws DomainError ACCESS_DENIED (403).
- */
-export function requireServiceAdmin(caller: Principal, what: string): void {
-  if (!caller.isServiceAdmin) throw accessDenied(`Service Admin to ${what}`);
+  return notFound('ROLE_NOT_FOUND', 'role', uid);
 }

@@ -2,10 +2,14 @@
  * The ServiceAccount type: a User row with isServiceAccount, in the same id space as users,
  * with its queries and mutations; every resolver calls one ServiceAccountService method.
  */
-import { asOrgRole } from '../../kernel/directory.js';
+import { asOrgRole } from '../../kernel/principal.js';
+import { needs } from '../../kernel/requirements.js';
+import { userRoleRequirements } from '../assignments/service.js';
+import { permissionRequirements } from '../permissions/service.js';
 import { builder } from '../shared/builder.js';
 import { MessagePayload } from '../shared/message.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
+import { PermissionEntry } from '../shared/permission.js';
 
 export const ServiceAccountType = builder.prismaObject('User', {
   variant: 'ServiceAccount',
@@ -24,6 +28,17 @@ export const ServiceAccountType = builder.prismaObject('User', {
     isDisabled: t.exposeBoolean('isDisabled'),
     created: t.expose('created', { type: 'DateTime' }),
     updated: t.expose('updated', { type: 'DateTime' }),
+    roles: t.prismaField({
+      type: ['Role'],
+      description: `Roles assigned directly to the service account in the current organization and globally; not basic roles. ${needs(userRoleRequirements.read)}`,
+      args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
+      resolve: (query, account, args, ctx) => ctx.services.userRoles.list(ctx.principal, account.id, args, query),
+    }),
+    permissions: t.field({
+      type: [PermissionEntry],
+      description: `Effective permissions in the current organization. ${needs(permissionRequirements.readUser)}`,
+      resolve: (account, _args, ctx) => ctx.services.permissions.ofUser(ctx.principal, account.id),
+    }),
   }),
 });
 

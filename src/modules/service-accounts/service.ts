@@ -10,28 +10,15 @@
  * names in two organizations never collide (and never reveal each other).
  */
 import { z } from 'zod';
-import type { Tx } from '../../platform/database.js';
 import type { Prisma, User } from '../../generated/prisma/client.js';
-import { requireSignedIn } from '../../kernel/access.js';
-import {
-  alreadyExists,
-  type DirectoryDeps,
-  idFilter,
-  idInput,
-  MAX_NAME_LENGTH,
-  nameInput,
-  orgNotFound,
-  orgRoleInput,
-  permittedIds,
-  requireRoleWithin,
-  serviceAccountNotFound,
-} from '../../kernel/directory.js';
-import { DomainError } from '../../kernel/errors.js';
-import { permission } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/access.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
+import { alreadyExists, DomainError, notFound } from '../../kernel/errors.js';
+import { permission } from '../../kernel/evaluator.js';
+import { idFilter, permittedIds, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
+import { MAX_NAME_LENGTH, nameInput, orgRoleInput, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
-import { isUniqueViolation } from '../roles/service.js';
-import { parseInput } from '../../kernel/inputs.js';
+import { isUniqueViolation, type Tx } from '../../platform/database.js';
 
 export type ServiceAccountQuery = { include?: Prisma.UserInclude; select?: Prisma.UserSelect };
 
@@ -40,7 +27,6 @@ export const createServiceAccountInput = z.object(
   { name: nameInput('name'), role: orgRoleInput.nullish() },
   { error: 'input must be an object' },
 );
-export type CreateServiceAccountInput = z.input<typeof createServiceAccountInput>;
 
 /** updateServiceAccount input: omitted fields keep their value; the login never changes. */
 export const updateServiceAccountInput = z.object(
@@ -51,7 +37,6 @@ export const updateServiceAccountInput = z.object(
   },
   { error: 'input must be an object' },
 );
-export type UpdateServiceAccountInput = z.input<typeof updateServiceAccountInput>;
 
 /**
  * Grafana's generated login: `sa-<orgId>-<name>` lower-cased, runs of anything but letters,
@@ -75,7 +60,7 @@ function inOrg(caller: Principal, id?: number): Prisma.UserWhereInput {
 
 async function findServiceAccount(tx: Tx, caller: Principal, id: number): Promise<{ id: number; orgId: number }> {
   const account = await tx.user.findFirst({ where: inOrg(caller, id), select: { id: true, orgId: true } });
-  if (!account) throw serviceAccountNotFound(id);
+  if (!account) throw notFound('SERVICE_ACCOUNT_NOT_FOUND', 'service account', id);
   return account;
 }
 
@@ -88,7 +73,7 @@ async function assertNameFree(tx: Tx, orgId: number, name: string, exceptId?: nu
 }
 
 export class ServiceAccountService {
-  constructor(private readonly deps: DirectoryDeps) {}
+  constructor(private readonly deps: FeatureDeps) {}
 
   /**
    * Creates a service account in the caller's organization with org role `role` (Viewer when
@@ -107,8 +92,8 @@ export class ServiceAccountService {
     const { db } = this.deps;
     const taken = () => alreadyExists(`a service account named "${input.name}" (login "${login}") already exists in this organization`);
     try {
-      const id = await db.$transaction(async (tx) => {
-        if ((await tx.org.count({ where: { id: orgId } })) === 0) throw orgNotFound(orgId);
+      const id = await this.deps.access.write(async (tx) => {
+        if ((await tx.org.count({ where: { id: orgId } })) === 0) throw notFound('ORG_NOT_FOUND', 'organization', orgId);
         await assertNameFree(tx, orgId, input.name);
         if (await tx.user.findFirst({ where: { OR: [{ login }, { email: login }] }, select: { id: true } })) throw taken();
         const account = await tx.user.create({
@@ -148,10 +133,10 @@ export class ServiceAccountService {
    */
   async get(caller: Principal, rawId: unknown, query: ServiceAccountQuery = {}): Promise<User> {
     requireSignedIn(caller);
-    const id = parseInput(idInput('id'), rawId);
+    const id = parseId('id', rawId);
     await this.deps.access.check(caller, permission(Action.ServiceAccountsRead, Scope.serviceAccount(id)));
     const account = await this.deps.db.user.findFirst({ ...query, where: inOrg(caller, id) });
-    if (!account) throw serviceAccountNotFound(id);
+    if (!account) throw notFound('SERVICE_ACCOUNT_NOT_FOUND', 'service account', id);
     return account;
   }
 
@@ -162,26 +147,22 @@ export class ServiceAccountService {
    */
   async update(caller: Principal, rawId: unknown, rawInput: unknown, query: ServiceAccountQuery = {}): Promise<User> {
     requireSignedIn(caller);
-    const id = parseInput(idInput('id'), rawId);
+    const id = parseId('id', rawId);
     const input = parseInput(updateServiceAccountInput, rawInput);
     await this.deps.access.check(caller, permission(Action.ServiceAccountsWrite, Scope.serviceAccount(id)));
     if (input.role != null) requireRoleWithin(caller, input.role);
     const { db } = this.deps;
-    try {
-      await db.$transaction(async (tx) => {
-        const account = await findServiceAccount(tx, caller, id);
-        if (input.name != null) await assertNameFree(tx, account.orgId, input.name, id);
-        await tx.user.update({
-          where: { id },
-          data: { ...(input.name != null && { name: input.name }), ...(input.isDisabled != null && { isDisabled: input.isDisabled }) },
-        });
-        if (input.role != null) {
-          await tx.orgUser.update({ where: { orgId_userId: { orgId: account.orgId, userId: id } }, data: { role: input.role } });
-        }
+    await this.deps.access.write(async (tx) => {
+      const account = await findServiceAccount(tx, caller, id);
+      if (input.name != null) await assertNameFree(tx, account.orgId, input.name, id);
+      await tx.user.update({
+        where: { id },
+        data: { ...(input.name != null && { name: input.name }), ...(input.isDisabled != null && { isDisabled: input.isDisabled }) },
       });
-    } finally {
-      this.deps.access.invalidate();
-    }
+      if (input.role != null) {
+        await tx.orgUser.update({ where: { orgId_userId: { orgId: account.orgId, userId: id } }, data: { role: input.role } });
+      }
+    });
     return db.user.findUniqueOrThrow({ ...query, where: { id } });
   }
 
@@ -192,16 +173,12 @@ export class ServiceAccountService {
    */
   async delete(caller: Principal, rawId: unknown): Promise<{ message: string }> {
     requireSignedIn(caller);
-    const id = parseInput(idInput('id'), rawId);
+    const id = parseId('id', rawId);
     await this.deps.access.check(caller, permission(Action.ServiceAccountsDelete, Scope.serviceAccount(id)));
-    try {
-      await this.deps.db.$transaction(async (tx) => {
-        await findServiceAccount(tx, caller, id);
-        await tx.user.delete({ where: { id } });
-      });
-    } finally {
-      this.deps.access.invalidate();
-    }
+    await this.deps.access.write(async (tx) => {
+      await findServiceAccount(tx, caller, id);
+      await tx.user.delete({ where: { id } });
+    });
     return { message: 'Service account deleted' };
   }
 }

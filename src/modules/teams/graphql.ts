@@ -1,9 +1,12 @@
 /** The Team type with the team queries and mutations; every resolver calls one TeamService method. */
+
+import { needs } from '../../kernel/requirements.js';
+import { teamRoleRequirements } from '../assignments/service.js';
 import { builder } from '../shared/builder.js';
 import { MessagePayload } from '../shared/message.js';
 import { UserType } from '../users/graphql.js';
 
-export const TeamType = builder.prismaObject('Team', {
+builder.prismaObject('Team', {
   description: 'A team of one organization. Its id is the one REST paths take as :teamId.',
   fields: (t) => ({
     id: t.exposeInt('id'),
@@ -20,6 +23,13 @@ export const TeamType = builder.prismaObject('Team', {
     }),
     created: t.expose('created', { type: 'DateTime' }),
     updated: t.expose('updated', { type: 'DateTime' }),
+    roles: t.prismaField({
+      type: ['Role'],
+      description: `Roles assigned to the team; not basic roles. ${needs(teamRoleRequirements.read)}`,
+      args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
+      resolve: (query, team, args, ctx) =>
+        ctx.services.teamRoles.list(ctx.principal, team.id, args, query, team.orgId === ctx.principal.orgId),
+    }),
   }),
 });
 

@@ -4,33 +4,21 @@
  * Permissions (Grafana): teams:create; teams:read, teams:write (also for members),
  * teams:delete on teams:id:<id> (org Admin, fixed:teams:*; every org role reads). Teams are
  * looked up within the caller's organization only: another organization's team is 404 (the
- * wall, directory.ts). A member must already belong to the team's organization; service
+ * wall, kernel/guards.ts). A member must already belong to the team's organization; service
  * accounts are not team members (upstream-behaviour.md: their permissions come from their own
  * roles and org role only). Membership changes and deletions change permissions, so they end
- * with `access.invalidate()`.
+ * through `access.write()`.
  */
 import { z } from 'zod';
-import type { Db, Tx } from '../../platform/database.js';
 import type { Prisma, Team } from '../../generated/prisma/client.js';
-import { requireSignedIn } from '../../kernel/access.js';
-import {
-  alreadyExists,
-  type DirectoryDeps,
-  emailInput,
-  idFilter,
-  idInput,
-  nameInput,
-  orgNotFound,
-  permittedIds,
-  teamNotFound,
-  userNotFound,
-} from '../../kernel/directory.js';
-import { DomainError } from '../../kernel/errors.js';
-import { permission } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/access.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
+import { alreadyExists, DomainError, notFound } from '../../kernel/errors.js';
+import { permission } from '../../kernel/evaluator.js';
+import { idFilter, permittedIds, requireSignedIn } from '../../kernel/guards.js';
+import { emailInput, idInput, nameInput, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
-import { isUniqueViolation } from '../roles/service.js';
-import { parseInput } from '../../kernel/inputs.js';
+import { type Db, isUniqueViolation, type Tx } from '../../platform/database.js';
 
 export type TeamQuery = { include?: Prisma.TeamInclude; select?: Prisma.TeamSelect };
 
@@ -39,30 +27,27 @@ const teamEmail = z.union([z.literal(''), emailInput('email')], { error: 'email 
 
 /** createTeam input. */
 export const createTeamInput = z.object({ name: nameInput('name'), email: teamEmail.nullish() }, { error: 'input must be an object' });
-export type CreateTeamInput = z.input<typeof createTeamInput>;
 
 /** updateTeam input: omitted fields keep their value. */
 export const updateTeamInput = z.object(
   { name: nameInput('name').nullish(), email: teamEmail.nullish() },
   { error: 'input must be an object' },
 );
-export type UpdateTeamInput = z.input<typeof updateTeamInput>;
 
 const memberInput = z.object({ teamId: idInput('teamId'), userId: idInput('userId') });
 /** addTeamMember / removeTeamMember arguments. */
-export type TeamMemberInput = z.input<typeof memberInput>;
 
 /** The team `id` of the caller's organization, or 404. */
 async function findTeam(db: Db | Tx, caller: Principal, id: number): Promise<Team> {
   const team = await db.team.findFirst({ where: { id, orgId: caller.orgId } });
-  if (!team) throw teamNotFound(id);
+  if (!team) throw notFound('TEAM_NOT_FOUND', 'team', id);
   return team;
 }
 
 const duplicateName = (name: string) => alreadyExists(`a team named "${name}" already exists in this organization`);
 
 export class TeamService {
-  constructor(private readonly deps: DirectoryDeps) {}
+  constructor(private readonly deps: FeatureDeps) {}
 
   /**
    * Creates a team in the caller's organization. Needs teams:create.
@@ -75,8 +60,8 @@ export class TeamService {
     const { db } = this.deps;
     const orgId = caller.orgId;
     try {
-      const id = await db.$transaction(async (tx) => {
-        if ((await tx.org.count({ where: { id: orgId } })) === 0) throw orgNotFound(orgId);
+      const id = await this.deps.access.write(async (tx) => {
+        if ((await tx.org.count({ where: { id: orgId } })) === 0) throw notFound('ORG_NOT_FOUND', 'organization', orgId);
         const team = await tx.team.create({ data: { orgId, name: input.name, email: input.email ?? '' }, select: { id: true } });
         return team.id;
       });
@@ -85,6 +70,21 @@ export class TeamService {
       if (isUniqueViolation(error)) throw duplicateName(input.name);
       throw error;
     }
+  }
+
+  /**
+   * Teams of the caller in the organization it acts in, by name (GraphQL `viewer.teams`). Any
+   * signed-in caller may see its own teams; an API key belongs to none.
+   * @throws DomainError UNAUTHENTICATED (401).
+   */
+  async ofCaller(caller: Principal, query: TeamQuery = {}): Promise<Team[]> {
+    requireSignedIn(caller);
+    if (caller.kind === 'apiKey') return [];
+    return this.deps.db.team.findMany({
+      ...query,
+      where: { orgId: caller.orgId, members: { some: { userId: caller.id } } },
+      orderBy: [{ name: 'asc' }, { id: 'asc' }],
+    });
   }
 
   /**
@@ -104,10 +104,10 @@ export class TeamService {
    */
   async get(caller: Principal, rawId: unknown, query: TeamQuery = {}): Promise<Team> {
     requireSignedIn(caller);
-    const id = parseInput(idInput('id'), rawId);
+    const id = parseId('id', rawId);
     await this.deps.access.check(caller, permission(Action.TeamsRead, Scope.team(id)));
     const team = await this.deps.db.team.findFirst({ ...query, where: { id, orgId: caller.orgId } });
-    if (!team) throw teamNotFound(id);
+    if (!team) throw notFound('TEAM_NOT_FOUND', 'team', id);
     return team;
   }
 
@@ -117,12 +117,12 @@ export class TeamService {
    */
   async update(caller: Principal, rawId: unknown, rawInput: unknown, query: TeamQuery = {}): Promise<Team> {
     requireSignedIn(caller);
-    const id = parseInput(idInput('id'), rawId);
+    const id = parseId('id', rawId);
     const input = parseInput(updateTeamInput, rawInput);
     await this.deps.access.check(caller, permission(Action.TeamsWrite, Scope.team(id)));
     const { db } = this.deps;
     try {
-      await db.$transaction(async (tx) => {
+      await this.deps.access.write(async (tx) => {
         await findTeam(tx, caller, id);
         await tx.team.update({
           where: { id },
@@ -142,16 +142,12 @@ export class TeamService {
    */
   async delete(caller: Principal, rawId: unknown): Promise<{ message: string }> {
     requireSignedIn(caller);
-    const id = parseInput(idInput('id'), rawId);
+    const id = parseId('id', rawId);
     await this.deps.access.check(caller, permission(Action.TeamsDelete, Scope.team(id)));
-    try {
-      await this.deps.db.$transaction(async (tx) => {
-        await findTeam(tx, caller, id);
-        await tx.team.delete({ where: { id } }); // members and team roles: ON DELETE CASCADE
-      });
-    } finally {
-      this.deps.access.invalidate();
-    }
+    await this.deps.access.write(async (tx) => {
+      await findTeam(tx, caller, id);
+      await tx.team.delete({ where: { id } }); // members and team roles: ON DELETE CASCADE
+    });
     return { message: 'Team deleted' };
   }
 
@@ -168,13 +164,13 @@ export class TeamService {
     const { db } = this.deps;
     const alreadyMember = () => alreadyExists(`user ${userId} is already a member of team ${teamId}`);
     try {
-      await db.$transaction(async (tx) => {
+      await this.deps.access.write(async (tx) => {
         const team = await findTeam(tx, caller, teamId);
         const member = await tx.orgUser.findUnique({
           where: { orgId_userId: { orgId: team.orgId, userId } },
           select: { user: { select: { isServiceAccount: true } } },
         });
-        if (!member) throw userNotFound(userId, ' in the organization of the team');
+        if (!member) throw notFound('USER_NOT_FOUND', 'user', userId, ' in the organization of the team');
         if (member.user.isServiceAccount) throw new DomainError('VALIDATION_FAILED', 'userId: service accounts cannot be team members');
         if (await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } }, select: { userId: true } })) {
           throw alreadyMember();
@@ -184,8 +180,6 @@ export class TeamService {
     } catch (error) {
       if (isUniqueViolation(error)) throw alreadyMember();
       throw error;
-    } finally {
-      this.deps.access.invalidate();
     }
     return db.team.findUniqueOrThrow({ ...query, where: { id: teamId } });
   }
@@ -199,15 +193,11 @@ export class TeamService {
     const { teamId, userId } = parseInput(memberInput, rawInput);
     await this.deps.access.check(caller, permission(Action.TeamsWrite, Scope.team(teamId)));
     const { db } = this.deps;
-    try {
-      await db.$transaction(async (tx) => {
-        await findTeam(tx, caller, teamId);
-        const { count } = await tx.teamMember.deleteMany({ where: { teamId, userId } });
-        if (count === 0) throw userNotFound(userId, ` in team ${teamId}`);
-      });
-    } finally {
-      this.deps.access.invalidate();
-    }
+    await this.deps.access.write(async (tx) => {
+      await findTeam(tx, caller, teamId);
+      const { count } = await tx.teamMember.deleteMany({ where: { teamId, userId } });
+      if (count === 0) throw notFound('USER_NOT_FOUND', 'user', userId, ` in team ${teamId}`);
+    });
     return db.team.findUniqueOrThrow({ ...query, where: { id: teamId } });
   }
 }

@@ -3,11 +3,14 @@
  * user queries and mutations; every resolver calls one UserService method. No field exposes
  * the password hash.
  */
-import { visibleMemberships } from '../../kernel/directory.js';
+import { visibleMemberships } from '../../kernel/guards.js';
+import { needs } from '../../kernel/requirements.js';
+import { userRoleRequirements } from '../assignments/service.js';
+import { permissionRequirements } from '../permissions/service.js';
 import { builder } from '../shared/builder.js';
 import { MessagePayload } from '../shared/message.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
-import '../orgs/graphql.js';
+import { PermissionEntry } from '../shared/permission.js';
 
 export const UserType = builder.prismaObject('User', {
   description: 'A user. Its numeric id is the one REST paths take as :userId.',
@@ -24,6 +27,17 @@ export const UserType = builder.prismaObject('User', {
     }),
     created: t.expose('created', { type: 'DateTime' }),
     updated: t.expose('updated', { type: 'DateTime' }),
+    roles: t.prismaField({
+      type: ['Role'],
+      description: `Roles assigned directly to the user in the current organization and globally; not basic roles, not team roles. ${needs(userRoleRequirements.read)}`,
+      args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
+      resolve: (query, user, args, ctx) => ctx.services.userRoles.list(ctx.principal, user.id, args, query),
+    }),
+    permissions: t.field({
+      type: [PermissionEntry],
+      description: `Effective permissions in the current organization. ${needs(permissionRequirements.readUser)}`,
+      resolve: (user, _args, ctx) => ctx.services.permissions.ofUser(ctx.principal, user.id),
+    }),
   }),
 });
 

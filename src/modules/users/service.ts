@@ -8,29 +8,16 @@
  * Passwords are argon2 hashes (auth/passwords.ts) and never leave this module.
  */
 import { z } from 'zod';
-import { hashPassword } from '../../platform/passwords.js';
-import type { Tx } from '../../platform/database.js';
 import type { Prisma, User } from '../../generated/prisma/client.js';
-import { requireSignedIn } from '../../kernel/access.js';
-import {
-  alreadyExists,
-  type DirectoryDeps,
-  emailInput,
-  idFilter,
-  idInput,
-  MAX_NAME_LENGTH,
-  orgNotFound,
-  orgRoleInput,
-  permittedIds,
-  requireRoleWithin,
-  userNotFound,
-} from '../../kernel/directory.js';
-import { DomainError } from '../../kernel/errors.js';
-import { any, permission } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/access.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
+import { alreadyExists, DomainError, notFound } from '../../kernel/errors.js';
+import { any, permission } from '../../kernel/evaluator.js';
+import { idFilter, permittedIds, requireRoleWithin, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
+import { emailInput, MAX_NAME_LENGTH, orgRoleInput, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
-import { isUniqueViolation, requireServiceAdmin } from '../roles/service.js';
-import { parseInput } from '../../kernel/inputs.js';
+import { isUniqueViolation, type Tx } from '../../platform/database.js';
+import { hashPassword } from '../../platform/passwords.js';
 
 /** What a Pothos `query` (or any caller) may ask Prisma to load with each user. */
 export type UserQuery = { include?: Prisma.UserInclude; select?: Prisma.UserSelect };
@@ -71,7 +58,6 @@ export const createUserInput = z.object(
   },
   { error: 'input must be an object' },
 );
-export type CreateUserInput = z.input<typeof createUserInput>;
 
 /** updateUser input: omitted fields keep their value. */
 export const updateUserInput = z.object(
@@ -84,7 +70,6 @@ export const updateUserInput = z.object(
   },
   { error: 'input must be an object' },
 );
-export type UpdateUserInput = z.input<typeof updateUserInput>;
 
 /** Rows that are people, not service accounts. */
 const PEOPLE = { isServiceAccount: false } as const;
@@ -109,7 +94,7 @@ async function assertAnotherServiceAdmin(tx: Tx, userId: number): Promise<void> 
 }
 
 export class UserService {
-  constructor(private readonly deps: DirectoryDeps) {}
+  constructor(private readonly deps: FeatureDeps) {}
 
   /**
    * Creates a user with a password; it joins the caller's organization with `orgRole` (Viewer
@@ -131,8 +116,8 @@ export class UserService {
     const { db } = this.deps;
     const orgId = caller.orgId;
     try {
-      const id = await db.$transaction(async (tx) => {
-        if ((await tx.org.count({ where: { id: orgId } })) === 0) throw orgNotFound(orgId);
+      const id = await this.deps.access.write(async (tx) => {
+        if ((await tx.org.count({ where: { id: orgId } })) === 0) throw notFound('ORG_NOT_FOUND', 'organization', orgId);
         await assertIdentityFree(tx, [...new Set([input.login, input.email])]);
         const user = await tx.user.create({
           data: {
@@ -152,8 +137,6 @@ export class UserService {
     } catch (error) {
       if (isUniqueViolation(error)) throw alreadyExists(`a user with login "${input.login}" or email "${input.email}" already exists`);
       throw error;
-    } finally {
-      this.deps.access.invalidate();
     }
   }
 
@@ -166,16 +149,16 @@ export class UserService {
    */
   async update(caller: Principal, rawId: unknown, rawInput: unknown, query: UserQuery = {}): Promise<User> {
     requireSignedIn(caller);
-    const id = parseInput(idInput('id'), rawId);
+    const id = parseId('id', rawId);
     const input = parseInput(updateUserInput, rawInput);
     await this.deps.access.check(caller, permission(Action.UsersWrite, Scope.globalUser(id)));
     if (input.isServiceAdmin != null) requireServiceAdmin(caller, 'grant or revoke Service Admin');
     const passwordHash = input.password != null ? await hashPassword(input.password) : undefined;
     const { db } = this.deps;
     try {
-      await db.$transaction(async (tx) => {
+      await this.deps.access.write(async (tx) => {
         const user = await tx.user.findFirst({ where: { id, ...PEOPLE }, select: { id: true, isServiceAdmin: true } });
-        if (!user) throw userNotFound(id);
+        if (!user) throw notFound('USER_NOT_FOUND', 'user', id);
         await assertIdentityFree(
           tx,
           [input.login, input.email].filter((v): v is string => v != null),
@@ -197,8 +180,6 @@ export class UserService {
     } catch (error) {
       if (isUniqueViolation(error)) throw alreadyExists('login or email already taken');
       throw error;
-    } finally {
-      this.deps.access.invalidate();
     }
     return db.user.findUniqueOrThrow({ ...query, where: { id } });
   }
@@ -210,18 +191,14 @@ export class UserService {
    */
   async delete(caller: Principal, rawId: unknown): Promise<{ message: string }> {
     requireSignedIn(caller);
-    const id = parseInput(idInput('id'), rawId);
+    const id = parseId('id', rawId);
     await this.deps.access.check(caller, permission(Action.UsersDelete, Scope.globalUser(id)));
-    try {
-      await this.deps.db.$transaction(async (tx) => {
-        const user = await tx.user.findFirst({ where: { id, ...PEOPLE }, select: { isServiceAdmin: true } });
-        if (!user) throw userNotFound(id);
-        if (user.isServiceAdmin) await assertAnotherServiceAdmin(tx, id);
-        await tx.user.delete({ where: { id } }); // memberships, roles, sessions: ON DELETE CASCADE
-      });
-    } finally {
-      this.deps.access.invalidate();
-    }
+    await this.deps.access.write(async (tx) => {
+      const user = await tx.user.findFirst({ where: { id, ...PEOPLE }, select: { isServiceAdmin: true } });
+      if (!user) throw notFound('USER_NOT_FOUND', 'user', id);
+      if (user.isServiceAdmin) await assertAnotherServiceAdmin(tx, id);
+      await tx.user.delete({ where: { id } }); // memberships, roles, sessions: ON DELETE CASCADE
+    });
     return { message: 'User deleted' };
   }
 
@@ -255,14 +232,14 @@ export class UserService {
    */
   async get(caller: Principal, rawId: unknown, query: UserQuery = {}): Promise<User> {
     requireSignedIn(caller);
-    const id = parseInput(idInput('id'), rawId);
+    const id = parseId('id', rawId);
     const globalRead = permission(Action.UsersRead, Scope.globalUser(id));
     const index = await this.deps.access.check(caller, any(globalRead, permission(Action.OrgUsersRead, Scope.user(id))));
     const where: Prisma.UserWhereInput = globalRead.evaluate(index)
       ? { id, ...PEOPLE }
       : { id, ...PEOPLE, orgs: { some: { orgId: caller.orgId } } };
     const user = await this.deps.db.user.findFirst({ ...query, where });
-    if (!user) throw userNotFound(id);
+    if (!user) throw notFound('USER_NOT_FOUND', 'user', id);
     return user;
   }
 }

@@ -1,0 +1,64 @@
+/**
+ * One CLI command's run against the database: configuration -> database (migrated and seeded
+ * like the server's) -> module services -> the command -> its result as one JSON line.
+ */
+import { type Config, ConfigError, loadConfig } from '../config.js';
+import { isDomainError } from '../kernel/errors.js';
+import type { Services } from '../modules/services.js';
+import type { Database } from '../platform/database.js';
+
+/** Where the CLI writes and what it reads; the real process by default, replaceable in tests. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  env: Record<string, string | undefined>;
+}
+
+export const EXIT_OK = 0;
+/** The service refused (stderr `CODE: message`) or something failed unexpectedly. */
+export const EXIT_REFUSED = 1;
+/** Usage or configuration error. */
+export const EXIT_USAGE = 2;
+
+/** What a command does with the services; its result is printed as JSON. */
+export type ServiceCall = (services: Services) => Promise<unknown>;
+
+/**
+ * Runs `call` on the services of the database named by `io.env` and returns the exit code.
+ * Never throws: a bad configuration is EXIT_USAGE, a DomainError is EXIT_REFUSED with
+ * `CODE: message` on stderr, anything else EXIT_REFUSED with `INTERNAL: <stack>`.
+ * Before opening the database it prints `using database <absolute path>` on stderr, the file
+ * the server would open with the same environment and working directory.
+ */
+export async function runWithServices(io: CliIo, call: ServiceCall): Promise<number> {
+  let db: Database | undefined;
+  try {
+    const config: Config = loadConfig(io.env);
+    // Loaded only now, so --help and usage errors answer without starting Prisma.
+    const [{ databasePath, openDatabase }, { seed }, { createServices }, { systemClock }] = await Promise.all([
+      import('../platform/database.js'),
+      import('../kernel/seed.js'),
+      import('../modules/services.js'),
+      import('../platform/clock.js'),
+    ]);
+    io.stderr(`using database ${databasePath(config.databaseUrl)}\n`);
+    db = await openDatabase({ databaseUrl: config.databaseUrl });
+    await seed(db.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
+    const result = await call(createServices({ db: db.prisma, config, clock: systemClock }));
+    io.stdout(`${JSON.stringify(result)}\n`);
+    return EXIT_OK;
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      io.stderr(`${error.message}\n`);
+      return EXIT_USAGE;
+    }
+    if (isDomainError(error)) {
+      io.stderr(`${error.code}: ${error.message}\n`);
+      return EXIT_REFUSED;
+    }
+    io.stderr(`INTERNAL: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    return EXIT_REFUSED;
+  } finally {
+    await db?.close();
+  }
+}

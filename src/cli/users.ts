@@ -1,0 +1,47 @@
+/** `portcullis user create`: a user who joins an organization, optionally a Service Admin. */
+import type { Command } from 'commander';
+import { localOperator } from '../kernel/principal.js';
+import { ORG_ROLE_PLACEHOLDER, orgOption, type Perform, spellUsage } from './options.js';
+
+interface UserCreateOptions {
+  login: string;
+  email: string;
+  password: string;
+  name?: string;
+  orgRole?: string;
+  serviceAdmin?: boolean;
+  org: number;
+}
+
+/**
+ * Adds the `user` group to `program`. `user create` prints
+ * `{ id, login, email, name, orgId, isServiceAdmin }` (never the password).
+ */
+export function registerUserCommands(program: Command, perform: Perform): void {
+  const user = program.command('user').description('users of the service');
+  spellUsage(
+    user
+      .command('create')
+      .description('Create a user who joins organization --org (default 1) with --org-role (default Viewer).')
+      .requiredOption('--login <login>', 'login name')
+      .requiredOption('--email <email>', 'email address')
+      .requiredOption('--password <password>', 'password')
+      .option('--name <name>', 'display name')
+      .option(`--org-role ${ORG_ROLE_PLACEHOLDER}`, 'role in the organization (default Viewer)')
+      .option('--service-admin', 'make the user a Service Admin')
+      .addOption(orgOption()),
+  ).action((options: UserCreateOptions) =>
+    perform(async (services) => {
+      const created = await services.users.create(localOperator(options.org), {
+        login: options.login,
+        email: options.email,
+        password: options.password,
+        name: options.name,
+        orgRole: options.orgRole,
+        isServiceAdmin: options.serviceAdmin === true,
+      });
+      const { id, login, email, name, isServiceAdmin } = created;
+      return { id, login, email, name, orgId: options.org, isServiceAdmin };
+    }),
+  );
+}

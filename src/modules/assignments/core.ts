@@ -1,0 +1,249 @@
+/**
+ * The one subject-assignment core: list, add, remove and set the roles of a subject (a user or
+ * service account, or a team), with the organization wall, delegation and the Service Admin gate
+ * of global assignments written once. What differs per subject (where its assignments are
+ * stored, how it is found, its requirements and messages) is a `SubjectStore` adapter
+ * (user-store.ts, team-store.ts).
+ *
+ * Rules: service-interface.md "Required permissions", "List roles of ...", "Add role to ...",
+ * "Remove role from ...", "Set roles of ...", "Team role operations"; upstream-behaviour.md
+ * "Permission evaluation" (delegation). Only roles the caller can see (global or of its
+ * organization) can be assigned; basic roles never (they are held through the org role), and an
+ * organization's role never globally.
+ */
+import type { z } from 'zod';
+import type { Prisma, Role } from '../../generated/prisma/client.js';
+import type { FeatureDeps } from '../../kernel/access.js';
+import { BASIC_PREFIX, isBasicRoleName } from '../../kernel/builtin-roles.js';
+import type { PermissionPair } from '../../kernel/catalogue.js';
+import { DomainError } from '../../kernel/errors.js';
+import type { PermissionIndex } from '../../kernel/evaluator.js';
+import { requireCoverage, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
+import { parseId, parseInput } from '../../kernel/inputs.js';
+import type { Message } from '../../kernel/message.js';
+import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';
+import type { Requirement } from '../../kernel/requirements.js';
+import type { Db, Tx } from '../../platform/database.js';
+import { type RoleQuery, roleNotFound } from '../roles/service.js';
+import { roleUidParam } from './inputs.js';
+
+/** A role with the permissions delegation needs. */
+export type AssignableRole = Role & { permissions: PermissionPair[] };
+
+/** What the core needs to know about one kind of subject. */
+export interface SubjectStore {
+  /** Name of the id in paths and 400s: `userId` or `teamId`. */
+  readonly idField: string;
+  readonly requirements: { read: Requirement<'id'>; add: Requirement; remove: Requirement; set: Requirement };
+  /** Bodies of add and set (users take `global`, teams do not). */
+  readonly inputs: {
+    add: z.ZodType<{ roleUid: string; global?: boolean | null }>;
+    set: z.ZodType<{ roleUids: string[]; global?: boolean | null; includeHidden?: boolean | null }>;
+  };
+  /** Grafana's success texts. */
+  readonly messages: { added: string; removed: string; set: string };
+  /** @throws DomainError 404 unless subject `id` is in the caller's organization. */
+  find(db: Db | Tx, caller: SignedInPrincipal, id: number): Promise<void>;
+  /** Filter of the roles assigned to subject `id` visible in the caller's organization. */
+  assignedTo(caller: SignedInPrincipal, id: number): Prisma.RoleWhereInput;
+  /** Roles (with permissions) assigned to `id` in assignment scope `orgId` (0 = global). */
+  current(tx: Tx, caller: SignedInPrincipal, id: number, orgId: number): Promise<AssignableRole[]>;
+  /** Adds assignments of `roleIds` (none of them assigned yet) in scope `orgId`. */
+  assign(tx: Tx, id: number, orgId: number, roleIds: number[]): Promise<void>;
+  /** Removes assignments of `roleIds` in scope `orgId`; absent ones are ignored. */
+  unassign(tx: Tx, id: number, orgId: number, roleIds: number[]): Promise<void>;
+}
+
+/** Options of a role listing. */
+export interface ListOptions {
+  includeHidden?: boolean | null;
+}
+
+/** Filter for roles a list may show in `orgId`: visible there, never basic, hidden on request. */
+function listableRoles(orgId: number, includeHidden: boolean | null | undefined): Prisma.RoleWhereInput {
+  return { orgId: { in: [0, orgId] }, NOT: { name: { startsWith: BASIC_PREFIX } }, ...(includeHidden ? {} : { hidden: false }) };
+}
+
+/**
+ * What a set changes: the wanted roles not yet assigned are added; the assigned roles not wanted
+ * are removed, except hidden ones unless `includeHidden` (service-interface.md "Set roles": set
+ * without includeHidden leaves hidden assignments untouched). A hidden role named in the request
+ * is added either way: the client asked for it by uid.
+ */
+export function planSet<R extends { id: number; hidden: boolean }>(
+  current: readonly R[],
+  wanted: readonly R[],
+  includeHidden: boolean,
+): { add: R[]; remove: R[] } {
+  const wantedIds = new Set(wanted.map((r) => r.id));
+  const currentIds = new Set(current.map((r) => r.id));
+  return {
+    add: wanted.filter((r) => !currentIds.has(r.id)),
+    remove: current.filter((r) => !wantedIds.has(r.id) && (includeHidden || !r.hidden)),
+  };
+}
+
+/** Assignments of one kind of subject, built on its store. */
+export class SubjectAssignments {
+  constructor(
+    private readonly deps: FeatureDeps,
+    private readonly store: SubjectStore,
+  ) {}
+
+  /**
+   * Roles assigned to the subject in the caller's organization and globally, by name; never basic
+   * roles, never roles held another way; hidden ones only with includeHidden. Needs the store's
+   * `read` requirement on the subject. `knownInOrg` skips the lookup when the caller already
+   * holds the row and checked its organization (GraphQL parent fields).
+   * @throws DomainError VALIDATION_FAILED (400: id), 401, ACCESS_DENIED (403), 404 (subject not in
+   *   the caller's organization), 404 in oss.
+   */
+  async list(caller: Principal, rawId: unknown, options: ListOptions, query: RoleQuery = {}, knownInOrg = false): Promise<Role[]> {
+    this.deps.edition.assertAvailable();
+    requireSignedIn(caller);
+    const id = parseId(this.store.idField, rawId);
+    await this.deps.access.check(caller, this.store.requirements.read.for({ id }));
+    if (!knownInOrg) await this.store.find(this.deps.db, caller, id);
+    return this.deps.db.role.findMany({
+      ...query,
+      where: { ...listableRoles(caller.orgId, options.includeHidden), ...this.store.assignedTo(caller, id) },
+      orderBy: [{ name: 'asc' }],
+    });
+  }
+
+  /**
+   * Assigns a role (idempotent: an assigned role succeeds unchanged, as in Grafana), in the
+   * caller's organization or, with `global`, in every one. Body: the store's `add` input. Needs
+   * the store's `add` requirement and every permission of the role (delegation); global needs a
+   * Service Admin.
+   * @throws DomainError VALIDATION_FAILED / ROLE_NOT_ASSIGNABLE (400), 401, ACCESS_DENIED (403),
+   *   subject or ROLE_NOT_FOUND (404), 404 in oss.
+   */
+  async add(caller: Principal, rawId: unknown, rawInput: unknown): Promise<Message> {
+    const parse = () => parseInput(this.store.inputs.add, rawInput);
+    return this.change(caller, rawId, parse, this.store.requirements.add, async (tx, id, orgId, index, input, signedIn) => {
+      const role = await assignableRole(tx, signedIn, input.roleUid, orgId);
+      requireCoverage(index, role.permissions);
+      const current = await this.store.current(tx, signedIn, id, orgId);
+      if (!current.some((r) => r.id === role.id)) await this.store.assign(tx, id, orgId, [role.id]);
+      return this.store.messages.added;
+    });
+  }
+
+  /**
+   * Removes a role; one that is not assigned succeeds unchanged (Grafana). An unknown uid is 404,
+   * since delegation needs the role's permissions. Requirement and errors as `add`.
+   */
+  async remove(caller: Principal, rawId: unknown, rawUid: unknown, options: { global?: boolean | null }): Promise<Message> {
+    const parse = () => ({ roleUid: parseInput(roleUidParam, rawUid), global: options.global });
+    return this.change(caller, rawId, parse, this.store.requirements.remove, async (tx, id, orgId, index, input, signedIn) => {
+      const role = await assignableRole(tx, signedIn, input.roleUid, orgId);
+      requireCoverage(index, role.permissions);
+      await this.store.unassign(tx, id, orgId, [role.id]);
+      return this.store.messages.removed;
+    });
+  }
+
+  /**
+   * Makes the assignments in scope exactly the body's `roleUids`, in one transaction (hidden ones
+   * kept without includeHidden, see planSet). Needs both `add` and `remove` requirements and
+   * delegation of every role added or removed (roles kept need none).
+   * @throws as `add`; the first unknown uid is 404 and nothing changes.
+   */
+  async set(caller: Principal, rawId: unknown, rawInput: unknown): Promise<Message> {
+    const parse = () => parseInput(this.store.inputs.set, rawInput);
+    return this.change(caller, rawId, parse, this.store.requirements.set, async (tx, id, orgId, index, input, signedIn) => {
+      const wanted = await assignableRoles(tx, signedIn, input.roleUids, orgId);
+      const plan = planSet(await this.store.current(tx, signedIn, id, orgId), wanted, input.includeHidden ?? false);
+      requireCoverage(
+        index,
+        [...plan.add, ...plan.remove].flatMap((r) => r.permissions),
+      );
+      if (plan.remove.length > 0)
+        await this.store.unassign(
+          tx,
+          id,
+          orgId,
+          plan.remove.map((r) => r.id),
+        );
+      if (plan.add.length > 0)
+        await this.store.assign(
+          tx,
+          id,
+          orgId,
+          plan.add.map((r) => r.id),
+        );
+      return this.store.messages.set;
+    });
+  }
+
+  /**
+   * The preamble every change shares, then `work` inside the one write path: edition, sign-in,
+   * id, body, the requirement, the assignment scope (0 for global, Service Admin only), the
+   * caller's index loaded before the transaction (delegation reads no database inside it), the
+   * subject's organization wall.
+   */
+  private async change<B extends { global?: boolean | null }>(
+    caller: Principal,
+    rawId: unknown,
+    parse: () => B,
+    needed: Requirement,
+    work: (tx: Tx, id: number, orgId: number, index: PermissionIndex, input: B, caller: SignedInPrincipal) => Promise<string>,
+  ): Promise<Message> {
+    this.deps.edition.assertAvailable();
+    requireSignedIn(caller);
+    const id = parseId(this.store.idField, rawId);
+    const input = parse();
+    const index = await this.deps.access.check(caller, needed.for({}));
+    if (input.global) requireServiceAdmin(caller, 'assign or remove a role globally');
+    const orgId = input.global ? 0 : caller.orgId;
+    const message = await this.deps.access.write(async (tx) => {
+      await this.store.find(tx, caller, id);
+      return work(tx, id, orgId, index, input, caller);
+    });
+    return { message };
+  }
+}
+
+/** The one role named by `uid`, assignable in `orgId`. @throws as `assignableRoles`. */
+async function assignableRole(tx: Tx, caller: SignedInPrincipal, uid: string, orgId: number): Promise<AssignableRole> {
+  const [role] = await assignableRoles(tx, caller, [uid], orgId);
+  if (!role) throw roleNotFound(uid); // unreachable: assignableRoles answers one role per uid or throws
+  return role;
+}
+
+/**
+ * The roles named by `uids` (in that order) with their permissions, each assignable in `orgId`
+ * (0 = global).
+ * @throws DomainError ROLE_NOT_FOUND (404) for the first uid naming no role the caller can see,
+ *   ROLE_NOT_ASSIGNABLE (400) for a basic role or, when `orgId` is 0, an organization's role.
+ */
+async function assignableRoles(tx: Tx, caller: SignedInPrincipal, uids: readonly string[], orgId: number): Promise<AssignableRole[]> {
+  if (uids.length === 0) return [];
+  const rows = await tx.role.findMany({
+    where: { uid: { in: [...uids] }, orgId: { in: [0, caller.orgId] } },
+    include: { permissions: { select: { action: true, scope: true } } },
+  });
+  const byUid = new Map(rows.map((r) => [r.uid, r]));
+  return uids.map((uid) => {
+    const role = byUid.get(uid);
+    if (!role) throw roleNotFound(uid);
+    if (isBasicRoleName(role.name)) {
+      throw new DomainError('ROLE_NOT_ASSIGNABLE', `role "${uid}" is a basic role: it is held through an org role, not assigned`, { uid });
+    }
+    if (orgId === 0 && role.orgId !== 0) {
+      throw new DomainError('ROLE_NOT_ASSIGNABLE', `global: role "${uid}" belongs to one organization and cannot be assigned globally`, {
+        uid,
+      });
+    }
+    return role;
+  });
+}
+
+/** The non-basic roles of assignment rows, visible in `orgId`, with their permissions. */
+export function currentRoleSelect(orgId: number) {
+  return {
+    where: { orgId: { in: [0, orgId] }, NOT: { name: { startsWith: BASIC_PREFIX } } } satisfies Prisma.RoleWhereInput,
+    include: { permissions: { select: { action: true, scope: true } } } satisfies Prisma.RoleInclude,
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * The two subject adapters of the assignment core: users and service accounts (one `userId`,
+ * the same table as in Grafana; assignments per organization or global, org 0) and teams
+ * (assignments always in the team's organization). Each says where assignments live, how the
+ * subject is found behind the organization wall, what each operation requires, and Grafana's
+ * success texts (pkg/api access-control handlers of the enterprise API).
+ */
+import { Action, Scope } from '../../kernel/catalogue.js';
+import { notFound } from '../../kernel/errors.js';
+import { all, permission } from '../../kernel/evaluator.js';
+import { requirement } from '../../kernel/requirements.js';
+import { type AssignableRole, currentRoleSelect, type SubjectStore } from './core.js';
+import { addTeamRoleInput, addUserRoleInput, setTeamRolesInput, setUserRolesInput } from './inputs.js';
+
+const DELEGATION = 'and every permission of the role (delegation)';
+const SET_DELEGATION = 'and every permission of each role added or removed (delegation)';
+
+/** What user and service-account assignments need (service-interface.md "Required permissions"). */
+export const userRoleRequirements = {
+  read: requirement(['id'], ({ id }) => permission(Action.UsersRolesRead, Scope.user(id))),
+  add: requirement([], () => permission(Action.UsersRolesAdd, Scope.Delegate), `${DELEGATION}; global also a Service Admin`),
+  remove: requirement([], () => permission(Action.UsersRolesDelete, Scope.Delegate), `${DELEGATION}; global also a Service Admin`),
+  set: requirement(
+    [],
+    () => all(permission(Action.UsersRolesAdd, Scope.Delegate), permission(Action.UsersRolesDelete, Scope.Delegate)),
+    `${SET_DELEGATION}; global also a Service Admin`,
+  ),
+};
+
+/** What team assignments need (service-interface.md "Required permissions"). */
+export const teamRoleRequirements = {
+  read: requirement(['id'], ({ id }) => permission(Action.TeamsRolesRead, Scope.team(id))),
+  add: requirement([], () => permission(Action.TeamsRolesAdd, Scope.Delegate), DELEGATION),
+  remove: requirement([], () => permission(Action.TeamsRolesDelete, Scope.Delegate), DELEGATION),
+  set: requirement(
+    [],
+    () => all(permission(Action.TeamsRolesAdd, Scope.Delegate), permission(Action.TeamsRolesDelete, Scope.Delegate)),
+    SET_DELEGATION,
+  ),
+};
+
+/** Users and service accounts: `user_role` rows, per organization or global (org 0). */
+export const userStore: SubjectStore = {
+  idField: 'userId',
+  requirements: userRoleRequirements,
+  inputs: { add: addUserRoleInput, set: setUserRolesInput },
+  messages: { added: 'Role added to the user.', removed: 'Role removed from user.', set: 'User roles have been updated.' },
+  async find(db, caller, id) {
+    const row = await db.orgUser.findUnique({ where: { orgId_userId: { orgId: caller.orgId, userId: id } }, select: { userId: true } });
+    if (!row) throw notFound('USER_NOT_FOUND', 'user', id);
+  },
+  assignedTo: (caller, id) => ({ userRoles: { some: { userId: id, orgId: { in: [0, caller.orgId] } } } }),
+  async current(tx, caller, id, orgId): Promise<AssignableRole[]> {
+    const rows = await tx.userRole.findMany({
+      where: { orgId, userId: id, role: currentRoleSelect(caller.orgId).where },
+      select: { role: { include: currentRoleSelect(caller.orgId).include } },
+    });
+    return rows.map((r) => r.role);
+  },
+  async assign(tx, id, orgId, roleIds) {
+    await tx.userRole.createMany({ data: roleIds.map((roleId) => ({ orgId, userId: id, roleId })) });
+  },
+  async unassign(tx, id, orgId, roleIds) {
+    await tx.userRole.deleteMany({ where: { orgId, userId: id, roleId: { in: roleIds } } });
+  },
+};
+
+/** Teams: `team_role` rows in the team's organization (the caller's, past `find`). */
+export const teamStore: SubjectStore = {
+  idField: 'teamId',
+  requirements: teamRoleRequirements,
+  inputs: { add: addTeamRoleInput, set: setTeamRolesInput },
+  messages: { added: 'Role added to the team.', removed: 'Role removed from the team.', set: 'Team roles have been updated.' },
+  async find(db, caller, id) {
+    const team = await db.team.findFirst({ where: { id, orgId: caller.orgId }, select: { id: true } });
+    if (!team) throw notFound('TEAM_NOT_FOUND', 'team', id);
+  },
+  assignedTo: (_caller, id) => ({ teamRoles: { some: { teamId: id } } }),
+  async current(tx, caller, id): Promise<AssignableRole[]> {
+    const rows = await tx.teamRole.findMany({
+      where: { teamId: id, role: currentRoleSelect(caller.orgId).where },
+      select: { role: { include: currentRoleSelect(caller.orgId).include } },
+    });
+    return rows.map((r) => r.role);
+  },
+  async assign(tx, id, orgId, roleIds) {
+    await tx.teamRole.createMany({ data: roleIds.map((roleId) => ({ teamId: id, orgId, roleId })) });
+  },
+  async unassign(tx, id, _orgId, roleIds) {
+    await tx.teamRole.deleteMany({ where: { teamId: id, roleId: { in: roleIds } } });
+  },
+};

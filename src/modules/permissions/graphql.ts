@@ -1,0 +1,63 @@
+/**
+ * GraphQL door of permission listings: `viewer` (the caller, with its roles, teams and
+ * permissions in one round-trip) and `userPermissions`. Resolvers call PermissionService, the
+ * same the REST listing routes call.
+ */
+import { requireSignedIn } from '../../kernel/guards.js';
+import type { SignedInPrincipal } from '../../kernel/principal.js';
+import { needs } from '../../kernel/requirements.js';
+import { builder } from '../shared/builder.js';
+import { OrgRoleEnum } from '../shared/org-role.js';
+import { PermissionEntry } from '../shared/permission.js';
+import { permissionRequirements } from './service.js';
+
+const PrincipalKind = builder.enumType('PrincipalKind', {
+  values: { user: { value: 'user' }, serviceAccount: { value: 'serviceAccount' }, apiKey: { value: 'apiKey' } } as const,
+});
+
+export const Viewer = builder.objectRef<SignedInPrincipal>('Viewer').implement({
+  description: 'The authenticated caller in the organization it acts in.',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'User, service account or API key id.' }),
+    kind: t.field({ type: PrincipalKind, resolve: (p) => p.kind }),
+    login: t.string({ description: 'Login, or the key name for an API key.', resolve: (p) => (p.kind === 'apiKey' ? p.name : p.login) }),
+    orgId: t.exposeInt('orgId', { description: 'The organization this request acts in.' }),
+    orgRole: t.field({ type: OrgRoleEnum, description: 'Org role in that organization.', resolve: (p) => p.orgRole }),
+    isServiceAdmin: t.exposeBoolean('isServiceAdmin'),
+    roles: t.prismaField({
+      type: ['Role'],
+      description: 'Every role behind its permissions: basic, direct (org and global) and team roles.',
+      resolve: (query, principal, _args, ctx) => ctx.services.permissions.ownRoles(principal, query),
+    }),
+    permissions: t.field({
+      type: [PermissionEntry],
+      description: 'Effective permissions, sorted by action then scope.',
+      resolve: (principal, _args, ctx) => ctx.services.permissions.ownList(principal),
+    }),
+    teams: t.prismaField({
+      type: ['Team'],
+      description: 'Teams the caller belongs to in the current organization, by name (none for an API key).',
+      resolve: (query, principal, _args, ctx) => ctx.services.teams.ofCaller(principal, query),
+    }),
+  }),
+});
+
+builder.queryField('viewer', (t) =>
+  t.field({
+    type: Viewer,
+    description: 'The caller. Needs any credentials.',
+    resolve: (_root, _args, ctx) => {
+      requireSignedIn(ctx.principal);
+      return ctx.principal;
+    },
+  }),
+);
+
+builder.queryFields((t) => ({
+  userPermissions: t.field({
+    type: [PermissionEntry],
+    description: `Effective permissions of a user or service account in the current organization. ${needs(permissionRequirements.readUser)}`,
+    args: { userId: t.arg.int({ required: true, description: 'Id of a user or service account of the current organization.' }) },
+    resolve: (_root, args, ctx) => ctx.services.permissions.ofUser(ctx.principal, args.userId),
+  }),
+}));

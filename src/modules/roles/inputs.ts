@@ -1,0 +1,68 @@
+/**
+ * Inputs of the roles feature, one zod schema each, shared by both doors: REST passes the parsed
+ * JSON body, GraphQL its typed arguments. Rules: service-interface.md "Create role" / "Update
+ * role"; limits from upstream-behaviour.md "Roles".
+ */
+import { z } from 'zod';
+import { OBJECT_ERROR, permissionList } from '../../kernel/inputs.js';
+
+/** Limits from upstream-behaviour.md "Roles". */
+export const MAX_ROLE_NAME_LENGTH = 190;
+export const MAX_ROLE_UID_LENGTH = 40;
+const UID_PATTERN = /^[a-zA-Z0-9_-]+$/;
+/** Limit on free-text fields; the spec shows none, this keeps rows bounded. */
+const MAX_TEXT_LENGTH = 2000;
+
+const text = (field: string) =>
+  z.string({ error: `${field} must be a string` }).max(MAX_TEXT_LENGTH, `${field} is longer than ${MAX_TEXT_LENGTH} characters`);
+const roleName = z
+  .string({ error: 'name is required and must be a string' })
+  .trim()
+  .min(1, 'name is required')
+  .max(MAX_ROLE_NAME_LENGTH, `name is longer than ${MAX_ROLE_NAME_LENGTH} characters`);
+const version = z
+  .number({ error: 'version must be a number' })
+  .int('version must be a whole number')
+  .min(0, 'version must not be negative')
+  .max(2_147_483_647, 'version is too large');
+
+/** Fields create and update share. */
+const describedRole = {
+  name: roleName,
+  displayName: text('displayName').nullish(),
+  description: text('description').nullish(),
+  group: text('group').nullish(),
+  hidden: z.boolean({ error: 'hidden must be a boolean' }).nullish(),
+  permissions: permissionList.nullish(),
+};
+
+/** Body of create role (service-interface.md "Create role"). */
+export const createRoleInput = z.object(
+  {
+    uid: z
+      .string({ error: 'uid must be a string' })
+      .max(MAX_ROLE_UID_LENGTH, `uid is longer than ${MAX_ROLE_UID_LENGTH} characters`)
+      .regex(UID_PATTERN, 'uid may contain only letters, digits, "_" and "-"')
+      .nullish(),
+    global: z.boolean({ error: 'global must be a boolean' }).nullish(),
+    version: version.nullish(),
+    ...describedRole,
+  },
+  OBJECT_ERROR,
+);
+
+/** Body of update role (service-interface.md "Update role"). Omitted optional fields keep their value. */
+export const updateRoleInput = z.object(
+  {
+    version: z.number({ error: 'version is required and must be a number' }).pipe(version),
+    ...describedRole,
+  },
+  OBJECT_ERROR,
+);
+
+/** A role uid sent to name an existing role (assignments, deletes): 1..40 characters. */
+export const roleUidInput = (field: string) =>
+  z
+    .string({ error: `${field} is required and must be a string` })
+    .min(1, `${field} must not be empty`)
+    .max(MAX_ROLE_UID_LENGTH, `${field} is longer than ${MAX_ROLE_UID_LENGTH} characters`);

@@ -1,0 +1,108 @@
+/**
+ * REST door of the roles feature: its routes (service-interface.md "Roles") and the JSON shape of
+ * a role. Each handler parses the request, calls one RoleService / ResetService method and
+ * shapes the answer.
+ */
+import type { Role } from '../../generated/prisma/client.js';
+import { parseBooleanParam, type Route } from '../shared/rest.js';
+import { resetRequirements } from './reset.js';
+import { roleRequirements } from './service.js';
+
+/** A role as the REST door answers it (upstream-behaviour.md "Roles", JSON role). */
+export interface RoleJson {
+  uid: string;
+  name: string;
+  displayName: string;
+  description: string;
+  group: string;
+  hidden: boolean;
+  global: boolean;
+  version: number;
+  created: string;
+  updated: string;
+  permissions?: { action: string; scope: string; created: string; updated: string }[];
+}
+
+type PermissionRow = { action: string; scope: string; created: Date; updated: Date };
+
+/** JSON shape of a role row; `permissions` only when loaded. */
+export function roleToJson(role: Role & { permissions?: PermissionRow[] }): RoleJson {
+  const json: RoleJson = {
+    uid: role.uid,
+    name: role.name,
+    displayName: role.displayName,
+    description: role.description,
+    group: role.group,
+    hidden: role.hidden,
+    global: role.orgId === 0,
+    version: role.version,
+    created: role.created.toISOString(),
+    updated: role.updated.toISOString(),
+  };
+  if (role.permissions) {
+    json.permissions = role.permissions.map((p) => ({
+      action: p.action,
+      scope: p.scope,
+      created: p.created.toISOString(),
+      updated: p.updated.toISOString(),
+    }));
+  }
+  return json;
+}
+
+const withPermissions = { include: { permissions: { orderBy: [{ action: 'asc' as const }, { scope: 'asc' as const }] } } };
+
+/** Role routes, the access-control status and the hard reset. */
+export const roleRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/api/access-control/status',
+    requires: roleRequirements.status,
+    handler: ({ principal, services }) => services.roles.status(principal),
+  },
+  {
+    method: 'GET',
+    path: '/api/access-control/roles',
+    requires: roleRequirements.read,
+    handler: async ({ principal, services, query }) => {
+      const roles = await services.roles.list(principal, { includeHidden: parseBooleanParam('includeHidden', query.get('includeHidden')) });
+      return roles.map(roleToJson);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/api/access-control/roles/:uid',
+    requires: roleRequirements.read,
+    handler: async ({ principal, services, params }) =>
+      roleToJson(await services.roles.get(principal, params.uid as string, withPermissions)),
+  },
+  {
+    method: 'POST',
+    path: '/api/access-control/roles',
+    requires: roleRequirements.write,
+    handler: async ({ principal, services, body }) => roleToJson(await services.roles.create(principal, body, withPermissions)),
+  },
+  {
+    method: 'PUT',
+    path: '/api/access-control/roles/:uid',
+    requires: roleRequirements.write,
+    handler: async ({ principal, services, params, body }) =>
+      roleToJson(await services.roles.update(principal, params.uid as string, body, withPermissions)),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/access-control/roles/:uid',
+    requires: roleRequirements.delete,
+    handler: ({ principal, services, params, query }) =>
+      services.roles.delete(principal, params.uid as string, {
+        force: parseBooleanParam('force', query.get('force')),
+        global: parseBooleanParam('global', query.get('global')),
+      }),
+  },
+  {
+    method: 'POST',
+    path: '/api/access-control/roles/hard-reset',
+    requires: resetRequirements.reset,
+    handler: ({ principal, services, body }) => services.basicRoles.reset(principal, body),
+  },
+];

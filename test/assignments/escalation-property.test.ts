@@ -1,0 +1,236 @@
+/**
+ * No escalation path through role assignment (issue #3 item 2): for many random pairs (caller
+ * permissions, role permissions) over a small alphabet of actions and scopes (wildcards and ""
+ * included), a caller holding those permissions plus users.roles:add and users.roles:delete on
+ * permissions:type:delegate may assign (and remove) the role exactly when an INDEPENDENT oracle
+ * says the caller's permissions cover every permission of the role.
+ *
+ * The oracle is written here from upstream-behaviour.md ("Scope match", "Delegation"), naively,
+ * pair by pair; it shares no code with PermissionIndex. The pairs come from fast-check, which
+ * shrinks a failing pair to a smallest one. Each pair gets its own caller and role, written with
+ * raw SQL (Prisma costs milliseconds per row here). Adds: 300 pairs, through the assignment
+ * service, every 30th through REST with the caller's own credentials instead. Removals: 100 more
+ * pairs, the same way.
+ *
+ * Runs are reproducible: the seed is fixed (SEED below). To try other pairs, or to replay a
+ * failure fast-check reported ("seed: ..., path: ..."), run with PROPERTY_SEED=<seed>
+ * (and PROPERTY_PATH=<path> to jump straight to the shrunk counterexample).
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PermissionPair } from '../../src/kernel/catalogue.js';
+import { isDomainError } from '../../src/kernel/errors.js';
+import { hashPassword } from '../../src/platform/passwords.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { rest } from '../support/requests.js';
+import { type Actor, createUser, p, SUBJECT_PASSWORD, userPrincipal } from '../support/subjects.js';
+
+const ADD_RUNS = 300;
+const REMOVE_RUNS = 100;
+const REST_EVERY = 30;
+/** Fixed unless PROPERTY_SEED is set, so every run checks the same pairs and a failure replays. */
+const SEED = process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : 0xc0ffee;
+const PATH = process.env.PROPERTY_PATH;
+
+const ACTIONS = ['a:read', 'a:write', 'b:read', 'users.roles:add'];
+const SCOPES = [
+  '',
+  '*',
+  'a:*',
+  'a:id:*',
+  'a:id:1',
+  'a:id:2',
+  'a:uid:1',
+  'b:*',
+  'b:id:1',
+  'permissions:type:*',
+  'permissions:type:delegate',
+];
+const DELEGATE = [p('users.roles:add', 'permissions:type:delegate'), p('users.roles:delete', 'permissions:type:delegate')];
+
+// ---- the oracle (upstream-behaviour.md), deliberately naive --------------------------------------
+
+/** Does a held scope match a wanted one? `*`-suffix: prefix match; "" matches nothing; else equality. */
+function scopeMatches(held: string, wanted: string): boolean {
+  if (held === '') return false;
+  if (held.endsWith('*')) return wanted.startsWith(held.slice(0, -1));
+  return held === wanted;
+}
+
+/** Delegation: each role permission needs a held permission with its action and a matching scope (any scope for a scopeless one). */
+function oracleCovers(held: PermissionPair[], role: PermissionPair[]): boolean {
+  return role.every((want) => held.some((h) => h.action === want.action && (want.scope === '' || scopeMatches(h.scope, want.scope))));
+}
+
+// ---- the generator ------------------------------------------------------------------------------
+
+const permission = (actions: readonly string[]) => fc.record({ action: fc.constantFrom(...actions), scope: fc.constantFrom(...SCOPES) });
+
+/** Caller permissions (0..5) and role permissions (0..3), about half of the latter on an action the caller holds. */
+const pairs = fc.array(permission(ACTIONS), { maxLength: 5 }).chain((held) =>
+  fc.record({
+    held: fc.constant(held),
+    role: fc.array(held.length === 0 ? permission(ACTIONS) : fc.oneof(permission(held.map((h) => h.action)), permission(ACTIONS)), {
+      maxLength: 3,
+    }),
+  }),
+);
+
+/** fast-check's parameters for `numRuns` runs: the fixed seed, and the replay path when given. */
+function params(numRuns: number): fc.Parameters<[{ held: PermissionPair[]; role: PermissionPair[] }]> {
+  return { numRuns, seed: SEED, ...(PATH !== undefined && { path: PATH }) };
+}
+
+// ---- the test ---------------------------------------------------------------------------------------
+
+/** One generated pair as written: its own caller (holding `held` + DELEGATE) and its own role to assign. */
+interface Case {
+  i: number;
+  callerId: number;
+  login: string;
+  roleId: number;
+  uid: string;
+}
+
+type Outcome = 'accepted' | 'refused';
+
+let app: TestApp;
+let target: Actor;
+let raw: BetterSqlite3.Database;
+let passwordHash: string;
+let written = 0;
+
+/**
+ * Writes one pair in one raw SQLite transaction: a caller (org role None: no basic role, so it
+ * holds exactly its custom role), the caller's custom role assigned to it, the role to assign,
+ * and (`assigned`) that role already assigned to the target.
+ */
+function writeCase(held: PermissionPair[], role: PermissionPair[], assigned = false): Case {
+  const i = written++;
+  const now = new Date().toISOString().replace('Z', '+00:00'); // the adapter's DATETIME text
+  const write = raw.transaction((): Case => {
+    const login = `caller-${i}`;
+    const callerId = Number(
+      raw
+        .prepare('INSERT INTO "User" (orgId, login, email, name, passwordHash, updated) VALUES (1, ?, ?, ?, ?, ?)')
+        .run(login, `${login}@example.test`, login, passwordHash, now).lastInsertRowid,
+    );
+    raw.prepare('INSERT INTO "OrgUser" (orgId, userId, role, updated) VALUES (1, ?, \'None\', ?)').run(callerId, now);
+    const insertRole = raw.prepare('INSERT INTO "Role" (uid, orgId, name, updated) VALUES (?, 1, ?, ?)');
+    const insertPermission = raw.prepare('INSERT INTO "Permission" (roleId, action, scope, updated) VALUES (?, ?, ?, ?)');
+    const insertAssignment = raw.prepare('INSERT INTO "UserRole" (orgId, userId, roleId) VALUES (1, ?, ?)');
+    const heldRoleId = Number(insertRole.run(`held-${i}`, `held ${i}`, now).lastInsertRowid);
+    for (const perm of [...held, ...DELEGATE]) insertPermission.run(heldRoleId, perm.action, perm.scope, now);
+    insertAssignment.run(callerId, heldRoleId);
+    const roleId = Number(insertRole.run(`prop-${i}`, `prop ${i}`, now).lastInsertRowid);
+    for (const perm of role) insertPermission.run(roleId, perm.action, perm.scope, now);
+    if (assigned) insertAssignment.run(target.id, roleId);
+    return { i, callerId, login, roleId, uid: `prop-${i}` };
+  });
+  const c = write();
+  app.services.access.invalidate();
+  return c;
+}
+
+function expected(held: PermissionPair[], role: PermissionPair[]): Outcome {
+  return oracleCovers([...held, ...DELEGATE], role) ? 'accepted' : 'refused';
+}
+
+async function viaCore(fn: () => Promise<unknown>): Promise<Outcome> {
+  try {
+    await fn();
+    return 'accepted';
+  } catch (error) {
+    if (isDomainError(error) && error.code === 'ACCESS_DENIED') return 'refused';
+    throw error;
+  }
+}
+
+async function viaRest(c: Case, method: 'POST' | 'DELETE'): Promise<Outcome> {
+  const path = `/api/access-control/users/${target.id}/roles${method === 'DELETE' ? `/${c.uid}` : ''}`;
+  const out = await rest(app, method, path, {
+    auth: { login: c.login, password: SUBJECT_PASSWORD },
+    ...(method === 'POST' && { json: { roleUid: c.uid } }),
+  });
+  if (out.status === 200) return 'accepted';
+  if (out.status === 403 && out.code === 'ACCESS_DENIED') return 'refused';
+  throw new Error(`unexpected ${out.status}: ${JSON.stringify(out.body)}`);
+}
+
+/** Is the generated role of `c` assigned to the target now? */
+async function assigned(c: Case): Promise<boolean> {
+  return (await app.database.prisma.userRole.count({ where: { userId: target.id, orgId: 1, roleId: c.roleId } })) === 1;
+}
+
+beforeAll(async () => {
+  app = await createTestApp();
+  target = await createUser(app, 'target');
+  passwordHash = await hashPassword(SUBJECT_PASSWORD);
+  raw = new BetterSqlite3(app.database.path, { timeout: 5000 });
+});
+
+afterAll(async () => {
+  raw?.close();
+  await app.close();
+});
+
+describe('delegation property: no escalation through role assignment', () => {
+  it(`${ADD_RUNS} random (caller permissions, role permissions) pairs: assignment accepted exactly when covered`, async () => {
+    const tally = { accepted: 0, refused: 0, rest: 0 };
+    await fc.assert(
+      fc.asyncProperty(pairs, async ({ held, role }) => {
+        const c = writeCase(held, role);
+        const caller = userPrincipal({ id: c.callerId, login: c.login }, 'None');
+        const throughRest = c.i % REST_EVERY === 0;
+        const got = throughRest
+          ? await viaRest(c, 'POST')
+          : await viaCore(() => app.services.userRoles.add(caller, target.id, { roleUid: c.uid }));
+        const want = expected(held, role);
+        tally[want] += 1;
+        if (throughRest) tally.rest += 1;
+        expect({ held, role, got }).toEqual({ held, role, got: want });
+        // What was written agrees too: the role is assigned exactly when accepted.
+        expect(await assigned(c)).toBe(want === 'accepted');
+      }),
+      params(ADD_RUNS),
+    );
+    // The generator must exercise both sides, or the property proves little.
+    expect(tally.accepted).toBeGreaterThan(ADD_RUNS / 5);
+    expect(tally.refused).toBeGreaterThan(ADD_RUNS / 5);
+    console.info(`delegation property (add): ${tally.accepted} accepted, ${tally.refused} refused, ${tally.rest} through REST`);
+  });
+
+  it(`${REMOVE_RUNS} more pairs: removal accepted exactly when covered`, async () => {
+    const tally = { accepted: 0, refused: 0 };
+    await fc.assert(
+      fc.asyncProperty(pairs, async ({ held, role }) => {
+        const c = writeCase(held, role, true);
+        const caller = userPrincipal({ id: c.callerId, login: c.login }, 'None');
+        const got =
+          c.i % REST_EVERY === 0
+            ? await viaRest(c, 'DELETE')
+            : await viaCore(() => app.services.userRoles.remove(caller, target.id, c.uid, {}));
+        const want = expected(held, role);
+        tally[want] += 1;
+        expect({ held, role, got }).toEqual({ held, role, got: want });
+        expect(await assigned(c)).toBe(want === 'refused');
+      }),
+      params(REMOVE_RUNS),
+    );
+    expect(tally.accepted).toBeGreaterThan(REMOVE_RUNS / 5);
+    expect(tally.refused).toBeGreaterThan(REMOVE_RUNS / 5);
+  });
+
+  it('the oracle itself follows the documented examples', () => {
+    expect(scopeMatches('*', 'users:id:7')).toBe(true);
+    expect(scopeMatches('users:*', 'users:id:7')).toBe(true);
+    expect(scopeMatches('users:id:*', 'users:id:7')).toBe(true);
+    expect(scopeMatches('users:id:*', 'users:login:x')).toBe(false);
+    expect(scopeMatches('users:id:*', 'users:*')).toBe(false);
+    expect(scopeMatches('', 'users:id:7')).toBe(false);
+    expect(oracleCovers([p('x:y', 'users:*')], [p('x:y', 'users:id:*'), p('x:y')])).toBe(true);
+    expect(oracleCovers([p('x:y', 'users:id:*')], [p('x:y', 'users:*')])).toBe(false);
+    expect(oracleCovers([], [])).toBe(true);
+  });
+});

@@ -1,0 +1,116 @@
+/**
+ * Test app: a fresh temporary SQLite database, migrated and seeded, and the app built on it.
+ * Requests go through `yoga.fetch` (no port). Counts SQL statements for N+1 checks.
+ * Requests and their assertions: requests.ts; users, teams, roles and the standard actors: subjects.ts.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type App, createApp } from '../../src/app.js';
+import { type Config, loadConfig } from '../../src/config.js';
+import { seed } from '../../src/kernel/seed.js';
+import type { Clock } from '../../src/platform/clock.js';
+import { type Database, openDatabase } from '../../src/platform/database.js';
+import { createLogger } from '../../src/platform/logger.js';
+
+export const ADMIN = { login: 'admin', password: 'admin-test-password' };
+/** The admin's login with a wrong password: the 401 INVALID_CREDENTIALS case. */
+export const BAD_PASSWORD = { login: ADMIN.login, password: 'wrong' };
+
+export interface TestApp extends App {
+  database: Database;
+  config: Config;
+  dir: string;
+  /** SQL statements sent since the last `resetQueries()`. */
+  queries: string[];
+  resetQueries(): void;
+  /** Sends a request to the app; `path` starts with `/`. */
+  request(path: string, init?: RequestInit & { auth?: Credentials | null; json?: unknown; orgId?: number }): Promise<Response>;
+  /** POSTs a GraphQL operation to /graphql. */
+  graphql<T = Record<string, unknown>>(
+    query: string,
+    variables?: Record<string, unknown>,
+    options?: { auth?: Credentials | null; orgId?: number },
+  ): Promise<{
+    status: number;
+    body: { data?: T | null; errors?: { message: string; extensions?: { code?: string; http?: { status?: number } } }[] };
+  }>;
+  close(): Promise<void>;
+}
+
+/** Basic credentials ({login, password}) or a bearer token ({token}). */
+export type Credentials = { login: string; password: string } | { token: string };
+
+export function authHeader(credentials: Credentials): string {
+  if ('token' in credentials) return `Bearer ${credentials.token}`;
+  return `Basic ${Buffer.from(`${credentials.login}:${credentials.password}`).toString('base64')}`;
+}
+
+/** A clock tests move by hand (the `clock` option of createTestApp). */
+export class TestClock implements Clock {
+  constructor(private ms = Date.UTC(2030, 0, 1, 12, 0, 0)) {}
+  now(): Date {
+    return new Date(this.ms);
+  }
+  advance(seconds: number): void {
+    this.ms += seconds * 1000;
+  }
+}
+
+/**
+ * Builds a test app on a new database. `env` overrides configuration variables
+ * (EDITION, API_KEY_MAX_SECONDS_TO_LIVE, ...).
+ */
+export async function createTestApp(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-test-'));
+  const config = loadConfig({
+    DATABASE_URL: `file:${join(dir, 'test.db')}`,
+    ADMIN_LOGIN: ADMIN.login,
+    ADMIN_PASSWORD: ADMIN.password,
+    LOG_LEVEL: 'silent',
+    ...options.env,
+  });
+  const queries: string[] = [];
+  const database = await openDatabase({ databaseUrl: config.databaseUrl, onQuery: (sql) => queries.push(sql) });
+  await seed(database.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
+  const log = createLogger('silent');
+  const app = createApp({ db: database.prisma, config, log, ...(options.clock && { clock: options.clock }) });
+
+  const request: TestApp['request'] = (path, init = {}) => {
+    const { auth = ADMIN, json, orgId, headers, ...rest } = init;
+    const h = new Headers(headers);
+    if (auth) h.set('authorization', authHeader(auth));
+    if (orgId !== undefined) h.set('x-service-org-id', String(orgId));
+    let body = rest.body;
+    if (json !== undefined) {
+      h.set('content-type', 'application/json');
+      body = JSON.stringify(json);
+    }
+    return Promise.resolve(app.yoga.fetch(`http://test${path}`, { ...rest, headers: h, ...(body !== undefined && { body }) }));
+  };
+
+  return {
+    ...app,
+    database,
+    config,
+    dir,
+    queries,
+    resetQueries: () => {
+      queries.length = 0;
+    },
+    request,
+    async graphql(query, variables, opts = {}) {
+      const res = await request('/graphql', {
+        method: 'POST',
+        json: { query, variables },
+        auth: opts.auth === undefined ? ADMIN : opts.auth,
+        ...(opts.orgId !== undefined && { orgId: opts.orgId }),
+      });
+      return { status: res.status, body: (await res.json()) as never };
+    },
+    async close() {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
