@@ -11,27 +11,21 @@
  * An organization keeps at least one Admin (Grafana: "Cannot remove last organization admin").
  * Every membership change can change permissions, so it goes through `access.write()`.
  */
-import { z } from 'zod';
 import type { Org, OrgUser, Prisma } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { alreadyExists, DomainError, notFound } from '../../kernel/errors.js';
 import { all, permission } from '../../kernel/evaluator.js';
 import { requireActingIn, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
-import { idInput, nameInput, orgRoleInput, parseId, parseInput } from '../../kernel/inputs.js';
+import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { isLocalOperator } from '../../kernel/principal.js';
 import { isUniqueViolation, type Tx } from '../../platform/database.js';
+import { createOrganizationInput, membershipInput, orgUserRoleInput } from './inputs.js';
 
 export type OrgQuery = { include?: Prisma.OrgInclude; select?: Prisma.OrgSelect };
 export type OrgUserQuery = { include?: Prisma.OrgUserInclude; select?: Prisma.OrgUserSelect };
 
-/** createOrganization input. */
-export const createOrganizationInput = z.object({ name: nameInput('name') }, { error: 'input must be an object' });
-
-const membershipInput = z.object({ orgId: idInput('orgId'), userId: idInput('userId') });
-/** addOrgUser / updateOrgUserRole arguments. */
-export const orgUserRoleInput = membershipInput.extend({ role: orgRoleInput });
 /** removeOrgUser arguments. */
 
 const LAST_ADMIN_MESSAGE = 'Cannot remove last organization admin';

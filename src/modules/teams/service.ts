@@ -9,33 +9,18 @@
  * roles and org role only). Membership changes and deletions change permissions, so they end
  * through `access.write()`.
  */
-import { z } from 'zod';
 import type { Prisma, Team } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { alreadyExists, DomainError, notFound } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
 import { idFilter, permittedIds, requireSignedIn } from '../../kernel/guards.js';
-import { emailInput, idInput, nameInput, parseId, parseInput } from '../../kernel/inputs.js';
+import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { type Db, isUniqueViolation, type Tx } from '../../platform/database.js';
+import { createTeamInput, memberInput, updateTeamInput } from './inputs.js';
 
 export type TeamQuery = { include?: Prisma.TeamInclude; select?: Prisma.TeamSelect };
-
-/** "" (none) or an email address. */
-const teamEmail = z.union([z.literal(''), emailInput('email')], { error: 'email must be an email address or ""' });
-
-/** createTeam input. */
-export const createTeamInput = z.object({ name: nameInput('name'), email: teamEmail.nullish() }, { error: 'input must be an object' });
-
-/** updateTeam input: omitted fields keep their value. */
-export const updateTeamInput = z.object(
-  { name: nameInput('name').nullish(), email: teamEmail.nullish() },
-  { error: 'input must be an object' },
-);
-
-const memberInput = z.object({ teamId: idInput('teamId'), userId: idInput('userId') });
-/** addTeamMember / removeTeamMember arguments. */
 
 /** The team `id` of the caller's organization, or 404. */
 async function findTeam(db: Db | Tx, caller: Principal, id: number): Promise<Team> {
