@@ -1,62 +1,72 @@
 /**
  * REST door of role assignments (service-interface.md "List roles of a user or service account",
  * "Add role to ...", "Remove role from ...", "Set roles of ...", "Team role operations"). One
- * `:userId` names a user or a service account. Each handler calls one SubjectAssignments method.
+ * `:userId` names a user or a service account. Both subject kinds get the same four routes from
+ * one template; each handler calls one SubjectAssignments method.
  */
+import type { Requirement } from '../../kernel/requirements.js';
 import { roleToJson } from '../roles/rest.js';
+import type { Services } from '../services.js';
 import { includeHiddenParam, parseBooleanParam, type Route } from '../shared/rest.js';
 import { teamRoleRequirements, userRoleRequirements } from './stores.js';
 
+interface SubjectRoutes {
+  /** e.g. `/api/access-control/users/:userId/roles` */
+  base: string;
+  param: string;
+  assignments: (services: Services) => Services['userRoles'];
+  requirements: { read: Requirement<'id'>; add: Requirement; remove: Requirement; set: Requirement };
+  /** Users may remove a global assignment with `?global=true`; teams have none. */
+  globalQuery: boolean;
+}
+
+/** GET (list), POST (add), PUT (set) and DELETE (remove) for one kind of subject. */
+function subjectRoutes(s: SubjectRoutes): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: s.base,
+      requires: s.requirements.read,
+      handler: async ({ principal, services, params, query }) =>
+        (await s.assignments(services).list(principal, params[s.param], includeHiddenParam(query))).map(roleToJson),
+    },
+    {
+      method: 'POST',
+      path: s.base,
+      requires: s.requirements.add,
+      handler: ({ principal, services, params, body }) => s.assignments(services).add(principal, params[s.param], body),
+    },
+    {
+      method: 'PUT',
+      path: s.base,
+      requires: s.requirements.set,
+      handler: ({ principal, services, params, body }) => s.assignments(services).set(principal, params[s.param], body),
+    },
+    {
+      method: 'DELETE',
+      path: `${s.base}/:roleUID`,
+      requires: s.requirements.remove,
+      handler: ({ principal, services, params, query }) =>
+        s.assignments(services).remove(principal, params[s.param], params.roleUID, {
+          global: s.globalQuery && parseBooleanParam('global', query.get('global')),
+        }),
+    },
+  ];
+}
+
 export const assignmentRoutes: Route[] = [
-  {
-    method: 'GET',
-    path: '/api/access-control/users/:userId/roles',
-    requires: userRoleRequirements.read,
-    handler: async ({ principal, services, params, query }) =>
-      (await services.userRoles.list(principal, params.userId, includeHiddenParam(query))).map(roleToJson),
-  },
-  {
-    method: 'POST',
-    path: '/api/access-control/users/:userId/roles',
-    requires: userRoleRequirements.add,
-    handler: ({ principal, services, params, body }) => services.userRoles.add(principal, params.userId, body),
-  },
-  {
-    method: 'PUT',
-    path: '/api/access-control/users/:userId/roles',
-    requires: userRoleRequirements.set,
-    handler: ({ principal, services, params, body }) => services.userRoles.set(principal, params.userId, body),
-  },
-  {
-    method: 'DELETE',
-    path: '/api/access-control/users/:userId/roles/:roleUID',
-    requires: userRoleRequirements.remove,
-    handler: ({ principal, services, params, query }) =>
-      services.userRoles.remove(principal, params.userId, params.roleUID, { global: parseBooleanParam('global', query.get('global')) }),
-  },
-  {
-    method: 'GET',
-    path: '/api/access-control/teams/:teamId/roles',
-    requires: teamRoleRequirements.read,
-    handler: async ({ principal, services, params, query }) =>
-      (await services.teamRoles.list(principal, params.teamId, includeHiddenParam(query))).map(roleToJson),
-  },
-  {
-    method: 'POST',
-    path: '/api/access-control/teams/:teamId/roles',
-    requires: teamRoleRequirements.add,
-    handler: ({ principal, services, params, body }) => services.teamRoles.add(principal, params.teamId, body),
-  },
-  {
-    method: 'PUT',
-    path: '/api/access-control/teams/:teamId/roles',
-    requires: teamRoleRequirements.set,
-    handler: ({ principal, services, params, body }) => services.teamRoles.set(principal, params.teamId, body),
-  },
-  {
-    method: 'DELETE',
-    path: '/api/access-control/teams/:teamId/roles/:roleUID',
-    requires: teamRoleRequirements.remove,
-    handler: ({ principal, services, params }) => services.teamRoles.remove(principal, params.teamId, params.roleUID, {}),
-  },
+  ...subjectRoutes({
+    base: '/api/access-control/users/:userId/roles',
+    param: 'userId',
+    assignments: (services) => services.userRoles,
+    requirements: userRoleRequirements,
+    globalQuery: true,
+  }),
+  ...subjectRoutes({
+    base: '/api/access-control/teams/:teamId/roles',
+    param: 'teamId',
+    assignments: (services) => services.teamRoles,
+    requirements: teamRoleRequirements,
+    globalQuery: false,
+  }),
 ];
