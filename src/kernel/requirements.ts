@@ -10,6 +10,7 @@ import type { Evaluator } from './evaluator.js';
 /** Parameter values an evaluator is built from (ids from the path or arguments). */
 export type RequirementParams<P extends string> = Record<P, string | number>;
 
+/** A declared requirement with parameters `P` (see the module comment). */
 export interface Requirement<P extends string = never> {
   /** The evaluator for concrete parameters (the target's id, ...). */
   for(params: RequirementParams<P>): Evaluator;

@@ -23,6 +23,7 @@ import { isLocalOperator } from '../../kernel/principal.js';
 import { isUniqueViolation, type Tx } from '../../platform/database.js';
 import { createOrganizationInput, membershipInput, orgUserRoleInput } from './inputs.js';
 
+/** What a Pothos `query` (or any caller) may ask Prisma to load with each organization / membership. */
 export type OrgQuery = { include?: Prisma.OrgInclude; select?: Prisma.OrgSelect };
 export type OrgUserQuery = { include?: Prisma.OrgUserInclude; select?: Prisma.OrgUserSelect };
 
@@ -43,6 +44,7 @@ async function findMembership(tx: Tx, orgId: number, userId: number): Promise<Or
   return membership;
 }
 
+/** Organizations and their memberships; every method authorizes its caller (rules in the module comment). */
 export class OrgService {
   constructor(private readonly deps: FeatureDeps) {}
 

@@ -20,6 +20,7 @@ import type { Principal } from '../../kernel/principal.js';
 import { type Db, isUniqueViolation, type Tx } from '../../platform/database.js';
 import { createTeamInput, memberInput, updateTeamInput } from './inputs.js';
 
+/** What a Pothos `query` (or any caller) may ask Prisma to load with each team. */
 export type TeamQuery = { include?: Prisma.TeamInclude; select?: Prisma.TeamSelect };
 
 /** The team `id` of the caller's organization, or 404. */
@@ -31,6 +32,7 @@ async function findTeam(db: Db | Tx, caller: Principal, id: number): Promise<Tea
 
 const duplicateName = (name: string) => alreadyExists(`a team named "${name}" already exists in this organization`);
 
+/** Teams and their members; every method authorizes its caller (rules in the module comment). */
 export class TeamService {
   constructor(private readonly deps: FeatureDeps) {}
 
