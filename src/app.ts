@@ -8,10 +8,13 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { createAuthenticator } from './http/authenticate.js';
 import { toGraphQLError } from './http/graphql-errors.js';
+import { hardening } from './http/hardening.js';
+import { createRequestAuth } from './http/request-auth.js';
 import { routes } from './http/routes.js';
 import { schema } from './http/schema.js';
 import { useBadRequestStatus } from './http/use-bad-request-status.js';
 import { useGraphiQLAuth } from './http/use-graphiql-auth.js';
+import { useLoginRoutes } from './http/use-login-routes.js';
 import { useRestRoutes } from './http/use-rest-routes.js';
 import { createServices, type Services } from './modules/services.js';
 import type { GraphQLContext } from './modules/shared/context.js';
@@ -38,12 +41,22 @@ const DEFAULT_QUERY =
 export function createApp(deps: AppDeps): App {
   const { db, config, log } = deps;
   const services = createServices({ db, config, clock: deps.clock ?? systemClock });
-  const authenticate = createAuthenticator({ db, apiKeys: services.apiKeys });
+  const cookie = { name: config.auth.cookieName, secure: config.auth.cookieSecure, maxAgeSeconds: config.auth.lifetimeSeconds };
+  const loginRoutes = useLoginRoutes({
+    services,
+    cookie,
+    rootUrl: config.auth.rootUrl,
+    allowSignUp: config.auth.oauth?.allowSignUp ?? false,
+    log,
+  });
+  const auth = createRequestAuth(services.access, createAuthenticator({ services, cookie }));
+  const hardened = hardening({ security: config.security, auth, access: services.access, db, log });
 
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    ...hardened.options,
     renderGraphiQL,
     graphiql: { title: 'portcullis GraphiQL', defaultQuery: DEFAULT_QUERY },
     logging: {
@@ -55,21 +68,25 @@ export function createApp(deps: AppDeps): App {
     maskedErrors: { maskError: (error) => toGraphQLError(error, log) },
     context: async ({ request }) => {
       try {
-        return { principal: await authenticate(request), services };
+        return { principal: await auth(request), services };
       } catch (error) {
         throw toGraphQLError(error, log);
       }
     },
     plugins: [
+      loginRoutes, // first: records the client address before anything authenticates
+      ...hardened.first,
       useBadRequestStatus(),
       useRestRoutes({
         routes,
         services,
-        authenticate,
+        authenticate: auth,
         log,
+        maxBodyBytes: config.security.maxRequestBodyBytes,
         ...(config.edition === 'oss' && { unavailablePrefix: '/api/access-control/' }),
       }),
-      useGraphiQLAuth(log),
+      useGraphiQLAuth(auth, log),
+      ...hardened.last,
     ],
   });
   return { yoga, services };

@@ -3,15 +3,24 @@ import { ConfigError, loadConfig } from './config.js';
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
-    expect(loadConfig({})).toEqual({
+    expect(loadConfig({})).toMatchObject({
       port: 3000,
       host: '0.0.0.0',
       databaseUrl: 'file:./data/portcullis.db',
       adminLogin: 'admin',
-      adminPassword: 'admin',
+      adminPassword: undefined,
       edition: 'enterprise',
       apiKeyMaxSecondsToLive: undefined,
       logLevel: 'info',
+      auth: {
+        cookieName: 'portcullis_session',
+        rotationSeconds: 600,
+        idleSeconds: 7 * 86_400,
+        lifetimeSeconds: 30 * 86_400,
+        bruteForce: { maxAttempts: 5, windowSeconds: 300 },
+        oauth: null,
+        ldapConfigFile: null,
+      },
     });
   });
   it('reads every variable', () => {

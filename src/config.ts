@@ -3,6 +3,8 @@
  * A bad value stops the service with a message naming the variable (issue #2 item 4).
  */
 import { z } from 'zod';
+import { type AuthConfig, authEnvShape, toAuthConfig } from './config-auth.js';
+import { type SecurityConfig, securityEnvShape, toSecurityConfig } from './config-security.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -31,10 +33,13 @@ const schema = z.object({
     .default('file:./data/portcullis.db')
     .refine((v) => v.startsWith('file:') && v.length > 'file:'.length, 'must be a SQLite URL of the form file:<path>'),
   ADMIN_LOGIN: z.string().min(1).default('admin'),
-  ADMIN_PASSWORD: z.string().min(1).default('admin'),
+  ADMIN_PASSWORD: z.string().min(1).optional(),
   EDITION: z.enum(['enterprise', 'oss']).default('enterprise'),
   API_KEY_MAX_SECONDS_TO_LIVE: optionalPositiveInt,
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
+  PROVISIONING_PATH: z.string().min(1).default('./provisioning'),
+  ...authEnvShape,
+  ...securityEnvShape,
 });
 
 /** The validated configuration. Durations are in seconds. */
@@ -44,12 +49,19 @@ export interface Config {
   /** `file:<path>`; the path is relative to the working directory unless absolute. */
   databaseUrl: string;
   adminLogin: string;
-  adminPassword: string;
+  /** ADMIN_PASSWORD; when unset the seed generates one and prints it once (issue #10 item 4). */
+  adminPassword: string | undefined;
   /** `oss` hides every /api/access-control/* path and the GraphQL RBAC fields (404). */
   edition: 'enterprise' | 'oss';
   /** Upper bound for an API key's secondsToLive; undefined = no limit. */
   apiKeyMaxSecondsToLive: number | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** PROVISIONING_PATH: holds access-control/*.yaml and plugins/*.json|yaml, applied at start. */
+  provisioningPath: string;
+  /** Sessions, brute-force protection, OAuth and LDAP (config-auth.ts). */
+  auth: AuthConfig;
+  /** Request and GraphQL limits, CORS allow-list (config-security.ts, issue #10). */
+  security: SecurityConfig;
 }
 
 /** Thrown by loadConfig; `message` lists every bad variable, one per line. */
@@ -70,6 +82,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const c = parsed.data;
+  const problems: string[] = [];
+  const auth = toAuthConfig(c, c.PORT, problems);
+  if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   return {
     port: c.PORT,
     host: c.HOST,
@@ -79,5 +94,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     edition: c.EDITION,
     apiKeyMaxSecondsToLive: c.API_KEY_MAX_SECONDS_TO_LIVE,
     logLevel: c.LOG_LEVEL,
+    provisioningPath: c.PROVISIONING_PATH,
+    auth,
+    security: toSecurityConfig(c),
   };
 }

@@ -2,7 +2,8 @@
 import { createServer } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
-import { seed } from './kernel/seed.js';
+import { isDomainError } from './kernel/errors.js';
+import { firstAdminNotice, seed } from './kernel/seed.js';
 import { openDatabase } from './platform/database.js';
 import { createLogger } from './platform/logger.js';
 
@@ -23,12 +24,25 @@ async function main(): Promise<void> {
     log: (msg, fields) => log.info(fields ?? {}, msg),
   });
   log.info({ path: database.path }, 'database ready');
-  await seed(database.prisma, {
+  const seeded = await seed(database.prisma, {
     adminLogin: config.adminLogin,
     adminPassword: config.adminPassword,
     log: (msg, fields) => log.info(fields ?? {}, msg),
   });
+  // Printed once, outside the logger, so the secret never reaches log storage.
+  if (seeded.generatedAdminPassword) process.stdout.write(`${firstAdminNotice(config.adminLogin, seeded.generatedAdminPassword)}\n`);
   const app = createApp({ db: database.prisma, config, log });
+  // RBAC provisioning files, after migrate + seed; a bad file stops the start, changing nothing.
+  try {
+    const provisioned = await app.services.provisioning.apply();
+    log.info({ path: config.provisioningPath, ...provisioned }, 'provisioning applied');
+  } catch (error) {
+    if (isDomainError(error)) {
+      process.stderr.write(`portcullis failed to start: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
   const server = createServer(app.yoga);
   server.listen(config.port, config.host, () => {
     const address = server.address();

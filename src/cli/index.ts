@@ -19,6 +19,7 @@
  */
 import { pathToFileURL } from 'node:url';
 import { Command, CommanderError } from 'commander';
+import { registerAuthCommands } from './auth.js';
 import type { Perform } from './options.js';
 import { registerOrgCommands } from './orgs.js';
 import { registerServiceAccountCommands } from './service-accounts.js';
@@ -50,6 +51,7 @@ function buildProgram(io: CliIo, perform: Perform): Command {
   registerTeamCommands(program, perform);
   registerServiceAccountCommands(program, perform);
   registerOrgCommands(program, perform);
+  registerAuthCommands(program, perform);
   program.addHelpText('after', () =>
     [
       '',

@@ -1,36 +1,33 @@
 /**
  * Authentication, once per request: turns the request's credentials into one Principal.
  *
- * Accepted (service-interface.md "Authentication"):
- * - `Authorization: Basic base64(login:password)` against stored users (login or email);
- * - `Authorization: Basic base64(api_key:<key>)` and `Authorization: Bearer <key>` for API keys;
+ * Accepted (service-interface.md "Authentication", issue #11):
+ * - `Authorization: Bearer <key>` and `Authorization: Basic base64(api_key:<key>)`: an API key,
+ *   or a service-account token (it acts as its service account);
+ * - `Authorization: Basic base64(login:password)`: a local user (login or email) or, with LDAP
+ *   on, a directory user; throttled like `/login` (SignInService.checkPassword);
+ * - the session cookie (LOGIN_COOKIE_NAME) set by `/login` or the OAuth callback, when no
+ *   Authorization header is sent; a rotated token is queued for the response (cookies.ts), an
+ *   ended one answers 401 and is cleared;
  * - no credentials: the anonymous principal (protected operations then answer 401).
  * `X-Service-Org-Id: <id>` chooses the organization; a user must belong to it (a Service Admin
  * may act in any existing one), an API key only ever acts in its own. Otherwise 401.
  */
 
 import { DomainError } from '../kernel/errors.js';
-import { ANONYMOUS, type ApiKeyPrincipal, type Principal, principalOf } from '../kernel/principal.js';
-import type { Db } from '../platform/database.js';
-import { verifyPassword } from '../platform/passwords.js';
+import { ANONYMOUS, type Principal } from '../kernel/principal.js';
+import type { Services } from '../modules/services.js';
+import { type CookieSettings, clearedCookie, clientAddress, queueCookie, readCookie, sessionCookie } from './auth/cookies.js';
 
 /** Name of the header that selects the organization. */
 export const ORG_HEADER = 'x-service-org-id';
 
-/** Verifies an API key secret; implemented by the API key service. */
-export interface ApiKeyVerifier {
-  /**
-   * @throws DomainError INVALID_API_KEY or EXPIRED_API_KEY (401).
-   */
-  verify(secret: string): Promise<ApiKeyPrincipal>;
-}
-
 export interface AuthenticatorDeps {
-  db: Db;
-  apiKeys: ApiKeyVerifier;
+  services: Pick<Services, 'apiKeys' | 'signIn' | 'sessions'>;
+  cookie: CookieSettings;
 }
 
-/** Turns a request into its principal. @throws DomainError with a 400 or 401 code. */
+/** Turns a request into its principal. @throws DomainError with a 400, 401 or 429 code. */
 export type Authenticator = (request: Request) => Promise<Principal>;
 
 const unauthorized = () => new DomainError('INVALID_CREDENTIALS', 'Unauthorized');
@@ -46,12 +43,7 @@ export function parseOrgHeader(value: string | null): number | null {
 }
 
 function decodeBasic(token: string): { login: string; password: string } | null {
-  let decoded: string;
-  try {
-    decoded = Buffer.from(token, 'base64').toString('utf8');
-  } catch {
-    return null;
-  }
+  const decoded = Buffer.from(token, 'base64').toString('utf8');
   const colon = decoded.indexOf(':');
   if (colon <= 0) return null;
   return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
@@ -59,7 +51,7 @@ function decodeBasic(token: string): { login: string; password: string } | null 
 
 /** Builds the authenticator the app calls once per request. */
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
-  const { db, apiKeys } = deps;
+  const { apiKeys, signIn, sessions } = deps.services;
 
   async function withKey(secret: string, orgHeader: number | null): Promise<Principal> {
     const principal = await apiKeys.verify(secret);
@@ -69,26 +61,29 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     return principal;
   }
 
-  async function withPassword(login: string, password: string, orgHeader: number | null): Promise<Principal> {
-    const user = await db.user.findFirst({
-      where: { OR: [{ login }, { email: login }], isServiceAccount: false },
-      include: { orgs: { select: { orgId: true, role: true } } },
-    });
-    if (!user?.passwordHash || user.isDisabled || !(await verifyPassword(user.passwordHash, password))) {
-      throw unauthorized();
+  async function withSession(request: Request, token: string, orgHeader: number | null): Promise<Principal> {
+    try {
+      const { session, rotatedToken } = await sessions.resolve(token);
+      if (rotatedToken) queueCookie(request, sessionCookie(deps.cookie, rotatedToken));
+      return await signIn.principalFor(session.userId, {
+        orgHeader,
+        preferredOrgId: session.orgId,
+        authMethod: 'session',
+        sessionId: session.id,
+      });
+    } catch (error) {
+      if (error instanceof DomainError && error.status === 401) queueCookie(request, clearedCookie(deps.cookie.name, deps.cookie.secure));
+      throw error;
     }
-    const orgId = orgHeader ?? user.orgId;
-    const membership = user.orgs.find((m) => m.orgId === orgId);
-    if (!membership && !(user.isServiceAdmin && (await db.org.count({ where: { id: orgId } })) > 0)) {
-      throw new DomainError('ORG_NOT_ACCESSIBLE', `user is not a member of organization ${orgId}`);
-    }
-    return principalOf(user, orgId, membership?.role ?? 'None', 'basic');
   }
 
   return async (request) => {
     const orgHeader = parseOrgHeader(request.headers.get(ORG_HEADER));
     const header = request.headers.get('authorization');
-    if (!header) return ANONYMOUS;
+    if (!header) {
+      const token = readCookie(request, deps.cookie.name);
+      return token ? withSession(request, token, orgHeader) : ANONYMOUS;
+    }
     const space = header.indexOf(' ');
     const scheme = (space === -1 ? header : header.slice(0, space)).toLowerCase();
     const token = space === -1 ? '' : header.slice(space + 1).trim();
@@ -100,7 +95,11 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       const credentials = decodeBasic(token);
       if (!credentials) throw unauthorized();
       if (credentials.login === 'api_key') return withKey(credentials.password, orgHeader);
-      return withPassword(credentials.login, credentials.password, orgHeader);
+      const userId = await signIn.checkPassword(credentials.login, credentials.password, clientAddress(request)).catch((error: unknown) => {
+        // Basic answers keep their historical text; the code says what happened.
+        throw error instanceof DomainError && error.code === 'INVALID_CREDENTIALS' ? unauthorized() : error;
+      });
+      return signIn.principalFor(userId, { orgHeader, authMethod: 'basic' });
     }
     throw unauthorized();
   };

@@ -1,8 +1,25 @@
 /** Every REST route of the service: each feature's route table, mounted by useRestRoutes. */
 import { apiKeyRoutes } from '../modules/api-keys/rest.js';
 import { assignmentRoutes } from '../modules/assignments/rest.js';
+import { ldapRoutes } from '../modules/ldap/rest.js';
 import { permissionRoutes } from '../modules/permissions/rest.js';
+import { productRoutes } from '../modules/products/rest.js';
+import { provisioningRoutes } from '../modules/provisioning/rest.js';
 import { roleRoutes } from '../modules/roles/rest.js';
+import { serviceAccountTokenRoutes } from '../modules/service-account-tokens/rest.js';
+import { sessionRoutes } from '../modules/sessions/rest.js';
 import type { Route } from '../modules/shared/rest.js';
+import { signInRoutes } from '../modules/sign-in/rest.js';
 
-export const routes: Route[] = [...roleRoutes, ...assignmentRoutes, ...permissionRoutes, ...apiKeyRoutes];
+export const routes: Route[] = [
+  ...roleRoutes,
+  ...assignmentRoutes,
+  ...permissionRoutes,
+  ...apiKeyRoutes,
+  ...productRoutes,
+  ...provisioningRoutes,
+  ...signInRoutes,
+  ...sessionRoutes,
+  ...serviceAccountTokenRoutes,
+  ...ldapRoutes,
+];

@@ -12,5 +12,9 @@ import '../modules/teams/graphql.js';
 import '../modules/permissions/graphql.js';
 import '../modules/api-keys/graphql.js';
 import '../modules/assignments/graphql.js';
+import '../modules/sessions/graphql.js';
+import '../modules/service-account-tokens/graphql.js';
+import '../modules/products/graphql.js';
+import '../modules/provisioning/graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -3,7 +3,11 @@
  * door answers a malformed body. Yoga marks them 400 only for `application/graphql-response+json`
  * (`extensions.http.spec`) and answers 200 to plain `application/json` clients; this plugin drops
  * that distinction. Codes stay yoga's: GRAPHQL_PARSE_FAILED, GRAPHQL_VALIDATION_FAILED.
+ * Validation errors of rules built on another copy of graphql-js (GraphQL Armor's CommonJS
+ * build) escape yoga's tagging, so every validation error without a code gets
+ * GRAPHQL_VALIDATION_FAILED here.
  */
+import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 const BAD_REQUEST_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED']);
@@ -16,6 +20,21 @@ interface HttpExtension {
 /** Yoga plugin: parse and validation errors always set HTTP 400. */
 export function useBadRequestStatus(): Plugin {
   return {
+    onValidate() {
+      return ({ result, setResult }) => {
+        if (result.length === 0 || result.every((e) => e.extensions?.code)) return;
+        setResult(
+          result.map((e) =>
+            e.extensions?.code
+              ? e
+              : new GraphQLError(e.message, {
+                  ...(e.nodes && { nodes: e.nodes }),
+                  extensions: { ...e.extensions, code: 'GRAPHQL_VALIDATION_FAILED', http: { status: 400 } },
+                }),
+          ),
+        );
+      };
+    },
     onResultProcess({ result }) {
       if (Array.isArray(result) || !('errors' in result) || !result.errors) return;
       for (const error of result.errors) {

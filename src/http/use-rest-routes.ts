@@ -13,8 +13,10 @@ import type { Route } from '../modules/shared/rest.js';
 import type { Logger } from '../platform/logger.js';
 import { errorResponse, json } from './responses.js';
 
-/** Largest JSON body accepted, in bytes. */
-export const MAX_BODY_BYTES = 1024 * 1024;
+/** Largest JSON body accepted by default, in bytes (MAX_REQUEST_BODY_BYTES). */
+const MAX_BODY_BYTES = 1024 * 1024;
+
+const LONE_SURROGATE = /\p{Cs}/u;
 
 interface CompiledRoute extends Route {
   segments: string[];
@@ -27,23 +29,69 @@ export interface RestRouterDeps {
   log: Logger;
   /** Paths under this prefix answer 404 (used for the oss edition's /api/access-control/). */
   unavailablePrefix?: string;
+  /** Largest body in bytes; 1 MiB by default. */
+  maxBodyBytes?: number;
 }
 
-async function readJsonBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  if (text.length === 0) return undefined;
-  if (Buffer.byteLength(text) > MAX_BODY_BYTES) {
-    throw new DomainError('BAD_REQUEST', `request body is larger than ${MAX_BODY_BYTES} bytes`);
+const tooLarge = (limit: number) => new DomainError('REQUEST_TOO_LARGE', `request body is larger than ${limit} bytes`);
+
+/**
+ * The body's bytes, refused with 413 on a Content-Length over `limit` before reading, or as soon
+ * as the streamed bytes pass it (the rest is never read).
+ */
+async function readBody(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && (!/^\d+$/.test(declared) || Number(declared) > limit)) {
+    if (!/^\d+$/.test(declared)) throw new DomainError('BAD_REQUEST', 'Content-Length is invalid');
+    throw tooLarge(limit);
+  }
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}
+
+/**
+ * The JSON body, or undefined when empty.
+ * @throws DomainError REQUEST_TOO_LARGE (413), UNSUPPORTED_CONTENT_TYPE (400) for anything but
+ *   application/json, INVALID_JSON (400) for bad JSON, bad UTF-8 or lone surrogates.
+ */
+async function readJsonBody(request: Request, limit: number): Promise<unknown> {
+  const bytes = await readBody(request, limit);
+  if (bytes.byteLength === 0) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new DomainError('INVALID_JSON', 'bad request data: the body is not valid UTF-8');
   }
   const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
   if (type !== 'application/json') {
     throw new DomainError('UNSUPPORTED_CONTENT_TYPE', 'bad request data: Content-Type must be application/json');
   }
+  let lone = false;
+  let parsed: unknown;
   try {
-    return JSON.parse(text);
+    parsed = JSON.parse(text, (key, value: unknown) => {
+      if (LONE_SURROGATE.test(key) || (typeof value === 'string' && LONE_SURROGATE.test(value))) lone = true;
+      return value;
+    });
   } catch (error) {
     throw new DomainError('INVALID_JSON', `bad request data: invalid JSON (${(error as Error).message})`);
   }
+  if (lone) throw new DomainError('INVALID_JSON', 'bad request data: text must be well-formed Unicode (lone surrogate)');
+  return parsed;
 }
 
 function split(path: string): string[] {
@@ -97,14 +145,11 @@ function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL) =>
       if (found === null) throw new DomainError('NOT_FOUND', 'Not found');
       if (found === 'method') throw new DomainError('METHOD_NOT_ALLOWED', `Method ${request.method} not allowed`);
       const principal = await deps.authenticate(request);
-      const body = request.method === 'POST' || request.method === 'PUT' ? await readJsonBody(request) : undefined;
-      const result = await found.route.handler({
-        principal,
-        services: deps.services,
-        params: found.params,
-        query: url.searchParams,
-        body,
-      });
+      const writes = request.method === 'POST' || request.method === 'PUT';
+      const body = writes ? await readJsonBody(request, deps.maxBodyBytes ?? MAX_BODY_BYTES) : undefined;
+      const { handler } = found.route;
+      const input = { principal, services: deps.services, params: found.params, query: url.searchParams, body };
+      const result = await deps.services.access.run(principal, () => handler(input));
       response = json(200, result);
     } catch (error) {
       response = errorResponse(error, deps.log);

@@ -11,21 +11,25 @@
  * Cache: each (organization, principal, org role, Service Admin flag) index is cached in an LRU
  * bounded in bytes and in time (lru-cache). Every write that can change anyone's permissions goes
  * through `write()`: one transaction, then a generation bump that drops every cached index. A
- * load stamps the generation it started in and is stored only if no write finished meanwhile,
- * so an in-flight request can never put back a stale entry after a write was acknowledged
- * (issue #10 "revocation race"). Forgetting to invalidate is impossible: there is no other
- * write path into the tables permissions derive from (roles, permissions, grants, assignments,
- * team members, org members, users).
+ * load stamps the generation it started in and is neither stored nor returned if a write
+ * finished meanwhile, so an in-flight request can never use or put back a stale entry after a
+ * write was acknowledged (issue #10 "revocation race"). Commits of other connections (the CLI, a
+ * second server) bump the generation too: every request first compares SQLite's
+ * `PRAGMA data_version` (platform/database.ts). A request's own caller is fenced (fence.ts): a
+ * demotion acknowledged while the request was in flight makes it stop with 409.
  */
 import { LRUCache } from 'lru-cache';
 import type { Prisma, Role } from '../generated/prisma/client.js';
-import type { Db, Tx } from '../platform/database.js';
+import { type ChangeCounter, changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
 import type { PermissionPair } from './catalogue.js';
 import type { EditionGuard } from './edition.js';
-import { accessDenied } from './errors.js';
+import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
+import { credentialsChanged, currentFence, factsHold, type RequestFence, sameIndex } from './fence.js';
 import { requireCoverage, requireSignedIn } from './guards.js';
-import { type BasicRoleName, type Principal, principalKey, SERVICE_ADMIN, type SignedInPrincipal } from './principal.js';
+import { basicRolesOf, heldRolesWhere } from './held-roles.js';
+import type { BasicRoleName, Principal, SignedInPrincipal } from './principal.js';
+import { principalKey } from './principal.js';
 
 /** Bounds of the permission cache. */
 export interface PermissionCacheLimits {
@@ -34,6 +38,9 @@ export interface PermissionCacheLimits {
   /** Milliseconds a cached index may be served; a safety net, writes invalidate at once. */
   ttlMs: number;
 }
+
+/** Loads of one index that may overlap writes (see `indexOf`). */
+const MAX_LOAD_ATTEMPTS = 8;
 
 /** 32 MiB and 5 minutes. */
 export const DEFAULT_CACHE_LIMITS: PermissionCacheLimits = { maxBytes: 32 * 1024 * 1024, ttlMs: 5 * 60_000 };
@@ -49,12 +56,20 @@ export class AccessService {
   private readonly cache: LRUCache<string, PermissionIndex>;
   /** In-flight loads by cache key, so concurrent requests of one principal load once. */
   private readonly loading = new Map<string, Promise<PermissionIndex>>();
+  /** Bumped by every invalidation; loads and fences stamp it. */
   private generation = 0;
+  /** Fences of requests in flight, by their principal (a per-request copy). */
+  private readonly fences = new WeakMap<Principal, RequestFence>();
+  /** Change counter of the database (other connections' commits); undefined for foreign clients. */
+  private readonly changes: ChangeCounter | undefined;
+  private seenVersion: number | undefined;
 
   constructor(
     private readonly db: Db,
     limits: PermissionCacheLimits = DEFAULT_CACHE_LIMITS,
   ) {
+    this.changes = changeCounterOf(db);
+    this.seenVersion = this.changes?.();
     this.cache = new LRUCache<string, PermissionIndex>({
       maxSize: limits.maxBytes,
       ttl: limits.ttlMs,
@@ -62,59 +77,141 @@ export class AccessService {
     });
   }
 
-  /** Basic roles whose permissions `principal` holds. */
+  /** Basic roles whose permissions `principal` holds (held-roles.ts). */
   static basicRolesOf(principal: Principal): BasicRoleName[] {
-    const roles: BasicRoleName[] = [];
-    if (principal.orgRole !== 'None') roles.push(principal.orgRole);
-    if (principal.isServiceAdmin) roles.push(SERVICE_ADMIN);
-    return roles;
+    return basicRolesOf(principal);
   }
 
   /**
    * The principal's permission index, from cache when present. Anonymous principals hold
    * nothing. Costs two SQL statements on a miss. The key holds the org role and the Service
    * Admin flag too, so a principal re-authenticated with a lower role never meets its old index.
+   * An index whose load overlapped a write is never returned: it is loaded again. For the
+   * request's own caller the fence is checked first (fence.ts).
+   * @throws DomainError CREDENTIALS_CHANGED (409) when the caller's facts or permissions changed
+   *   while its request was in flight.
    */
-  permissionsOf(principal: Principal): Promise<PermissionIndex> {
-    if (principal.kind === 'anonymous') return Promise.resolve(PermissionIndex.EMPTY);
+  async permissionsOf(principal: Principal): Promise<PermissionIndex> {
+    if (principal.kind === 'anonymous') return PermissionIndex.EMPTY;
+    this.sync();
+    const fence = this.fences.get(principal);
+    if (!fence) return this.indexOf(principal);
+    // The principal's own facts (org role, flag) may be what a write changed: check them again
+    // whenever the generation moved, also while the index was loading.
+    let index = PermissionIndex.EMPTY;
+    for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
+      if (fence.generation !== this.generation) await this.recheck(fence, this.db);
+      index = await this.indexOf(principal);
+      if (fence.generation === this.generation) break;
+    }
+    fence.index = index;
+    return index;
+  }
+
+  /**
+   * The index of `principal`, cached or loaded; a load that overlapped a write is loaded again,
+   * up to MAX_LOAD_ATTEMPTS times. Under a steady stream of commits (another process writing
+   * without pause) the last load is returned uncached: its reads began after every write
+   * acknowledged before it started, so it is a consistent read within the request, and the
+   * request's own writes are fenced again inside their transaction.
+   */
+  private async indexOf(principal: SignedInPrincipal): Promise<PermissionIndex> {
     const key = `${principalKey(principal)}:${principal.orgRole}:${principal.isServiceAdmin ? 1 : 0}`;
-    const cached = this.cache.get(key);
-    if (cached) return Promise.resolve(cached);
-    const pending = this.loading.get(key);
-    if (pending) return pending;
-    const generation = this.generation;
-    const load = this.load(principal)
-      .then((permissions) => {
-        const index = PermissionIndex.from(permissions);
-        if (generation === this.generation) this.cache.set(key, index);
-        return index;
-      })
-      .finally(() => {
-        if (this.loading.get(key) === load) this.loading.delete(key);
-      });
-    this.loading.set(key, load);
-    return load;
+    let index = PermissionIndex.EMPTY;
+    for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
+      const cached = this.cache.get(key);
+      if (cached) return cached;
+      const generation = this.generation;
+      const load: Promise<PermissionIndex> =
+        this.loading.get(key) ??
+        this.load(principal)
+          .then((permissions) => {
+            const loaded = PermissionIndex.from(permissions);
+            if (generation === this.generation) this.cache.set(key, loaded);
+            return loaded;
+          })
+          .finally(() => {
+            if (this.loading.get(key) === load) this.loading.delete(key);
+          });
+      if (!this.loading.has(key)) this.loading.set(key, load);
+      index = await load;
+      this.sync();
+      if (generation === this.generation) return index;
+    }
+    return index;
   }
 
   /**
    * The one write path of every feature: runs `work` in one transaction, then (committed or not)
    * drops every cached index and every in-flight load, so the next request sees the change.
    * `grantsNothing: true` skips the invalidation for writes that cannot change anyone's
-   * permissions (a new, unassigned role; a new API key, whose index is built on first use).
-   * Returns what `work` returns.
-   * @throws whatever `work` throws (the transaction is rolled back).
+   * permissions (a new, unassigned role; a new API key). Inside the transaction, once SQLite's
+   * write lock is held, the request's fence is checked (fence.ts). Returns what `work` returns.
+   * @throws whatever `work` throws (the transaction is rolled back); DomainError
+   *   CREDENTIALS_CHANGED (409) from the fence; DATABASE_BUSY (503) when the write lock stayed
+   *   taken past the busy timeout.
    */
   async write<T>(work: (tx: Tx) => Promise<T>, options: { grantsNothing?: boolean } = {}): Promise<T> {
+    const fence = currentFence.getStore();
     try {
-      return await this.db.$transaction(work);
+      return await this.db.$transaction(async (tx) => {
+        this.sync();
+        if (fence && fence.generation !== this.generation) await this.recheck(fence, tx);
+        return work(tx);
+      });
+    } catch (error) {
+      if (isDatabaseBusy(error)) throw new DomainError('DATABASE_BUSY', 'the database is busy; try again');
+      throw error;
     } finally {
       if (!options.grantsNothing) this.invalidate();
     }
   }
 
   /**
+   * Authenticates a request under a new fence: reads the generation first (after catching up
+   * with other processes' commits), then runs `authenticate`. Returns a copy of its principal
+   * that carries the fence; pass it to `run` and to the services.
+   */
+  async authenticate<P extends Principal>(authenticate: () => Promise<P>): Promise<P> {
+    this.sync();
+    const generation = this.generation;
+    const principal = await authenticate();
+    if (principal.kind === 'anonymous') return principal;
+    const own = { ...principal };
+    this.fences.set(own, { principal: own as SignedInPrincipal, generation, index: undefined });
+    return own;
+  }
+
+  /** Runs `fn` (a REST handler, a GraphQL execution) as the request of `principal`'s fence. */
+  run<T>(principal: Principal, fn: () => T): T {
+    const fence = this.fences.get(principal);
+    return fence ? currentFence.run(fence, fn) : fn();
+  }
+
+  /** Catches up with commits of other connections (`PRAGMA data_version`): invalidates on change. */
+  private sync(): void {
+    if (!this.changes) return;
+    const seen = this.changes();
+    if (seen !== this.seenVersion) {
+      this.seenVersion = seen;
+      this.invalidate();
+    }
+  }
+
+  /**
+   * The fence's generation moved: the caller's facts and, when its checks used one, its index
+   * must be what they were. Reads through `db` (the write's transaction inside `write`).
+   */
+  private async recheck(fence: RequestFence, db: Pick<Tx, 'user' | 'apiKey'>): Promise<void> {
+    const generation = this.generation;
+    if (!(await factsHold(fence.principal, db))) throw credentialsChanged();
+    if (fence.index && !sameIndex(fence.index, await this.indexOf(fence.principal))) throw credentialsChanged();
+    fence.generation = generation;
+  }
+
+  /**
    * Drops every cached index and forgets in-flight loads (they finish but are not stored).
-   * Called by `write()`; public for changes made outside this process (another server, the CLI).
+   * Called by `write()` and when another connection committed (`PRAGMA data_version`).
    */
   invalidate(): void {
     this.generation++;
@@ -187,18 +284,6 @@ export class AccessService {
     });
     return roles.flatMap((r) => r.permissions);
   }
-}
-
-/** Prisma filter for the roles a signed-in principal holds in its organization. */
-function heldRolesWhere(principal: SignedInPrincipal): Prisma.RoleWhereInput {
-  const { orgId } = principal;
-  const basic = AccessService.basicRolesOf(principal);
-  const sources: Prisma.RoleWhereInput[] = [{ basicGrants: { some: { basicRole: { in: basic }, orgId: { in: [0, orgId] } } } }];
-  if (principal.kind !== 'apiKey') {
-    sources.push({ userRoles: { some: { userId: principal.id, orgId: { in: [0, orgId] } } } });
-    sources.push({ teamRoles: { some: { orgId, team: { members: { some: { userId: principal.id } } } } } });
-  }
-  return { OR: sources };
 }
 
 /**

@@ -8,7 +8,7 @@
  * the areas this service manages.
  */
 import { createHash } from 'node:crypto';
-import { Action as A, type PermissionPair, Scope as S } from './catalogue.js';
+import { Action as A, type PermissionPair, ROLE_MANAGEMENT_ACTIONS, Scope as S } from './catalogue.js';
 import { type BasicRoleName, SERVICE_ADMIN } from './principal.js';
 
 /** A role defined by the service itself. */
@@ -35,10 +35,7 @@ const ROLES_READER = [
   p(A.TeamsRolesRead, S.TeamsAll),
   p(A.UsersPermissionsRead, S.UsersAll),
 ];
-const ROLES_WRITER = [
-  ...ROLES_READER,
-  ...[A.RolesWrite, A.RolesDelete, A.UsersRolesAdd, A.UsersRolesDelete, A.TeamsRolesAdd, A.TeamsRolesDelete].map((a) => p(a, S.Delegate)),
-];
+const ROLES_WRITER = [...ROLES_READER, ...ROLE_MANAGEMENT_ACTIONS.map((a) => p(a, S.Delegate))];
 const ORG_USERS_READER = [p(A.OrgUsersRead, S.UsersAll)];
 const ORG_USERS_WRITER = [...ORG_USERS_READER, ...[A.OrgUsersAdd, A.OrgUsersWrite, A.OrgUsersRemove].map((a) => p(a, S.UsersAll))];
 const TEAMS_READER = [p(A.TeamsRead, S.TeamsAll)];
@@ -56,6 +53,14 @@ const USERS_WRITER = [p(A.UsersCreate), ...[A.UsersRead, A.UsersWrite, A.UsersDe
 /** Grafana's uid for a fixed role: `fixed_` + base64url-nopad(sha1(name)). */
 export function fixedRoleUid(name: string): string {
   return `fixed_${createHash('sha1').update(name).digest('base64url')}`;
+}
+
+/**
+ * Grafana's uid of a registered product role (PrefixedRoleUID): `plugins_` + base64url-nopad(
+ * sha1(name)), 35 characters, for `plugins:<productId>:<name>`.
+ */
+export function productRoleUid(name: string): string {
+  return `plugins_${createHash('sha1').update(name).digest('base64url')}`;
 }
 
 function fixed(name: string, displayName: string, description: string, group: string, permissions: PermissionPair[]): BuiltinRole {
@@ -104,13 +109,18 @@ const ADMIN = [
 ];
 // Grafana grants fixed:org.users:writer to Grafana Admins too: a Service Admin manages the
 // members of every organization (the org wall holds for org Admins, not for Service Admins).
+// Escalation (issue #9 item 1): Grafana provisions escalate to nobody; this service guards other
+// products, so its top administrator defines their permissions: the six role-management actions
+// on permissions:type:* (delegate and escalate). Admin/Editor/Viewer keep delegate only.
+// Existing databases get these through migration 20261123110600_service_admin_escalate.
 const SERVICE_ADMIN_PERMISSIONS = [
   p(A.StatusAccessControl, S.ServicesAccessControl),
   ...USERS_WRITER,
   ...ORG_USERS_WRITER,
   p(A.OrgsCreate),
   p(A.OrgsRead, S.OrgsAll),
-  p(A.RolesWrite, S.Escalate),
+  ...ROLE_MANAGEMENT_ACTIONS.map((a) => p(a, S.PermissionTypesAll)),
+  p(A.ProvisioningReload, S.ProvisionersAccessControl),
 ];
 
 function dedupe(perms: PermissionPair[]): PermissionPair[] {
@@ -140,12 +150,14 @@ export const BASIC_ROLES: readonly BasicRoleDefinition[] = [
   basic(SERVICE_ADMIN, 'service_admin', 'Default permissions of Service Admins, across organizations.', SERVICE_ADMIN_PERMISSIONS),
 ];
 
-/** Role name prefixes reserved for roles the service defines. */
+/** Role name prefixes reserved for roles the service defines or products register. */
 export const FIXED_PREFIX = 'fixed:';
 export const BASIC_PREFIX = 'basic:';
+export const PRODUCT_PREFIX = 'plugins:';
 
+/** Fixed roles: the service's own (`fixed:`) and registered product roles (`plugins:`), both read-only. */
 export function isFixedRoleName(name: string): boolean {
-  return name.startsWith(FIXED_PREFIX);
+  return name.startsWith(FIXED_PREFIX) || name.startsWith(PRODUCT_PREFIX);
 }
 export function isBasicRoleName(name: string): boolean {
   return name.startsWith(BASIC_PREFIX);

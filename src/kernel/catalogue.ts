@@ -41,7 +41,22 @@ export const Action = {
   ApiKeyRead: 'apikey:read',
   ApiKeyCreate: 'apikey:create',
   ApiKeyDelete: 'apikey:delete',
+  ProvisioningReload: 'provisioning:reload',
 } as const;
+
+/**
+ * The six role-management actions: each is checked on `permissions:type:delegate` (the role's
+ * permissions must be the caller's own) or `permissions:type:escalate` (exempt from that check).
+ * Source: upstream-behaviour.md "Escalation and provisioning".
+ */
+export const ROLE_MANAGEMENT_ACTIONS = [
+  Action.RolesWrite,
+  Action.RolesDelete,
+  Action.UsersRolesAdd,
+  Action.UsersRolesDelete,
+  Action.TeamsRolesAdd,
+  Action.TeamsRolesDelete,
+] as const;
 
 /** Fixed scopes and scope builders used by checks. */
 export const Scope = {
@@ -50,6 +65,9 @@ export const Scope = {
   RolesAll: 'roles:*',
   Delegate: 'permissions:type:delegate',
   Escalate: 'permissions:type:escalate',
+  /** Covers both delegate and escalate: what basic:service_admin holds the six actions on. */
+  PermissionTypesAll: 'permissions:type:*',
+  ProvisionersAccessControl: 'provisioners:accesscontrol',
   UsersAll: 'users:*',
   GlobalUsersAll: 'global.users:*',
   TeamsAll: 'teams:*',

@@ -21,11 +21,19 @@ export const ERROR_STATUS = {
   ROLE_NOT_ASSIGNABLE: 400,
   API_KEY_TTL_REQUIRED: 400,
   API_KEY_TTL_TOO_LONG: 400,
+  PROVISIONING_INVALID: 400,
+  PASSWORD_MANAGED_EXTERNALLY: 400,
+  CANNOT_REVOKE_ACTIVE_SESSION: 400,
+  LDAP_NOT_ENABLED: 400,
   UNAUTHENTICATED: 401,
   INVALID_CREDENTIALS: 401,
   INVALID_API_KEY: 401,
   EXPIRED_API_KEY: 401,
   ORG_NOT_ACCESSIBLE: 401,
+  SESSION_EXPIRED: 401,
+  IDENTITY_PROVIDER_UNAVAILABLE: 401,
+  SIGN_UP_DISABLED: 401,
+  OAUTH_LOGIN_FAILED: 401,
   ACCESS_DENIED: 403,
   NOT_FOUND: 404,
   ROLE_NOT_FOUND: 404,
@@ -34,14 +42,23 @@ export const ERROR_STATUS = {
   ORG_NOT_FOUND: 404,
   SERVICE_ACCOUNT_NOT_FOUND: 404,
   API_KEY_NOT_FOUND: 404,
+  SESSION_NOT_FOUND: 404,
+  TOKEN_NOT_FOUND: 404,
+  OAUTH_NOT_ENABLED: 404,
   ACCESS_CONTROL_UNAVAILABLE: 404,
   METHOD_NOT_ALLOWED: 405,
+  CREDENTIALS_CHANGED: 409,
+  REQUEST_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  DATABASE_BUSY: 503,
   ROLE_ALREADY_EXISTS: 409,
   API_KEY_ALREADY_EXISTS: 409,
   ALREADY_EXISTS: 409,
+  LOGIN_BLOCKED: 429,
   INTERNAL: 500,
 } as const satisfies Record<string, number>;
 
+/** A code of the table above. */
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 /**
@@ -55,6 +72,8 @@ export interface ErrorDetails {
   name?: string;
   issues?: { path: string; message: string }[];
   storedVersion?: number;
+  /** LOGIN_BLOCKED (429): seconds until another attempt is accepted. */
+  retryAfterSeconds?: number;
 }
 
 /** Codes of the "no such object" kind (404). */
@@ -84,6 +103,7 @@ export function httpStatusOf(code: ErrorCode): number {
   return ERROR_STATUS[code];
 }
 
+/** True for an expected failure (a DomainError), which keeps its message on both doors. */
 export function isDomainError(error: unknown): error is DomainError {
   return error instanceof DomainError;
 }

@@ -10,9 +10,9 @@
  * explicitly need the caller to act in it, unless it is a Service Admin (Grafana: AuthorizeInOrg).
  */
 import type { Prisma } from '../generated/prisma/client.js';
-import type { PermissionPair } from './catalogue.js';
+import { type PermissionPair, Scope } from './catalogue.js';
 import { accessDenied, DomainError, unauthenticated } from './errors.js';
-import type { PermissionIndex } from './evaluator.js';
+import { type Evaluator, type PermissionIndex, permission } from './evaluator.js';
 import { type OrgRole, orgRoleIncludes, type Principal, type SignedInPrincipal } from './principal.js';
 
 /**
@@ -34,6 +34,44 @@ export function requireCoverage(index: PermissionIndex, wanted: Iterable<Permiss
     const list = missing.map((m) => (m.scope ? `${m.action} on ${m.scope}` : m.action)).join(', ');
     throw accessDenied(`delegation of ${list}`);
   }
+}
+
+/**
+ * Escalation (`permissions:type:escalate`, upstream-behaviour.md "Escalation and provisioning"):
+ * true when `index` holds role-management `action` on a scope covering escalate (that scope,
+ * `permissions:type:*`, `permissions:*` or `*`). Such a caller may grant beyond its own
+ * permissions with that action, and only that one.
+ */
+export function canEscalate(index: PermissionIndex, action: string): boolean {
+  return index.matches(action, Scope.Escalate);
+}
+
+/**
+ * What a role-management `action` needs: the action on `permissions:type:delegate` or on
+ * `permissions:type:escalate` (escalate implies delegate). The 403 text names both scopes.
+ */
+export function roleManagement(action: string): Evaluator {
+  return permission(action, Scope.Delegate, Scope.Escalate);
+}
+
+/**
+ * True when the caller may use role-management `action` on a role holding `wanted`: it holds the
+ * action (roleManagement) and either may escalate with it or covers every permission. The
+ * boolean twin of requireDelegation, for listings (`roles?delegatable=true`).
+ */
+export function mayDelegate(index: PermissionIndex, action: string, wanted: Iterable<PermissionPair>): boolean {
+  return roleManagement(action).evaluate(index) && (canEscalate(index, action) || index.uncovered(wanted).length === 0);
+}
+
+/**
+ * The delegation rule of one role-management `action` (roles:write, users.roles:add, ...):
+ * nothing to check when the caller may escalate with that action (canEscalate); otherwise every
+ * permission of `wanted` must be covered (requireCoverage). `index` is the caller's, loaded
+ * before any transaction.
+ * @throws DomainError ACCESS_DENIED (403) listing the permissions the caller lacks.
+ */
+export function requireDelegation(index: PermissionIndex, action: string, wanted: Iterable<PermissionPair>): void {
+  if (!canEscalate(index, action)) requireCoverage(index, wanted);
 }
 
 /**

@@ -35,6 +35,8 @@ export interface UserPrincipal {
   orgRole: OrgRole;
   isServiceAdmin: boolean;
   authMethod: AuthMethod;
+  /** The login session behind the request (cookie), when there is one. */
+  sessionId?: number;
 }
 
 /** An API key: acts only in its own organization, with its role's basic role. */
@@ -98,8 +100,15 @@ export interface PrincipalUser {
  * they compute (authMethod "none": nobody signed in). Both get the same cache key, so they share
  * one cached permission index.
  */
-export function principalOf(user: PrincipalUser, orgId: number, orgRole: string, authMethod: AuthMethod): UserPrincipal {
+export function principalOf(
+  user: PrincipalUser,
+  orgId: number,
+  orgRole: string,
+  authMethod: AuthMethod,
+  sessionId?: number,
+): UserPrincipal {
   return {
+    ...(sessionId !== undefined && { sessionId }),
     kind: user.isServiceAccount ? 'serviceAccount' : 'user',
     id: user.id,
     login: user.login,

@@ -7,6 +7,7 @@
  * to the service, so their permissions are brought back to the definition in code on every start.
  */
 
+import { randomBytes } from 'node:crypto';
 import type { Db, Tx } from '../platform/database.js';
 import { hashPassword } from '../platform/passwords.js';
 import { BASIC_ROLES, type BuiltinRole, FIXED_ROLES } from './builtin-roles.js';
@@ -16,7 +17,8 @@ export const MAIN_ORG_NAME = 'Main Org.';
 
 export interface SeedOptions {
   adminLogin: string;
-  adminPassword: string;
+  /** Used as given; when undefined a random one is generated (never `admin`, issue #10 item 4). */
+  adminPassword: string | undefined;
   log?: (msg: string, fields?: object) => void;
 }
 
@@ -24,6 +26,11 @@ export interface SeedResult {
   createdAdmin: boolean;
   createdRoles: string[];
   updatedFixedRoles: string[];
+  /**
+   * The generated first admin password, set only when the admin was created without
+   * ADMIN_PASSWORD. The caller shows it once; it is never logged (not part of the log line).
+   */
+  generatedAdminPassword?: string;
 }
 
 function samePermissions(a: { action: string; scope: string }[], b: { action: string; scope: string }[]): boolean {
@@ -60,6 +67,13 @@ async function ensureRole(tx: Tx, def: BuiltinRole, syncPermissions: boolean, re
 }
 
 /**
+ * The one-time notice of a generated first admin password, for stdout/stderr (never the log).
+ */
+export function firstAdminNotice(login: string, password: string): string {
+  return `created the first Service Admin "${login}" with the generated password: ${password}\n(shown only now; set ADMIN_PASSWORD to choose it, change it with PUT /api/user/password)`;
+}
+
+/**
  * Runs the seed in one transaction.
  * @returns what was created or changed (all empty on a restart).
  */
@@ -67,7 +81,8 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
   const result: SeedResult = { createdAdmin: false, createdRoles: [], updatedFixedRoles: [] };
   // Hash outside the transaction: it is slow and needs no lock.
   const adminExists = (await db.user.count({ where: { login: options.adminLogin } })) > 0;
-  const adminHash = adminExists ? null : await hashPassword(options.adminPassword);
+  const generated = adminExists || options.adminPassword !== undefined ? undefined : randomBytes(18).toString('base64url');
+  const adminHash = adminExists ? null : await hashPassword(options.adminPassword ?? (generated as string));
 
   await db.$transaction(async (tx) => {
     if (!(await tx.org.findUnique({ where: { id: MAIN_ORG_ID } }))) {
@@ -99,5 +114,5 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     }
   });
   options.log?.('seed complete', result);
-  return result;
+  return result.createdAdmin && generated !== undefined ? { ...result, generatedAdminPassword: generated } : result;
 }

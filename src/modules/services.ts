@@ -8,11 +8,19 @@ import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
 import { ApiKeyService } from './api-keys/service.js';
 import { SubjectAssignments, teamStore, userStore } from './assignments/service.js';
+import { LdapService } from './ldap/service.js';
+import { OAuthService, type OAuthSettings } from './oauth/service.js';
 import { OrgService } from './orgs/service.js';
 import { PermissionService } from './permissions/service.js';
+import { ProductService } from './products/service.js';
+import { ProvisioningService } from './provisioning/service.js';
 import { BasicRoleService } from './roles/reset.js';
 import { RoleService } from './roles/service.js';
+import { ServiceAccountTokenService } from './service-account-tokens/service.js';
 import { ServiceAccountService } from './service-accounts/service.js';
+import { SessionService, type SessionSettings } from './sessions/service.js';
+import { SignInService } from './sign-in/service.js';
+import { LoginThrottle, type ThrottleSettings } from './sign-in/throttle.js';
 import { TeamService } from './teams/service.js';
 import { UserService } from './users/service.js';
 
@@ -21,6 +29,10 @@ export interface FeatureConfig {
   edition: Edition;
   /** `API_KEY_MAX_SECONDS_TO_LIVE`: when set, every key must expire within it. */
   apiKeyMaxSecondsToLive: number | undefined;
+  /** Sessions, brute-force protection, LDAP (path of ldap.toml) and OAuth (src/config-auth.ts). */
+  auth: SessionSettings & { bruteForce: ThrottleSettings | null; ldapConfigFile: string | null; oauth: OAuthSettings | null };
+  /** `PROVISIONING_PATH`: RBAC provisioning files (access-control/, plugins/). */
+  provisioningPath: string;
 }
 
 export interface ServiceDeps {
@@ -39,17 +51,28 @@ export interface Services {
   userRoles: SubjectAssignments;
   teamRoles: SubjectAssignments;
   permissions: PermissionService;
+  /** Product role registration (plugins:<productId>:*) and RBAC provisioning files. */
+  products: ProductService;
+  provisioning: ProvisioningService;
   apiKeys: ApiKeyService;
   users: UserService;
   orgs: OrgService;
   teams: TeamService;
   serviceAccounts: ServiceAccountService;
+  serviceAccountTokens: ServiceAccountTokenService;
+  /** Password checks, external users, the signed-in user's own account. */
+  signIn: SignInService;
+  sessions: SessionService;
+  ldap: LdapService;
+  oauth: OAuthService;
 }
 
 /** Builds every feature service on one database, access service and edition guard. */
 export function createServices(deps: ServiceDeps): Services {
   const access = new AccessService(deps.db);
   const feature = { db: deps.db, access, edition: editionGuard(deps.config.edition) };
+  const { auth } = deps.config;
+  const ldap = new LdapService(auth.ldapConfigFile, access);
   return {
     db: deps.db,
     access,
@@ -58,10 +81,21 @@ export function createServices(deps: ServiceDeps): Services {
     userRoles: new SubjectAssignments(feature, userStore),
     teamRoles: new SubjectAssignments(feature, teamStore),
     permissions: new PermissionService(feature),
+    products: new ProductService(feature),
+    provisioning: new ProvisioningService(feature, deps.config.provisioningPath),
     apiKeys: new ApiKeyService({ ...feature, clock: deps.clock, maxSecondsToLive: deps.config.apiKeyMaxSecondsToLive }),
     users: new UserService(feature),
     orgs: new OrgService(feature),
     teams: new TeamService(feature),
     serviceAccounts: new ServiceAccountService(feature),
+    serviceAccountTokens: new ServiceAccountTokenService({
+      ...feature,
+      clock: deps.clock,
+      maxSecondsToLive: deps.config.apiKeyMaxSecondsToLive,
+    }),
+    signIn: new SignInService({ ...feature, throttle: new LoginThrottle(auth.bruteForce), directory: ldap.enabled ? ldap : null }),
+    sessions: new SessionService({ ...feature, clock: deps.clock, settings: auth }),
+    ldap,
+    oauth: new OAuthService(auth.oauth),
   };
 }

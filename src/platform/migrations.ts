@@ -29,12 +29,13 @@
  *   `migrate dev` would flag them.
  * Databases written by the earlier hand-written migrator (epoch-ms timestamps) are read unchanged.
  */
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import BetterSqlite3 from 'better-sqlite3';
-import { migrationList, NO_FILTERS, SchemaEngineError, withEngine } from './schema-engine.js';
+import { migrationList, NO_FILTERS, readMigrations, SchemaEngineError, withEngine } from './schema-engine.js';
 
 /** Absolute path of the committed migrations, `<repo>/prisma/migrations`. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
@@ -116,6 +117,39 @@ function hasHistoryTable(path: string, busyTimeoutMs: number): boolean {
   }
 }
 
+/** Lowercase hex SHA-256 of a migration script: the engine's checksum (LF and CRLF spellings both accepted). */
+function checksumsOf(sql: string): string[] {
+  const lf = sql.replace(/\r\n/g, '\n');
+  const crlf = lf.replace(/\n/g, '\r\n');
+  return [sql, lf, crlf].map((text) => createHash('sha256').update(text, 'utf8').digest('hex'));
+}
+
+/**
+ * The fast path of every start after the first: true when the history table records every
+ * committed migration as finished with its committed checksum and records no failed one. Read-only
+ * and without the engine, so a second process (the CLI beside a running server, whose connection
+ * may hold SQLite's write lock) opens the database without waiting for any lock; anything else
+ * (pending, edited or failed migrations) takes the locked path below, which explains itself.
+ */
+function upToDate(path: string, migrationsDir: string, busyTimeoutMs: number): boolean {
+  if (!hasHistoryTable(path, busyTimeoutMs)) return false;
+  const db = new BetterSqlite3(path, { readonly: true, timeout: busyTimeoutMs });
+  let rows: { migration_name: string; checksum: string; finished_at: unknown; rolled_back_at: unknown }[];
+  try {
+    rows = db.prepare(`SELECT migration_name, checksum, finished_at, rolled_back_at FROM "${MIGRATIONS_TABLE}"`).all() as typeof rows;
+  } finally {
+    db.close();
+  }
+  if (rows.some((r) => r.finished_at === null && r.rolled_back_at === null)) return false;
+  const applied = new Map(
+    rows.filter((r) => r.finished_at !== null && r.rolled_back_at === null).map((r) => [r.migration_name, r.checksum]),
+  );
+  return readMigrations(migrationsDir).every((m) => {
+    const stored = applied.get(m.name);
+    return stored !== undefined && checksumsOf(m.sql).includes(stored.toLowerCase());
+  });
+}
+
 /**
  * Brings the SQLite file at `path` (absolute; created when missing) up to date with the migrations
  * in `options.migrationsDir`, as `prisma migrate deploy` would, plus a lock and a checksum check
@@ -138,6 +172,7 @@ export async function migrateDatabase(path: string, options: MigrateDatabaseOpti
       engine.diagnoseMigrationHistory({ migrationsList: list, optInToShadowDatabase: false, filters: NO_FILTERS }),
     );
 
+  if (upToDate(path, options.migrationsDir ?? MIGRATIONS_DIR, engineOptions.busyTimeoutMs)) return { applied: [] };
   return withMigrationLock(path, options, async () => {
     if (hasHistoryTable(path, engineOptions.busyTimeoutMs)) {
       const { editedMigrationNames: edited, failedMigrationNames: failed } = await diagnose();

@@ -1,16 +1,30 @@
 /**
  * Password hashing with argon2id (@node-rs/argon2, OWASP-recommended parameters by default).
  * Hashes are PHC strings (`$argon2id$v=19$m=...`), so parameters can change without a migration.
+ *
+ * Issue #10 item 4: a login without a usable hash (unknown user, service account, external
+ * user) is verified against a dummy hash with the same parameters, so it costs the same time as
+ * a known user with a wrong password and the answer time does not reveal which logins exist.
  */
 import { hash, verify } from '@node-rs/argon2';
+
+let dummyHash: Promise<string> | undefined;
 
 /** Hashes a password; takes tens of milliseconds by design. */
 export function hashPassword(password: string): Promise<string> {
   return hash(password);
 }
 
-/** True when `password` matches the PHC `stored` hash; false for a malformed hash. */
-export async function verifyPassword(stored: string, password: string): Promise<boolean> {
+/**
+ * True when `password` matches the PHC `stored` hash; false for a malformed hash. With `stored`
+ * null the password is checked against a dummy hash (same cost) and the answer is always false.
+ */
+export async function verifyPassword(stored: string | null, password: string): Promise<boolean> {
+  if (stored === null) {
+    dummyHash ??= hash('portcullis-dummy-password-never-matches');
+    await verify(await dummyHash, password).catch(() => false);
+    return false;
+  }
   try {
     return await verify(stored, password);
   } catch {

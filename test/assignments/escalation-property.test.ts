@@ -1,9 +1,12 @@
 /**
- * No escalation path through role assignment (issue #3 item 2): for many random pairs (caller
- * permissions, role permissions) over a small alphabet of actions and scopes (wildcards and ""
- * included), a caller holding those permissions plus users.roles:add and users.roles:delete on
+ * No escalation path through role assignment (issue #3 item 2), and escalation rights (issue #9
+ * item 1), both ways: for many random pairs (caller permissions, role permissions) over a small
+ * alphabet of actions and scopes (wildcards, "" and the escalate-covering scopes included), a
+ * caller holding those permissions plus users.roles:add and users.roles:delete on
  * permissions:type:delegate may assign (and remove) the role exactly when an INDEPENDENT oracle
- * says the caller's permissions cover every permission of the role.
+ * says it is exempt (it holds the action on a scope covering permissions:type:escalate: that
+ * scope, permissions:type:*, permissions:* or *) or its permissions cover every permission of
+ * the role. Exempt callers always pass; delegate-only callers pass exactly when covered.
  *
  * The oracle is written here from upstream-behaviour.md ("Scope match", "Delegation"), naively,
  * pair by pair; it shares no code with PermissionIndex. The pairs come from fast-check, which
@@ -33,7 +36,7 @@ const REST_EVERY = 30;
 const SEED = process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : 0xc0ffee;
 const PATH = process.env.PROPERTY_PATH;
 
-const ACTIONS = ['a:read', 'a:write', 'b:read', 'users.roles:add'];
+const ACTIONS = ['a:read', 'a:write', 'b:read', 'users.roles:add', 'users.roles:delete'];
 const SCOPES = [
   '',
   '*',
@@ -46,7 +49,10 @@ const SCOPES = [
   'b:id:1',
   'permissions:type:*',
   'permissions:type:delegate',
+  'permissions:type:escalate',
+  'permissions:*',
 ];
+const ESCALATE = 'permissions:type:escalate';
 const DELEGATE = [p('users.roles:add', 'permissions:type:delegate'), p('users.roles:delete', 'permissions:type:delegate')];
 
 // ---- the oracle (upstream-behaviour.md), deliberately naive --------------------------------------
@@ -61,6 +67,11 @@ function scopeMatches(held: string, wanted: string): boolean {
 /** Delegation: each role permission needs a held permission with its action and a matching scope (any scope for a scopeless one). */
 function oracleCovers(held: PermissionPair[], role: PermissionPair[]): boolean {
   return role.every((want) => held.some((h) => h.action === want.action && (want.scope === '' || scopeMatches(h.scope, want.scope))));
+}
+
+/** Escalation: the role-management action held on a scope covering permissions:type:escalate. */
+function oracleExempt(held: PermissionPair[], action: string): boolean {
+  return held.some((h) => h.action === action && scopeMatches(h.scope, ESCALATE));
 }
 
 // ---- the generator ------------------------------------------------------------------------------
@@ -94,6 +105,7 @@ interface Case {
 }
 
 type Outcome = 'accepted' | 'refused';
+type Tally = { accepted: number; refused: number; exempt: number; rest: number };
 
 let app: TestApp;
 let target: Actor;
@@ -133,8 +145,13 @@ function writeCase(held: PermissionPair[], role: PermissionPair[], assigned = fa
   return c;
 }
 
-function expected(held: PermissionPair[], role: PermissionPair[]): Outcome {
-  return oracleCovers([...held, ...DELEGATE], role) ? 'accepted' : 'refused';
+/** The oracle's answer for `action`, counting exempt callers in `tally`. */
+function expected(held: PermissionPair[], role: PermissionPair[], action: string, tally: Tally): Outcome {
+  const exempt = oracleExempt(held, action);
+  const want = exempt || oracleCovers([...held, ...DELEGATE], role) ? 'accepted' : 'refused';
+  tally[want] += 1;
+  if (exempt) tally.exempt += 1;
+  return want;
 }
 
 async function viaCore(fn: () => Promise<unknown>): Promise<Outcome> {
@@ -177,7 +194,7 @@ afterAll(async () => {
 
 describe('delegation property: no escalation through role assignment', () => {
   it(`${ADD_RUNS} random (caller permissions, role permissions) pairs: assignment accepted exactly when covered`, async () => {
-    const tally = { accepted: 0, refused: 0, rest: 0 };
+    const tally: Tally = { accepted: 0, refused: 0, exempt: 0, rest: 0 };
     await fc.assert(
       fc.asyncProperty(pairs, async ({ held, role }) => {
         const c = writeCase(held, role);
@@ -186,8 +203,7 @@ describe('delegation property: no escalation through role assignment', () => {
         const got = throughRest
           ? await viaRest(c, 'POST')
           : await viaCore(() => app.services.userRoles.add(caller, target.id, { roleUid: c.uid }));
-        const want = expected(held, role);
-        tally[want] += 1;
+        const want = expected(held, role, 'users.roles:add', tally);
         if (throughRest) tally.rest += 1;
         expect({ held, role, got }).toEqual({ held, role, got: want });
         // What was written agrees too: the role is assigned exactly when accepted.
@@ -198,11 +214,14 @@ describe('delegation property: no escalation through role assignment', () => {
     // The generator must exercise both sides, or the property proves little.
     expect(tally.accepted).toBeGreaterThan(ADD_RUNS / 5);
     expect(tally.refused).toBeGreaterThan(ADD_RUNS / 5);
-    console.info(`delegation property (add): ${tally.accepted} accepted, ${tally.refused} refused, ${tally.rest} through REST`);
+    expect(tally.exempt).toBeGreaterThan(ADD_RUNS / 20);
+    console.info(
+      `delegation property (add): ${tally.accepted} accepted (${tally.exempt} exempt), ${tally.refused} refused, ${tally.rest} through REST`,
+    );
   });
 
   it(`${REMOVE_RUNS} more pairs: removal accepted exactly when covered`, async () => {
-    const tally = { accepted: 0, refused: 0 };
+    const tally: Tally = { accepted: 0, refused: 0, exempt: 0, rest: 0 };
     await fc.assert(
       fc.asyncProperty(pairs, async ({ held, role }) => {
         const c = writeCase(held, role, true);
@@ -211,8 +230,7 @@ describe('delegation property: no escalation through role assignment', () => {
           c.i % REST_EVERY === 0
             ? await viaRest(c, 'DELETE')
             : await viaCore(() => app.services.userRoles.remove(caller, target.id, c.uid, {}));
-        const want = expected(held, role);
-        tally[want] += 1;
+        const want = expected(held, role, 'users.roles:delete', tally);
         expect({ held, role, got }).toEqual({ held, role, got: want });
         expect(await assigned(c)).toBe(want === 'refused');
       }),
@@ -220,6 +238,7 @@ describe('delegation property: no escalation through role assignment', () => {
     );
     expect(tally.accepted).toBeGreaterThan(REMOVE_RUNS / 5);
     expect(tally.refused).toBeGreaterThan(REMOVE_RUNS / 5);
+    expect(tally.exempt).toBeGreaterThan(0);
   });
 
   it('the oracle itself follows the documented examples', () => {
@@ -232,5 +251,10 @@ describe('delegation property: no escalation through role assignment', () => {
     expect(oracleCovers([p('x:y', 'users:*')], [p('x:y', 'users:id:*'), p('x:y')])).toBe(true);
     expect(oracleCovers([p('x:y', 'users:id:*')], [p('x:y', 'users:*')])).toBe(false);
     expect(oracleCovers([], [])).toBe(true);
+    for (const scope of ['permissions:type:escalate', 'permissions:type:*', 'permissions:*', '*']) {
+      expect(oracleExempt([p('users.roles:add', scope)], 'users.roles:add')).toBe(true);
+    }
+    expect(oracleExempt([p('users.roles:add', 'permissions:type:delegate')], 'users.roles:add')).toBe(false);
+    expect(oracleExempt([p('users.roles:delete', '*')], 'users.roles:add')).toBe(false);
   });
 });

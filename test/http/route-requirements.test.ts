@@ -28,6 +28,7 @@ beforeAll(async () => {
     uid: 'basic_viewer',
     roleUID: 'basic_viewer',
     productId: 'probe',
+    tokenId: '1',
   };
 });
 

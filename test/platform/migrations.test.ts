@@ -164,13 +164,23 @@ console.log(JSON.stringify(applied));`;
     const results = await Promise.all([migrateDatabase(path), migrateDatabase(path), migrateDatabase(path)]);
     expect(results.flatMap((r) => r.applied)).toEqual(migrationNames);
 
+    // An up-to-date database takes the read-only fast path, no lock at all; a fresh one needs it.
     const lock = new Database(migrationLockPath(path));
     lock.exec('BEGIN IMMEDIATE');
     try {
-      await expect(migrateDatabase(path, { lockTimeoutMs: 100 })).rejects.toThrow(/Timed out after 100 ms/);
+      expect((await migrateDatabase(path, { lockTimeoutMs: 100 })).applied).toEqual([]);
     } finally {
       lock.exec('ROLLBACK');
       lock.close();
+    }
+    const fresh = dbPath();
+    const freshLock = new Database(migrationLockPath(fresh));
+    freshLock.exec('BEGIN IMMEDIATE');
+    try {
+      await expect(migrateDatabase(fresh, { lockTimeoutMs: 100 })).rejects.toThrow(/Timed out after 100 ms/);
+    } finally {
+      freshLock.exec('ROLLBACK');
+      freshLock.close();
     }
   });
 });

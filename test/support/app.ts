@@ -68,6 +68,8 @@ export async function createTestApp(options: { env?: Record<string, string>; clo
     ADMIN_LOGIN: ADMIN.login,
     ADMIN_PASSWORD: ADMIN.password,
     LOG_LEVEL: 'silent',
+    // Many tests send wrong passwords on purpose; test/sign-in sets the real limit itself.
+    BRUTE_FORCE_LOGIN_PROTECTION_MAX_ATTEMPTS: '100000',
     ...options.env,
   });
   const queries: string[] = [];

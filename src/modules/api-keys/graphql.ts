@@ -62,7 +62,11 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createApiKey: t.field({
     type: NewApiKeyType,
-    description: 'Creates a key in the current organization. Needs apikey:create (oss: org Admin).',
+    // Nullable so that an error in a later field of the same document stays local to that field:
+    // a non-null field would null the whole `data` and lose the secret of a key that exists.
+    nullable: true,
+    description:
+      'Creates a key in the current organization. Needs apikey:create (oss: org Admin). Null, with an error, when it fails; other fields of the document keep their results.',
     args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
     resolve: (_root, args, ctx) => ctx.services.apiKeys.create(ctx.principal, args.input),
   }),

@@ -21,12 +21,22 @@ import { accessDenied, DomainError, notFound } from '../../kernel/errors.js';
 import { type Evaluator, permission } from '../../kernel/evaluator.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
-import { type ApiKeyPrincipal, isOrgRole, orgRoleIncludes, type Principal } from '../../kernel/principal.js';
+import {
+  type ApiKeyPrincipal,
+  isOrgRole,
+  orgRoleIncludes,
+  type Principal,
+  principalOf,
+  type UserPrincipal,
+} from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import type { Clock } from '../../platform/clock.js';
 import { isUniqueViolation } from '../../platform/database.js';
 import { createApiKeyInput } from './inputs.js';
 import { generateApiKey, hashApiKey, isWellFormedApiKey } from './secrets.js';
+
+/** Service-account tokens share the key format and storage (service-account-tokens module). */
+export { generateApiKey, hashApiKey, SERVICE_ACCOUNT_TOKEN_PREFIX } from './secrets.js';
 
 /** At most one `lastUsedAt` write per key in this many milliseconds. */
 export const LAST_USED_INTERVAL_MS = 60_000;
@@ -75,7 +85,11 @@ export class ApiKeyService {
     const now = this.deps.clock.now();
     return this.deps.db.apiKey.findMany({
       ...query,
-      where: { orgId: caller.orgId, ...(options.includeExpired ? {} : { OR: [{ expires: null }, { expires: { gt: now } }] }) },
+      where: {
+        orgId: caller.orgId,
+        serviceAccountId: null,
+        ...(options.includeExpired ? {} : { OR: [{ expires: null }, { expires: { gt: now } }] }),
+      },
       orderBy: [{ name: 'asc' }, { id: 'asc' }],
     });
   }
@@ -143,7 +157,9 @@ export class ApiKeyService {
     const id = parseId('id', rawId);
     await this.authorize(caller, apiKeyRequirements.delete.for({ id }));
     // Through the one write path: the key's cached permission index must not outlive it.
-    const { count } = await this.deps.access.write((tx) => tx.apiKey.deleteMany({ where: { id, orgId: caller.orgId } }));
+    const { count } = await this.deps.access.write((tx) =>
+      tx.apiKey.deleteMany({ where: { id, orgId: caller.orgId, serviceAccountId: null } }),
+    );
     if (count === 0) throw notFound('API_KEY_NOT_FOUND', 'API key', id);
     this.lastUsedWrites.delete(id);
     return { message: 'API key deleted' };
@@ -151,23 +167,41 @@ export class ApiKeyService {
 
   /**
    * Authenticates a presented key: the principal of a live key, acting in the key's organization
-   * with the key's role. A malformed key (shape or checksum) is refused before any SQL.
+   * with the key's role; for a service-account token, the principal of its service account, with
+   * the account's own org role and roles (a disabled or deleted account's tokens stop at once).
+   * The row is found by the SHA-256 of the key and the digests compared in constant time.
+   * A malformed key (shape or checksum) is refused before any SQL.
    * Implements the `ApiKeyVerifier` seam of src/auth/authenticate.ts.
    * @throws DomainError INVALID_API_KEY (401: malformed, unknown or deleted),
    *   EXPIRED_API_KEY (401: expiry at or before the clock's now).
    */
-  async verify(key: string): Promise<ApiKeyPrincipal> {
+  async verify(key: string): Promise<ApiKeyPrincipal | UserPrincipal> {
     if (!isWellFormedApiKey(key)) throw invalidKey();
     const digest = hashApiKey(key);
     const row = await this.deps.db.apiKey.findUnique({
       where: { hash: digest.toString('hex') },
-      select: { id: true, name: true, orgId: true, role: true, hash: true, expires: true, lastUsedAt: true },
+      select: {
+        id: true,
+        name: true,
+        orgId: true,
+        role: true,
+        hash: true,
+        expires: true,
+        lastUsedAt: true,
+        serviceAccount: { select: { id: true, login: true, isServiceAccount: true, isServiceAdmin: true, isDisabled: true, orgs: true } },
+      },
     });
     if (!row) throw invalidKey();
     const stored = Buffer.from(row.hash, 'hex');
     if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) throw invalidKey();
     const now = this.deps.clock.now();
     if (row.expires && row.expires.getTime() <= now.getTime()) throw expiredKey();
+    const account = row.serviceAccount;
+    if (account) {
+      if (account.isDisabled) throw invalidKey();
+      await this.recordUse(row.id, row.lastUsedAt, now);
+      return principalOf(account, row.orgId, account.orgs.find((m) => m.orgId === row.orgId)?.role ?? 'None', 'api_key');
+    }
     if (!isOrgRole(row.role) || row.role === 'None') throw invalidKey();
     await this.recordUse(row.id, row.lastUsedAt, now);
     return {

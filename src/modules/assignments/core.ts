@@ -18,7 +18,7 @@ import { BASIC_PREFIX, isBasicRoleName } from '../../kernel/builtin-roles.js';
 import type { PermissionPair } from '../../kernel/catalogue.js';
 import { DomainError } from '../../kernel/errors.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
-import { requireCoverage, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
+import { requireDelegation, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Message } from '../../kernel/message.js';
 import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';
@@ -35,6 +35,8 @@ export interface SubjectStore {
   /** Name of the id in paths and 400s: `userId` or `teamId`. */
   readonly idField: string;
   readonly requirements: { read: Requirement<'id'>; add: Requirement; remove: Requirement; set: Requirement };
+  /** The role-management actions whose delegation (or escalation) add and remove check. */
+  readonly actions: { add: string; remove: string };
   /** Bodies of add and set (users take `global`, teams do not). */
   readonly inputs: {
     add: z.ZodType<{ roleUid: string; global?: boolean | null }>;
@@ -114,8 +116,8 @@ export class SubjectAssignments {
   /**
    * Assigns a role (idempotent: an assigned role succeeds unchanged, as in Grafana), in the
    * caller's organization or, with `global`, in every one. Body: the store's `add` input. Needs
-   * the store's `add` requirement and every permission of the role (delegation); global needs a
-   * Service Admin.
+   * the store's `add` requirement and every permission of the role (delegation), unless the add
+   * action is held on permissions:type:escalate; global needs a Service Admin.
    * @throws DomainError VALIDATION_FAILED / ROLE_NOT_ASSIGNABLE (400), 401, ACCESS_DENIED (403),
    *   subject or ROLE_NOT_FOUND (404), 404 in oss.
    */
@@ -123,7 +125,7 @@ export class SubjectAssignments {
     const parse = () => parseInput(this.store.inputs.add, rawInput);
     return this.change(caller, rawId, parse, this.store.requirements.add, async (tx, id, orgId, index, input, signedIn) => {
       const role = await assignableRole(tx, signedIn, input.roleUid, orgId);
-      requireCoverage(index, role.permissions);
+      requireDelegation(index, this.store.actions.add, role.permissions);
       const current = await this.store.current(tx, signedIn, id, orgId);
       if (!current.some((r) => r.id === role.id)) await this.store.assign(tx, id, orgId, [role.id]);
       return this.store.messages.added;
@@ -138,7 +140,7 @@ export class SubjectAssignments {
     const parse = () => ({ roleUid: parseInput(roleUidParam, rawUid), global: options.global });
     return this.change(caller, rawId, parse, this.store.requirements.remove, async (tx, id, orgId, index, input, signedIn) => {
       const role = await assignableRole(tx, signedIn, input.roleUid, orgId);
-      requireCoverage(index, role.permissions);
+      requireDelegation(index, this.store.actions.remove, role.permissions);
       await this.store.unassign(tx, id, orgId, [role.id]);
       return this.store.messages.removed;
     });
@@ -155,9 +157,15 @@ export class SubjectAssignments {
     return this.change(caller, rawId, parse, this.store.requirements.set, async (tx, id, orgId, index, input, signedIn) => {
       const wanted = await assignableRoles(tx, signedIn, input.roleUids, orgId);
       const plan = planSet(await this.store.current(tx, signedIn, id, orgId), wanted, input.includeHidden ?? false);
-      requireCoverage(
+      requireDelegation(
         index,
-        [...plan.add, ...plan.remove].flatMap((r) => r.permissions),
+        this.store.actions.add,
+        plan.add.flatMap((r) => r.permissions),
+      );
+      requireDelegation(
+        index,
+        this.store.actions.remove,
+        plan.remove.flatMap((r) => r.permissions),
       );
       if (plan.remove.length > 0)
         await this.store.unassign(

@@ -8,21 +8,23 @@
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { notFound } from '../../kernel/errors.js';
 import { all, permission } from '../../kernel/evaluator.js';
+import { roleManagement } from '../../kernel/guards.js';
 import { requirement } from '../../kernel/requirements.js';
 import { type AssignableRole, currentRoleSelect, type SubjectStore } from './core.js';
 import { addTeamRoleInput, addUserRoleInput, setTeamRolesInput, setUserRolesInput } from './inputs.js';
 
-const DELEGATION = 'and every permission of the role (delegation)';
-const SET_DELEGATION = 'and every permission of each role added or removed (delegation)';
+const ESCALATE = 'unless the action is held on permissions:type:escalate';
+const DELEGATION = `and every permission of the role (delegation) ${ESCALATE}`;
+const SET_DELEGATION = `and every permission of each role added or removed (delegation) ${ESCALATE}`;
 
 /** What user and service-account assignments need (service-interface.md "Required permissions"). */
 export const userRoleRequirements = {
   read: requirement(['id'], ({ id }) => permission(Action.UsersRolesRead, Scope.user(id))),
-  add: requirement([], () => permission(Action.UsersRolesAdd, Scope.Delegate), `${DELEGATION}; global also a Service Admin`),
-  remove: requirement([], () => permission(Action.UsersRolesDelete, Scope.Delegate), `${DELEGATION}; global also a Service Admin`),
+  add: requirement([], () => roleManagement(Action.UsersRolesAdd), `${DELEGATION}; global also a Service Admin`),
+  remove: requirement([], () => roleManagement(Action.UsersRolesDelete), `${DELEGATION}; global also a Service Admin`),
   set: requirement(
     [],
-    () => all(permission(Action.UsersRolesAdd, Scope.Delegate), permission(Action.UsersRolesDelete, Scope.Delegate)),
+    () => all(roleManagement(Action.UsersRolesAdd), roleManagement(Action.UsersRolesDelete)),
     `${SET_DELEGATION}; global also a Service Admin`,
   ),
 };
@@ -30,19 +32,16 @@ export const userRoleRequirements = {
 /** What team assignments need (service-interface.md "Required permissions"). */
 export const teamRoleRequirements = {
   read: requirement(['id'], ({ id }) => permission(Action.TeamsRolesRead, Scope.team(id))),
-  add: requirement([], () => permission(Action.TeamsRolesAdd, Scope.Delegate), DELEGATION),
-  remove: requirement([], () => permission(Action.TeamsRolesDelete, Scope.Delegate), DELEGATION),
-  set: requirement(
-    [],
-    () => all(permission(Action.TeamsRolesAdd, Scope.Delegate), permission(Action.TeamsRolesDelete, Scope.Delegate)),
-    SET_DELEGATION,
-  ),
+  add: requirement([], () => roleManagement(Action.TeamsRolesAdd), DELEGATION),
+  remove: requirement([], () => roleManagement(Action.TeamsRolesDelete), DELEGATION),
+  set: requirement([], () => all(roleManagement(Action.TeamsRolesAdd), roleManagement(Action.TeamsRolesDelete)), SET_DELEGATION),
 };
 
 /** Users and service accounts: `user_role` rows, per organization or global (org 0). */
 export const userStore: SubjectStore = {
   idField: 'userId',
   requirements: userRoleRequirements,
+  actions: { add: Action.UsersRolesAdd, remove: Action.UsersRolesDelete },
   inputs: { add: addUserRoleInput, set: setUserRolesInput },
   messages: { added: 'Role added to the user.', removed: 'Role removed from user.', set: 'User roles have been updated.' },
   async find(db, caller, id) {
@@ -69,6 +68,7 @@ export const userStore: SubjectStore = {
 export const teamStore: SubjectStore = {
   idField: 'teamId',
   requirements: teamRoleRequirements,
+  actions: { add: Action.TeamsRolesAdd, remove: Action.TeamsRolesDelete },
   inputs: { add: addTeamRoleInput, set: setTeamRolesInput },
   messages: { added: 'Role added to the team.', removed: 'Role removed from the team.', set: 'Team roles have been updated.' },
   async find(db, caller, id) {

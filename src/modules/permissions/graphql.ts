@@ -6,9 +6,11 @@
 import { requireSignedIn } from '../../kernel/guards.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
 import { needs } from '../../kernel/requirements.js';
+import { RoleObject } from '../roles/graphql.js';
 import { builder } from '../shared/builder.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
 import { PermissionEntry } from '../shared/permission.js';
+import type { AccessCheck, AccessGrant as AccessGrantShape } from './explain.js';
 import { permissionRequirements } from './service.js';
 
 const PrincipalKind = builder.enumType('PrincipalKind', {
@@ -34,6 +36,11 @@ export const Viewer = builder.objectRef<SignedInPrincipal>('Viewer').implement({
       description: 'Effective permissions, sorted by action then scope.',
       resolve: (principal, _args, ctx) => ctx.services.permissions.ownList(principal),
     }),
+    can: t.boolean({
+      description: 'Whether the caller holds action (on scope when given: a held scope equal to it or a wildcard covering it).',
+      args: { action: t.arg.string({ required: true }), scope: t.arg.string() },
+      resolve: (principal, args, ctx) => ctx.services.permissions.can(principal, args.action, args.scope),
+    }),
     teams: t.prismaField({
       type: ['Team'],
       description: 'Teams the caller belongs to in the current organization, by name (none for an API key).',
@@ -53,7 +60,41 @@ builder.queryField('viewer', (t) =>
   }),
 );
 
+const AccessGrant = builder.objectRef<AccessGrantShape>('AccessGrant').implement({
+  description: 'One way a checked permission is granted: the role, how it reached the user, and its matching permission.',
+  fields: (t) => ({
+    role: t.field({ type: RoleObject, resolve: (g) => g.role }),
+    source: t.exposeString('source', {
+      description: 'direct, team:<name>, basic:<viewer|editor|admin>, service-admin or api-key.',
+    }),
+    permission: t.field({ type: PermissionEntry, resolve: (g) => g.permission }),
+  }),
+});
+
+const AccessCheckResult = builder.objectRef<AccessCheck>('AccessCheck').implement({
+  description: 'The answer of checkAccess: allowed, why, and when denied what is missing.',
+  fields: (t) => ({
+    allowed: t.exposeBoolean('allowed'),
+    grantedBy: t.field({ type: [AccessGrant], resolve: (c) => c.grantedBy }),
+    missing: t.field({
+      type: [PermissionEntry],
+      description: 'When denied: the action on each target scope; holding any one of them would do.',
+      resolve: (c) => c.missing,
+    }),
+  }),
+});
+
 builder.queryFields((t) => ({
+  checkAccess: t.field({
+    type: AccessCheckResult,
+    description: `May the user (the caller when userId is omitted) do action on one of scopes (on any scope when none)? ${needs(permissionRequirements.checkUser)}`,
+    args: {
+      userId: t.arg.int({ description: 'A user or service account of the current organization; default the caller.' }),
+      action: t.arg.string({ required: true }),
+      scopes: t.arg.stringList({ description: 'Target scopes; one of them must be covered.' }),
+    },
+    resolve: (_root, args, ctx) => ctx.services.permissions.check(ctx.principal, args),
+  }),
   userPermissions: t.field({
     type: [PermissionEntry],
     description: `Effective permissions of a user or service account in the current organization. ${needs(permissionRequirements.readUser)}`,

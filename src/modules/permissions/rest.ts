@@ -1,6 +1,7 @@
 /**
  * REST door of permission listings (service-interface.md "List own permissions", "List
- * permissions of a user or service account").
+ * permissions of a user or service account") and of the questions products ask (issue #9 item
+ * 4): Grafana's permission search and user actions, and the check with its reason.
  */
 import { parseBooleanParam, type Route } from '../shared/rest.js';
 import { permissionRequirements } from './service.js';
@@ -12,6 +13,36 @@ export const permissionRoutes: Route[] = [
     requires: 'signed-in',
     handler: ({ principal, services, query }) =>
       services.permissions.own(principal, { reloadCache: parseBooleanParam('reloadcache', query.get('reloadcache')) }),
+  },
+  {
+    method: 'GET',
+    path: '/api/access-control/user/actions',
+    requires: 'signed-in',
+    handler: ({ principal, services, query }) =>
+      services.permissions.ownActions(principal, { reloadCache: parseBooleanParam('reloadcache', query.get('reloadcache')) }),
+  },
+  {
+    method: 'GET',
+    path: '/api/access-control/users/permissions/search',
+    requires: permissionRequirements.search,
+    handler: ({ principal, services, query }) => services.permissions.search(principal, Object.fromEntries(query)),
+  },
+  {
+    method: 'POST',
+    path: '/api/access-control/check',
+    // Oneself needs only credentials; another user permissionRequirements.checkUser (the service checks it).
+    requires: 'signed-in',
+    handler: async ({ principal, services, body }) => {
+      const answer = await services.permissions.check(principal, body);
+      return {
+        ...answer,
+        grantedBy: answer.grantedBy.map((g) => ({
+          role: { uid: g.role.uid, name: g.role.name },
+          source: g.source,
+          permission: g.permission,
+        })),
+      };
+    },
   },
   {
     method: 'GET',

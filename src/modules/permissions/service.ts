@@ -10,17 +10,30 @@ import type { Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
 import { notFound } from '../../kernel/errors.js';
-import { permission } from '../../kernel/evaluator.js';
+import { PermissionIndex, permission } from '../../kernel/evaluator.js';
 import { requireSignedIn } from '../../kernel/guards.js';
-import { parseId } from '../../kernel/inputs.js';
-import { type Principal, principalOf } from '../../kernel/principal.js';
+import { parseId, parseInput } from '../../kernel/inputs.js';
+import { type Principal, principalOf, type SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import type { RoleQuery } from '../roles/service.js';
+import { type AccessCheck, grantsOf } from './explain.js';
+import { checkInput, permissionSearchInput } from './inputs.js';
 
 /** What the listings need (service-interface.md "Required permissions"). */
 export const permissionRequirements = {
   readUser: requirement(['userId'], ({ userId }) => permission(Action.UsersPermissionsRead, Scope.user(userId))),
+  /** Grafana's permission search: every member's permissions. */
+  search: requirement([], () => permission(Action.UsersPermissionsRead, Scope.UsersAll)),
+  /** A check of another user; checking oneself needs nothing. */
+  checkUser: requirement(
+    ['userId'],
+    ({ userId }) => permission(Action.UsersPermissionsRead, Scope.user(userId)),
+    'only to check another user; checking oneself needs any credentials',
+  ),
 };
+
+/** `{"<userId>": {"<action>": ["<scope>", ...]}}`, the answer of the permission search. */
+export type PermissionSearchResult = Record<string, Record<string, string[]>>;
 
 export class PermissionService {
   constructor(private readonly deps: FeatureDeps) {}
@@ -80,5 +93,90 @@ export class PermissionService {
     if (!membership) throw notFound('USER_NOT_FOUND', 'user', id);
     const principal = principalOf(membership.user, caller.orgId, membership.role, 'none');
     return (await this.deps.access.permissionsOf(principal)).list();
+  }
+  /**
+   * GET /api/access-control/user/actions (Grafana's): the caller's actions as `{"<action>": true}`;
+   * `reloadCache` as for `own`. Needs only credentials.
+   * @throws DomainError UNAUTHENTICATED (401), 404 in oss.
+   */
+  async ownActions(caller: Principal, options: { reloadCache?: boolean | null }): Promise<Record<string, true>> {
+    const map = await this.own(caller, options);
+    return Object.fromEntries(Object.keys(map).map((action) => [action, true as const]));
+  }
+
+  /**
+   * GraphQL `viewer { can(action, scope) }`: whether the caller holds `action` (on `scope` when
+   * given), by the evaluator every operation uses. Needs only credentials.
+   * @throws DomainError UNAUTHENTICATED (401), 404 in oss.
+   */
+  async can(caller: Principal, action: string, scope?: string | null): Promise<boolean> {
+    this.deps.edition.assertAvailable();
+    requireSignedIn(caller);
+    return this.deps.access.can(caller, scope ? permission(action, scope) : permission(action));
+  }
+
+  /**
+   * GET /api/access-control/users/permissions/search (Grafana's, used by products to decide
+   * access): for every member of the caller's organization (users and service accounts; only
+   * `userId` / `userLogin` when given) holding a matching permission, its matching permissions as
+   * `{"<userId>": {"<action>": ["<scope>"]}}`. Filters: `action` (equal), `actionPrefix`
+   * (starts with), `scope` (a held scope equal to it or a wildcard covering it). Needs
+   * users.permissions:read on users:*.
+   * @throws DomainError VALIDATION_FAILED (400: no action filter, bad id), 401, 403, 404 in oss.
+   */
+  async search(caller: Principal, rawQuery: unknown): Promise<PermissionSearchResult> {
+    this.deps.edition.assertAvailable();
+    requireSignedIn(caller);
+    await this.deps.access.check(caller, permissionRequirements.search.for({}));
+    const q = parseInput(permissionSearchInput, rawQuery);
+    const members = await this.deps.db.orgUser.findMany({
+      where: { orgId: caller.orgId, ...(q.userId != null && { userId: q.userId }), ...(q.userLogin && { user: { login: q.userLogin } }) },
+      select: { role: true, user: { select: { id: true, login: true, isServiceAccount: true, isServiceAdmin: true } } },
+      orderBy: { userId: 'asc' },
+    });
+    const wanted = (p: PermissionPair) =>
+      (q.action === undefined || p.action === q.action) &&
+      (q.actionPrefix === undefined || p.action.startsWith(q.actionPrefix)) &&
+      (q.scope === undefined || PermissionIndex.from([p]).matches(p.action, q.scope));
+    const out: PermissionSearchResult = {};
+    for (const m of members) {
+      const index = await this.deps.access.permissionsOf(principalOf(m.user, caller.orgId, m.role, 'none'));
+      const found = index.list().filter(wanted);
+      if (found.length === 0) continue;
+      const byAction: Record<string, string[]> = {};
+      for (const p of found) byAction[p.action] = [...(byAction[p.action] ?? []), p.scope];
+      out[String(m.user.id)] = byAction;
+    }
+    return out;
+  }
+
+  /**
+   * POST /api/access-control/check and GraphQL `checkAccess`: may the user (the caller when
+   * `userId` is absent) do `action` on one of `scopes` (any scope when none)? With the reason:
+   * every role granting it and how it reached the user (explain.ts), and when denied what is
+   * missing. Checking another user needs users.permissions:read on users:id:<userId>; oneself
+   * nothing.
+   * @throws DomainError VALIDATION_FAILED (400), 401, ACCESS_DENIED (403), USER_NOT_FOUND (404:
+   *   not a member of the caller's organization), 404 in oss.
+   */
+  async check(caller: Principal, rawInput: unknown): Promise<AccessCheck> {
+    this.deps.edition.assertAvailable();
+    requireSignedIn(caller);
+    const input = parseInput(checkInput, rawInput);
+    const scopes = input.scopes ?? [];
+    let subject: SignedInPrincipal = caller;
+    if (input.userId != null && !(caller.kind !== 'apiKey' && caller.id === input.userId)) {
+      await this.deps.access.check(caller, permissionRequirements.checkUser.for({ userId: input.userId }));
+      const membership = await this.deps.db.orgUser.findUnique({
+        where: { orgId_userId: { orgId: caller.orgId, userId: input.userId } },
+        select: { role: true, user: true },
+      });
+      if (!membership) throw notFound('USER_NOT_FOUND', 'user', input.userId);
+      subject = principalOf(membership.user, caller.orgId, membership.role, 'none');
+    }
+    const allowed = permission(input.action, ...scopes).evaluate(await this.deps.access.permissionsOf(subject));
+    const grantedBy = allowed ? await grantsOf(this.deps.access, subject, input.action, scopes) : [];
+    const missing = allowed ? [] : (scopes.length > 0 ? scopes : ['']).map((scope) => ({ action: input.action, scope }));
+    return { allowed, grantedBy, missing };
   }
 }

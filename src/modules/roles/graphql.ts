@@ -3,6 +3,7 @@
  * mutations, and the basic-role reset. Every resolver calls one RoleService / BasicRoleService
  * method, the same the REST routes call; descriptions name the requirement the service checks.
  */
+import type { Role } from '../../generated/prisma/client.js';
 import { needs } from '../../kernel/requirements.js';
 import { builder } from '../shared/builder.js';
 import { MessagePayload } from '../shared/message.js';
@@ -10,7 +11,8 @@ import { PermissionInput } from '../shared/permission.js';
 import { resetRequirements } from './reset.js';
 import { roleRequirements } from './service.js';
 
-builder.prismaObject('Role', {
+/** The Role type, for fields of other types that answer rows already loaded. */
+export const RoleObject = builder.prismaObject('Role', {
   description: 'A role: basic (basic:*), fixed (fixed:*) or custom, global or local to one organization.',
   fields: (t) => ({
     uid: t.exposeString('uid'),
@@ -70,7 +72,10 @@ builder.queryFields((t) => ({
   roles: t.prismaField({
     type: ['Role'],
     description: `Global roles and the roles of the current organization. ${needs(roleRequirements.read)}`,
-    args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles (basic roles among them).' }) },
+    args: {
+      includeHidden: t.arg.boolean({ description: 'Include hidden roles (basic roles among them).' }),
+      delegatable: t.arg.boolean({ description: 'Only the roles the caller may assign (to users or teams); never basic roles.' }),
+    },
     resolve: (query, _root, args, ctx) => ctx.services.roles.list(ctx.principal, args, query),
   }),
   role: t.prismaField({
@@ -80,6 +85,23 @@ builder.queryFields((t) => ({
     resolve: (query, _root, args, ctx) => ctx.services.roles.get(ctx.principal, args.uid, query),
   }),
 }));
+
+const ActionInfo = builder.objectRef<{ action: string; fixedRoles: Role[] }>('ActionInfo').implement({
+  description: 'A known action and the fixed roles (fixed: and registered plugins:) that carry it.',
+  fields: (t) => ({
+    action: t.exposeString('action'),
+    fixedRoles: t.field({ type: [RoleObject], resolve: (a) => a.fixedRoles }),
+  }),
+});
+
+builder.queryField('actions', (t) =>
+  t.field({
+    type: [ActionInfo],
+    description: `Every known action (built-in, registered by products, or held by a role) starting with prefix, with the fixed roles carrying it, for role editors. ${needs(roleRequirements.read)}`,
+    args: { prefix: t.arg.string({ description: 'Only actions starting with it, e.g. "notes:" or "users".' }) },
+    resolve: (_root, args, ctx) => ctx.services.roles.actions(ctx.principal, args.prefix),
+  }),
+);
 
 builder.mutationFields((t) => ({
   createRole: t.prismaField({

@@ -65,7 +65,10 @@ export const roleRoutes: Route[] = [
     path: '/api/access-control/roles',
     requires: roleRequirements.read,
     handler: async ({ principal, services, query }) => {
-      const roles = await services.roles.list(principal, { includeHidden: parseBooleanParam('includeHidden', query.get('includeHidden')) });
+      const roles = await services.roles.list(principal, {
+        includeHidden: parseBooleanParam('includeHidden', query.get('includeHidden')),
+        delegatable: parseBooleanParam('delegatable', query.get('delegatable')),
+      });
       return roles.map(roleToJson);
     },
   },

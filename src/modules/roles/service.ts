@@ -9,11 +9,11 @@
 import { randomBytes } from 'node:crypto';
 import type { Prisma, Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
-import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
+import { BASIC_PREFIX, isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
 import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
-import { requireCoverage, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
+import { mayDelegate, requireDelegation, requireServiceAdmin, requireSignedIn, roleManagement } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
@@ -23,14 +23,15 @@ import { createRoleInput, updateRoleInput } from './inputs.js';
 /** What a Pothos `query` (or any caller) may ask Prisma to load with each role. */
 export type RoleQuery = { include?: Prisma.RoleInclude; select?: Prisma.RoleSelect };
 
-const DELEGATION = 'and every permission of the role (delegation); a global role also needs a Service Admin';
+const DELEGATION =
+  'and every permission of the role (delegation) unless the action is held on permissions:type:escalate; a global role also needs a Service Admin';
 
 /** What each role operation needs (service-interface.md "Required permissions"). */
 export const roleRequirements = {
   status: requirement([], () => permission(Action.StatusAccessControl, Scope.ServicesAccessControl)),
   read: requirement([], () => permission(Action.RolesRead, Scope.RolesAll)),
-  write: requirement([], () => permission(Action.RolesWrite, Scope.Delegate), DELEGATION),
-  delete: requirement([], () => permission(Action.RolesDelete, Scope.Delegate), DELEGATION),
+  write: requirement([], () => roleManagement(Action.RolesWrite), DELEGATION),
+  delete: requirement([], () => roleManagement(Action.RolesDelete), DELEGATION),
 };
 
 /** Grafana-style short uid: 14 characters of [a-zA-Z0-9_-] from a CSPRNG. */
@@ -62,16 +63,58 @@ export class RoleService {
 
   /**
    * All global roles and the roles of the caller's organization, by name; hidden ones only with
-   * includeHidden. Needs roles:read on roles:*. @throws 404 in oss, 401, 403.
+   * includeHidden. With `delegatable`, only the roles the caller may assign (Grafana's
+   * `delegatable=true`): never basic roles, and only while it holds users.roles:add or
+   * teams.roles:add and covers the role's permissions or holds that action on escalate
+   * (guards.mayDelegate). Needs roles:read on roles:*. @throws 404 in oss, 401, 403.
    */
-  async list(caller: Principal, options: { includeHidden?: boolean | null }, query: RoleQuery = {}): Promise<Role[]> {
+  async list(
+    caller: Principal,
+    options: { includeHidden?: boolean | null; delegatable?: boolean | null },
+    query: RoleQuery = {},
+  ): Promise<Role[]> {
+    this.assertAvailable();
+    const index = await this.deps.access.check(caller, roleRequirements.read.for({}));
+    const where: Prisma.RoleWhereInput = { orgId: { in: [0, caller.orgId] }, ...(options.includeHidden ? {} : { hidden: false }) };
+    if (options.delegatable) {
+      const candidates = await this.deps.db.role.findMany({
+        where: { ...where, NOT: { name: { startsWith: BASIC_PREFIX } } },
+        select: { id: true, permissions: { select: { action: true, scope: true } } },
+      });
+      const ids = candidates
+        .filter((r) => mayDelegate(index, Action.UsersRolesAdd, r.permissions) || mayDelegate(index, Action.TeamsRolesAdd, r.permissions))
+        .map((r) => r.id);
+      where.id = { in: ids };
+    }
+    return this.deps.db.role.findMany({ ...query, where, orderBy: [{ name: 'asc' }] });
+  }
+
+  /**
+   * GraphQL `actions(prefix)`, for role editors: every known action starting with `prefix` (the
+   * catalogue's, registered products', and any held by a role the caller can see) with the fixed
+   * roles (`fixed:` and registered `plugins:`) that carry it, sorted by action. Needs roles:read
+   * on roles:*. @throws 404 in oss, 401, 403.
+   */
+  async actions(caller: Principal, prefix: string | null | undefined): Promise<{ action: string; fixedRoles: Role[] }[]> {
     this.assertAvailable();
     await this.deps.access.check(caller, roleRequirements.read.for({}));
-    return this.deps.db.role.findMany({
-      ...query,
-      where: { orgId: { in: [0, caller.orgId] }, ...(options.includeHidden ? {} : { hidden: false }) },
-      orderBy: [{ name: 'asc' }],
+    const start = prefix ?? '';
+    const rows = await this.deps.db.permission.findMany({
+      where: { action: { startsWith: start }, role: { orgId: { in: [0, caller.orgId] } } },
+      select: { action: true, role: true },
+      orderBy: [{ action: 'asc' }],
     });
+    const byAction = new Map<string, Map<number, Role>>();
+    for (const action of Object.values(Action)) if (action.startsWith(start)) byAction.set(action, new Map());
+    for (const row of rows) {
+      if (!row.action.startsWith(start)) continue;
+      const roles = byAction.get(row.action) ?? new Map<number, Role>();
+      byAction.set(row.action, roles);
+      if (isFixedRoleName(row.role.name)) roles.set(row.role.id, row.role);
+    }
+    return [...byAction.entries()]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([action, roles]) => ({ action, fixedRoles: [...roles.values()].sort((a, b) => a.name.localeCompare(b.name)) }));
   }
 
   /**
@@ -89,7 +132,7 @@ export class RoleService {
 
   /**
    * Creates a custom role. Needs roles:write on permissions:type:delegate and every permission of
-   * the new role (delegation); a global role additionally needs a Service Admin, since it acts in
+   * the new role (delegation), or roles:write on permissions:type:escalate; a global role additionally needs a Service Admin, since it acts in
    * every organization.
    * @throws DomainError VALIDATION_FAILED (400: bad field, `fixed:`/`basic:` name),
    *   ROLE_ALREADY_EXISTS (409: uid or name taken), 401, 403, 404 in oss.
@@ -98,13 +141,15 @@ export class RoleService {
     this.assertAvailable();
     requireSignedIn(caller);
     const input = parseInput(createRoleInput, rawInput);
-    if (isFixedRoleName(input.name)) throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "fixed:"');
+    if (isFixedRoleName(input.name)) {
+      throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "fixed:" or "plugins:"');
+    }
     if (isBasicRoleName(input.name)) throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "basic:"');
-    await this.deps.access.check(caller, roleRequirements.write.for({}));
+    const index = await this.deps.access.check(caller, roleRequirements.write.for({}));
     const global = input.global ?? false;
     if (global) requireServiceAdmin(caller, 'create a global role');
     const permissions = input.permissions ?? [];
-    await this.deps.access.checkDelegation(caller, permissions);
+    requireDelegation(index, Action.RolesWrite, permissions);
 
     const uid = input.uid ?? generateUid();
     const orgId = global ? 0 : caller.orgId;
@@ -139,7 +184,8 @@ export class RoleService {
   /**
    * Updates a custom or basic role; permissions, when sent, replace the old ones wholesale.
    * Needs roles:write on permissions:type:delegate and delegation of both the role's current
-   * and its new permissions; a global role needs a Service Admin.
+   * and its new permissions (none with roles:write on permissions:type:escalate); a global role
+   * needs a Service Admin.
    * @throws DomainError ROLE_NOT_FOUND (404), ROLE_IS_FIXED (400), ROLE_VERSION_CONFLICT (400:
    *   "the provided role version is smaller than or equal to stored role"),
    *   VALIDATION_FAILED (400), ROLE_ALREADY_EXISTS (409: name taken), 401, 403, 404 in oss.
@@ -160,7 +206,7 @@ export class RoleService {
         if (basic && input.name !== role.name)
           throw new DomainError('VALIDATION_FAILED', `name: basic role "${role.name}" cannot be renamed`);
         if (!basic && (isFixedRoleName(input.name) || isBasicRoleName(input.name))) {
-          throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "fixed:" or "basic:"');
+          throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "fixed:", "plugins:" or "basic:"');
         }
         if (role.orgId === 0) requireServiceAdmin(caller, 'update a global role');
         if (input.version <= role.version) {
@@ -169,7 +215,7 @@ export class RoleService {
           });
         }
         const current = await permissionsOfRole(tx, role.id);
-        requireCoverage(index, input.permissions ? [...current, ...input.permissions] : current);
+        requireDelegation(index, Action.RolesWrite, input.permissions ? [...current, ...input.permissions] : current);
 
         await tx.role.update({
           where: { id: role.id },
@@ -198,7 +244,7 @@ export class RoleService {
    * Deletes a custom role of the caller's organization (`global` false/absent) or a global role
    * (`global` true). Without `force` a role that is still assigned is refused; with it, its
    * assignments go too. Needs roles:delete on permissions:type:delegate and delegation of the
-   * role's permissions; a global role needs a Service Admin.
+   * role's permissions (none on permissions:type:escalate); a global role needs a Service Admin.
    * @throws DomainError ROLE_NOT_FOUND (404), ROLE_IS_FIXED (400: fixed or basic role),
    *   ROLE_ASSIGNED (400), 401, 403, 404 in oss.
    */
@@ -214,7 +260,7 @@ export class RoleService {
         throw new DomainError('ROLE_IS_FIXED', `role "${role.name}" is defined by the service and cannot be deleted`);
       }
       if (role.orgId === 0) requireServiceAdmin(caller, 'delete a global role');
-      requireCoverage(index, await permissionsOfRole(tx, role.id));
+      requireDelegation(index, Action.RolesDelete, await permissionsOfRole(tx, role.id));
       if (!options.force) {
         const [users, teams] = await Promise.all([
           tx.userRole.count({ where: { roleId: role.id } }),

@@ -142,7 +142,8 @@ export class UserService {
 
   /**
    * Updates a user's login, email, name, password or Service Admin flag; omitted fields are kept.
-   * A new password ends the user's sessions. Needs users:write on global.users:id:<id>;
+   * A new password ends the user's sessions; LDAP and OAuth users have none (400
+   * PASSWORD_MANAGED_EXTERNALLY). Needs users:write on global.users:id:<id>;
    * `isServiceAdmin` needs a Service Admin and the last Service Admin cannot lose the flag.
    * @throws DomainError VALIDATION_FAILED (400), LAST_SERVICE_ADMIN (400), 401, 403,
    *   USER_NOT_FOUND (404), ALREADY_EXISTS (409).
@@ -157,8 +158,11 @@ export class UserService {
     const { db } = this.deps;
     try {
       await this.deps.access.write(async (tx) => {
-        const user = await tx.user.findFirst({ where: { id, ...PEOPLE }, select: { id: true, isServiceAdmin: true } });
+        const user = await tx.user.findFirst({ where: { id, ...PEOPLE }, select: { id: true, isServiceAdmin: true, authModule: true } });
         if (!user) throw notFound('USER_NOT_FOUND', 'user', id);
+        if (passwordHash !== undefined && user.authModule !== '') {
+          throw new DomainError('PASSWORD_MANAGED_EXTERNALLY', 'Cannot set a local password for a user managed by LDAP or OAuth');
+        }
         await assertIdentityFree(
           tx,
           [input.login, input.email].filter((v): v is string => v != null),

@@ -1,0 +1,151 @@
+/**
+ * The sign-in part of the configuration (issue #11, issue #10 item 4): session cookie and
+ * lifetimes, brute-force protection, generic OAuth and LDAP. Names follow Grafana's `[auth]`,
+ * `[security]`, `[auth.generic_oauth]` and `[auth.ldap]` keys, upper-cased, with the section
+ * as prefix where Grafana has one. Merged into the one schema of config.ts.
+ */
+import { z } from 'zod';
+import type { OAuthSettings } from './modules/oauth/service.js';
+
+const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800, M: 2_592_000 };
+
+/**
+ * Grafana's duration syntax: `<n><unit>` with s, m, h, d, w or M (30 days); a bare number means
+ * days (Grafana's rule for the login lifetimes). @returns seconds, or null when malformed.
+ */
+export function parseDuration(value: string): number | null {
+  const match = /^(\d{1,9})([smhdwM]?)$/.exec(value.trim());
+  if (!match) return null;
+  const seconds = Number(match[1]) * (UNITS[match[2] || 'd'] as number);
+  return seconds > 0 ? seconds : null;
+}
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((v, ctx) => {
+      const seconds = parseDuration(v);
+      if (seconds === null) {
+        ctx.addIssue({ code: 'custom', message: 'must be a duration such as 10m, 12h, 7d, 2w (a bare number is days)' });
+        return z.NEVER;
+      }
+      return seconds;
+    });
+
+const bool = (fallback: boolean) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .default(fallback ? 'true' : 'false')
+    .transform((v) => v === 'true' || v === '1');
+
+const positiveInt = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .refine((v) => /^\d{1,6}$/.test(v) && Number(v) > 0, 'must be a positive whole number')
+    .transform(Number);
+
+const optionalUrl = z.url({ error: 'must be an absolute URL' }).optional();
+
+/** Environment variables of sign-in, with Grafana's defaults. */
+export const authEnvShape = {
+  NODE_ENV: z.string().optional(),
+  LOGIN_COOKIE_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, "_", "." or "-"')
+    .default('portcullis_session'),
+  COOKIE_SECURE: bool(false),
+  TOKEN_ROTATION_INTERVAL_MINUTES: positiveInt('10'),
+  LOGIN_MAXIMUM_INACTIVE_LIFETIME_DURATION: duration('7d'),
+  LOGIN_MAXIMUM_LIFETIME_DURATION: duration('30d'),
+  DISABLE_BRUTE_FORCE_LOGIN_PROTECTION: bool(false),
+  BRUTE_FORCE_LOGIN_PROTECTION_MAX_ATTEMPTS: positiveInt('5'),
+  BRUTE_FORCE_LOGIN_PROTECTION_WINDOW: duration('5m'),
+  ROOT_URL: optionalUrl,
+  AUTH_GENERIC_OAUTH_ENABLED: bool(false),
+  AUTH_GENERIC_OAUTH_NAME: z.string().default('OAuth'),
+  AUTH_GENERIC_OAUTH_CLIENT_ID: z.string().optional(),
+  AUTH_GENERIC_OAUTH_CLIENT_SECRET: z.string().optional(),
+  AUTH_GENERIC_OAUTH_SCOPES: z.string().default('openid email profile'),
+  AUTH_GENERIC_OAUTH_ISSUER: optionalUrl,
+  AUTH_GENERIC_OAUTH_AUTH_URL: optionalUrl,
+  AUTH_GENERIC_OAUTH_TOKEN_URL: optionalUrl,
+  AUTH_GENERIC_OAUTH_API_URL: optionalUrl,
+  AUTH_GENERIC_OAUTH_LOGIN_ATTRIBUTE_PATH: z.string().optional(),
+  AUTH_GENERIC_OAUTH_EMAIL_ATTRIBUTE_PATH: z.string().optional(),
+  AUTH_GENERIC_OAUTH_NAME_ATTRIBUTE_PATH: z.string().optional(),
+  AUTH_GENERIC_OAUTH_ROLE_ATTRIBUTE_PATH: z.string().optional(),
+  AUTH_GENERIC_OAUTH_ALLOW_SIGN_UP: bool(true),
+  AUTH_GENERIC_OAUTH_USE_PKCE: bool(true),
+  AUTH_LDAP_ENABLED: bool(false),
+  AUTH_LDAP_CONFIG_FILE: z.string().default('ldap.toml'),
+};
+
+const authEnvSchema = z.object(authEnvShape);
+type AuthEnv = z.output<typeof authEnvSchema>;
+
+/** Generic OAuth settings (Grafana `[auth.generic_oauth]`), present only when enabled. */
+export type OAuthConfig = OAuthSettings;
+
+/** Sign-in settings; durations in seconds. */
+export interface AuthConfig {
+  production: boolean;
+  cookieName: string;
+  cookieSecure: boolean;
+  rotationSeconds: number;
+  idleSeconds: number;
+  lifetimeSeconds: number;
+  /** null when DISABLE_BRUTE_FORCE_LOGIN_PROTECTION is true. */
+  bruteForce: { maxAttempts: number; windowSeconds: number } | null;
+  rootUrl: string;
+  oauth: OAuthConfig | null;
+  /** Path of ldap.toml, or null when LDAP is off. */
+  ldapConfigFile: string | null;
+}
+
+/**
+ * Builds the sign-in slice from the parsed variables.
+ * @returns an error message per variable in `problems` (OAuth on without a client id, ...).
+ */
+export function toAuthConfig(env: AuthEnv, port: number, problems: string[]): AuthConfig {
+  const rootUrl = (env.ROOT_URL ?? `http://localhost:${port}/`).replace(/\/*$/, '/');
+  let oauth: OAuthConfig | null = null;
+  if (env.AUTH_GENERIC_OAUTH_ENABLED) {
+    if (!env.AUTH_GENERIC_OAUTH_CLIENT_ID) problems.push('  AUTH_GENERIC_OAUTH_CLIENT_ID: required when AUTH_GENERIC_OAUTH_ENABLED');
+    if (!env.AUTH_GENERIC_OAUTH_ISSUER && !(env.AUTH_GENERIC_OAUTH_AUTH_URL && env.AUTH_GENERIC_OAUTH_TOKEN_URL)) {
+      problems.push('  AUTH_GENERIC_OAUTH_ISSUER: required (or AUTH_URL and TOKEN_URL) when AUTH_GENERIC_OAUTH_ENABLED');
+    }
+    oauth = {
+      name: env.AUTH_GENERIC_OAUTH_NAME,
+      clientId: env.AUTH_GENERIC_OAUTH_CLIENT_ID ?? '',
+      clientSecret: env.AUTH_GENERIC_OAUTH_CLIENT_SECRET,
+      scopes: env.AUTH_GENERIC_OAUTH_SCOPES.split(/[\s,]+/).filter(Boolean),
+      issuer: env.AUTH_GENERIC_OAUTH_ISSUER,
+      authUrl: env.AUTH_GENERIC_OAUTH_AUTH_URL,
+      tokenUrl: env.AUTH_GENERIC_OAUTH_TOKEN_URL,
+      apiUrl: env.AUTH_GENERIC_OAUTH_API_URL,
+      loginAttributePath: env.AUTH_GENERIC_OAUTH_LOGIN_ATTRIBUTE_PATH,
+      emailAttributePath: env.AUTH_GENERIC_OAUTH_EMAIL_ATTRIBUTE_PATH,
+      nameAttributePath: env.AUTH_GENERIC_OAUTH_NAME_ATTRIBUTE_PATH,
+      roleAttributePath: env.AUTH_GENERIC_OAUTH_ROLE_ATTRIBUTE_PATH,
+      allowSignUp: env.AUTH_GENERIC_OAUTH_ALLOW_SIGN_UP,
+      usePkce: env.AUTH_GENERIC_OAUTH_USE_PKCE,
+      redirectUri: `${rootUrl}login/generic_oauth`,
+    };
+  }
+  return {
+    production: env.NODE_ENV === 'production',
+    cookieName: env.LOGIN_COOKIE_NAME,
+    cookieSecure: env.COOKIE_SECURE || rootUrl.startsWith('https:'),
+    rotationSeconds: env.TOKEN_ROTATION_INTERVAL_MINUTES * 60,
+    idleSeconds: env.LOGIN_MAXIMUM_INACTIVE_LIFETIME_DURATION,
+    lifetimeSeconds: env.LOGIN_MAXIMUM_LIFETIME_DURATION,
+    bruteForce: env.DISABLE_BRUTE_FORCE_LOGIN_PROTECTION
+      ? null
+      : { maxAttempts: env.BRUTE_FORCE_LOGIN_PROTECTION_MAX_ATTEMPTS, windowSeconds: env.BRUTE_FORCE_LOGIN_PROTECTION_WINDOW },
+    rootUrl,
+    oauth,
+    ldapConfigFile: env.AUTH_LDAP_ENABLED ? env.AUTH_LDAP_CONFIG_FILE : null,
+  };
+}

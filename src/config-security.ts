@@ -1,0 +1,89 @@
+/**
+ * The hardening part of the configuration (issue #10 items 1, 2): request and GraphQL limits,
+ * the parse cache bound and the CORS allow-list. Merged into the one schema of config.ts; every
+ * variable is in README's configuration table and SECURITY.md says why each default is what it is.
+ */
+import { z } from 'zod';
+
+const limit = (fallback: number, max: number) =>
+  z
+    .string()
+    .default(String(fallback))
+    .refine((v) => /^\d{1,10}$/.test(v) && Number(v) > 0 && Number(v) <= max, `must be a whole number from 1 to ${max}`)
+    .transform(Number);
+
+/** Origins as the browser sends them: scheme://host[:port], no path. */
+const origins = z
+  .string()
+  .default('')
+  .transform((v, ctx) => {
+    const list = v
+      .split(',')
+      .map((o) => o.trim())
+      .filter((o) => o.length > 0);
+    for (const origin of list) {
+      let parsed: URL | undefined;
+      try {
+        parsed = new URL(origin);
+      } catch {
+        parsed = undefined;
+      }
+      if (!parsed || !/^https?:$/.test(parsed.protocol) || parsed.origin !== origin) {
+        ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin such as https://app.example.com` });
+        return z.NEVER;
+      }
+    }
+    return list;
+  });
+
+/** Environment variables of the limits, with their defaults. */
+export const securityEnvShape = {
+  CORS_ALLOWED_ORIGINS: origins,
+  MAX_REQUEST_BODY_BYTES: limit(1024 * 1024, 64 * 1024 * 1024),
+  GRAPHQL_MAX_DOCUMENT_BYTES: limit(100_000, 16 * 1024 * 1024),
+  GRAPHQL_MAX_TOKENS: limit(2_000, 1_000_000),
+  GRAPHQL_MAX_DEPTH: limit(12, 1_000),
+  GRAPHQL_MAX_ALIASES: limit(30, 10_000),
+  GRAPHQL_MAX_DIRECTIVES: limit(20, 10_000),
+  GRAPHQL_MAX_COST: limit(20_000, 100_000_000),
+  GRAPHQL_PARSE_CACHE_BYTES: limit(16 * 1024 * 1024, 1024 * 1024 * 1024),
+};
+
+type SecurityEnv = { [K in keyof typeof securityEnvShape]: z.output<(typeof securityEnvShape)[K]> };
+
+/** Limits of the HTTP doors. Sizes are in bytes. */
+export interface SecurityConfig {
+  /** Origins allowed credentialed cross-origin requests; empty = no CORS headers at all. */
+  corsAllowedOrigins: string[];
+  /** Largest request body (REST and GraphQL): refused on Content-Length or while streaming. */
+  maxRequestBodyBytes: number;
+  /** Largest GraphQL document (the `query` text), checked before parsing. */
+  graphqlMaxDocumentBytes: number;
+  /** GraphQL lexer tokens per document (graphql-armor max-tokens). */
+  graphqlMaxTokens: number;
+  /** Field nesting depth, fragments flattened (graphql-armor max-depth). */
+  graphqlMaxDepth: number;
+  /** Aliases per operation (graphql-armor max-aliases). */
+  graphqlMaxAliases: number;
+  /** Directives per operation (graphql-armor max-directives). */
+  graphqlMaxDirectives: number;
+  /** Cost per operation: objects 2, scalars 1, times 1.5 per depth level (graphql-armor cost-limit). */
+  graphqlMaxCost: number;
+  /** Bytes of parsed documents kept by the parse/validate cache (estimated from their text). */
+  graphqlParseCacheBytes: number;
+}
+
+/** The SecurityConfig of validated variables. */
+export function toSecurityConfig(env: SecurityEnv): SecurityConfig {
+  return {
+    corsAllowedOrigins: env.CORS_ALLOWED_ORIGINS,
+    maxRequestBodyBytes: env.MAX_REQUEST_BODY_BYTES,
+    graphqlMaxDocumentBytes: env.GRAPHQL_MAX_DOCUMENT_BYTES,
+    graphqlMaxTokens: env.GRAPHQL_MAX_TOKENS,
+    graphqlMaxDepth: env.GRAPHQL_MAX_DEPTH,
+    graphqlMaxAliases: env.GRAPHQL_MAX_ALIASES,
+    graphqlMaxDirectives: env.GRAPHQL_MAX_DIRECTIVES,
+    graphqlMaxCost: env.GRAPHQL_MAX_COST,
+    graphqlParseCacheBytes: env.GRAPHQL_PARSE_CACHE_BYTES,
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * The hardening of the yoga instance in one place (issue #10; SECURITY.md): yoga options for
+ * CORS, body size, multipart, the health check and the parse cache, and the plugins that go
+ * before the REST routes (health, GraphQL gate) and after every other (limits, fence, headers).
+ */
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import type { Plugin, YogaServerOptions } from 'graphql-yoga';
+import type { SecurityConfig } from '../config-security.js';
+import type { AccessService } from '../kernel/access.js';
+import type { GraphQLContext } from '../modules/shared/context.js';
+import type { Db } from '../platform/database.js';
+import type { Logger } from '../platform/logger.js';
+import { boundedParserCache } from './document-cache.js';
+import type { RequestAuth } from './request-auth.js';
+import { useAccessFence } from './use-access-fence.js';
+import { useGraphQLGate } from './use-graphql-gate.js';
+import { graphqlLimitPlugins } from './use-graphql-limits.js';
+import { useHealth } from './use-health.js';
+import { useSecurityHeaders } from './use-security-headers.js';
+
+export interface HardeningDeps {
+  security: SecurityConfig;
+  auth: RequestAuth;
+  access: AccessService;
+  db: Db;
+  log: Logger;
+}
+
+/**
+ * Yoga's built-in health check answers 200 to every URL that ends with its endpoint, any method;
+ * it cannot be removed, so its endpoint is set to text no URL can end with (a space and a NUL
+ * are always percent-encoded), and `GET /api/health` is answered by useHealth instead.
+ */
+const NO_URL_ENDS_WITH_THIS = ' \u0000';
+
+const CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+const CORS_HEADERS = ['authorization', 'content-type', 'x-service-org-id', 'x-graphql-yoga-csrf'];
+
+type Options = Pick<
+  YogaServerOptions<Record<string, never>, GraphQLContext>,
+  'cors' | 'healthCheckEndpoint' | 'maxRequestBodySize' | 'multipart' | 'parserAndValidationCache' | 'batching'
+>;
+
+/** The options, and the plugins to list first and last. */
+export function hardening(deps: HardeningDeps): { options: Options; first: Plugin[]; last: Plugin[] } {
+  const { security } = deps;
+  const allowed = new Set(security.corsAllowedOrigins);
+  const options: Options = {
+    // Credentialed CORS only for configured origins; none configured: no CORS headers at all.
+    cors:
+      allowed.size === 0
+        ? false
+        : (request) => {
+            const origin = request.headers.get('origin');
+            if (!origin || !allowed.has(origin)) return false;
+            return { origin: [origin], credentials: true, methods: CORS_METHODS, allowedHeaders: CORS_HEADERS, maxAge: 600 };
+          },
+    healthCheckEndpoint: NO_URL_ENDS_WITH_THIS,
+    maxRequestBodySize: security.maxRequestBodyBytes,
+    multipart: false,
+    batching: false,
+    parserAndValidationCache: boundedParserCache(security.graphqlParseCacheBytes),
+  };
+  return {
+    options,
+    first: [
+      useHealth(deps.db),
+      // GET (no content type) needs a header a cross-site page cannot add without a preflight.
+      useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
+      useGraphQLGate({ auth: deps.auth, log: deps.log, maxDocumentBytes: security.graphqlMaxDocumentBytes }),
+    ],
+    last: [
+      ...graphqlLimitPlugins({
+        maxTokens: security.graphqlMaxTokens,
+        maxDepth: security.graphqlMaxDepth,
+        maxAliases: security.graphqlMaxAliases,
+        maxDirectives: security.graphqlMaxDirectives,
+        maxCost: security.graphqlMaxCost,
+      }),
+      useAccessFence(deps.access) as Plugin,
+      useSecurityHeaders(),
+    ],
+  };
+}

@@ -1,0 +1,25 @@
+/**
+ * Authentication once per request, started before the GraphQL body is read or parsed: the
+ * GraphQL gate (use-graphql-gate.ts) calls it first, the context factory gets the same answer.
+ * Every principal comes out of `AccessService.authenticate`, which opens the request's fence
+ * (kernel/fence.ts) before the credentials are looked up.
+ */
+import type { AccessService } from '../kernel/access.js';
+import type { Principal } from '../kernel/principal.js';
+import type { Authenticator } from './authenticate.js';
+
+/** The principal of a request, authenticated at most once per Request object. */
+export type RequestAuth = (request: Request) => Promise<Principal>;
+
+/** Wraps `authenticate` so each request is authenticated once, under a fence of `access`. */
+export function createRequestAuth(access: AccessService, authenticate: Authenticator): RequestAuth {
+  const started = new WeakMap<Request, Promise<Principal>>();
+  return (request) => {
+    let principal = started.get(request);
+    if (!principal) {
+      principal = access.authenticate(() => authenticate(request));
+      started.set(request, principal);
+    }
+    return principal;
+  };
+}

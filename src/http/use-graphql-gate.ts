@@ -1,0 +1,84 @@
+/**
+ * The GraphQL door's gate, run before yoga reads or parses anything (issue #10 items 1, 2, 5):
+ * - POST bodies must be JSON (`application/json`, `application/graphql+json`): forms, multipart
+ *   and text/plain, the content types a cross-site page can send without a CORS preflight,
+ *   answer 415 UNSUPPORTED_MEDIA_TYPE, so no cross-site form can run a mutation;
+ * - GET `variables` and `extensions` must be JSON objects (400 BAD_REQUEST, not yoga's 500);
+ * - the caller is authenticated first: bad credentials answer their 401 and no credentials
+ *   answer 401 UNAUTHENTICATED, as no GraphQL field is open to anonymous callers; so an
+ *   anonymous document is never read, parsed or cached;
+ * then, once the body is read: a document longer than GRAPHQL_MAX_DOCUMENT_BYTES answers 413
+ * REQUEST_TOO_LARGE, and lone UTF-16 surrogates in the document or the variables answer 400
+ * (they cannot be stored faithfully, and would otherwise be replaced silently).
+ */
+import type { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { DomainError, unauthenticated } from '../kernel/errors.js';
+import type { Logger } from '../platform/logger.js';
+import { toGraphQLError } from './graphql-errors.js';
+import type { RequestAuth } from './request-auth.js';
+
+const JSON_TYPES = new Set(['application/json', 'application/graphql+json']);
+const LONE_SURROGATE = /\p{Cs}/u;
+
+export interface GraphQLGateOptions {
+  auth: RequestAuth;
+  log: Logger;
+  maxDocumentBytes: number;
+}
+
+/** True when a string anywhere in `value` holds a lone surrogate. */
+export function hasLoneSurrogate(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return LONE_SURROGATE.test(value);
+  if (depth > 64 || typeof value !== 'object' || value === null) return false;
+  for (const [key, item] of Object.entries(value)) {
+    if (LONE_SURROGATE.test(key) || hasLoneSurrogate(item, depth + 1)) return true;
+  }
+  return false;
+}
+
+function jsonObjectParam(params: URLSearchParams, name: string): DomainError | undefined {
+  const raw = params.get(name);
+  if (!raw) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return undefined;
+  } catch {
+    // answered below
+  }
+  return new DomainError('BAD_REQUEST', `${name} must be a JSON object`);
+}
+
+/** Yoga plugin: the gate above. */
+export function useGraphQLGate(options: GraphQLGateOptions): Plugin {
+  const fail = (error: unknown): GraphQLError => toGraphQLError(error, options.log);
+  return {
+    async onRequestParse({ request, url }) {
+      if (request.method === 'POST') {
+        const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+        if (!JSON_TYPES.has(type)) {
+          throw fail(new DomainError('UNSUPPORTED_MEDIA_TYPE', 'GraphQL requests must be sent as Content-Type: application/json'));
+        }
+      } else if (request.method === 'GET') {
+        const bad = jsonObjectParam(url.searchParams, 'variables') ?? jsonObjectParam(url.searchParams, 'extensions');
+        if (bad) throw fail(bad);
+      }
+      let principal: Awaited<ReturnType<RequestAuth>>;
+      try {
+        principal = await options.auth(request);
+      } catch (error) {
+        throw fail(error);
+      }
+      if (principal.kind === 'anonymous') throw fail(unauthenticated());
+    },
+    onParams({ params }) {
+      const query = params.query ?? '';
+      if (typeof query === 'string' && Buffer.byteLength(query) > options.maxDocumentBytes) {
+        throw fail(new DomainError('REQUEST_TOO_LARGE', `the GraphQL document is larger than ${options.maxDocumentBytes} bytes`));
+      }
+      if (hasLoneSurrogate(query) || hasLoneSurrogate(params.variables) || hasLoneSurrogate(params.operationName)) {
+        throw fail(new DomainError('BAD_REQUEST', 'text must be well-formed Unicode: lone surrogates are refused'));
+      }
+    },
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * The browser's sign-in routes outside /api (Grafana's paths), as a yoga plugin that runs first:
+ * - `POST /login` `{"user", "password"}` (login or email) -> `{"message": "Logged in"}` and the
+ *   session cookie; failures 401 `{"message": "Invalid username or password"}`, 429 when blocked;
+ * - `GET /logout`: ends the session, clears the cookie, redirects to /login;
+ * - `GET /login/generic_oauth`: redirects to the OAuth provider; the provider's redirect back to
+ *   the same path completes the login, starts a session and redirects to ROOT_URL, or on any
+ *   failure redirects to `/login?error=<message>` with no session;
+ * - `GET /login`: a minimal page naming the ways to sign in and the last error.
+ * It also records each request's client address (for throttling) and adds the cookies the
+ * authenticator queued (a rotated or cleared session token) to every response.
+ */
+import type { Plugin } from 'graphql-yoga';
+import { DomainError, httpStatusOf, isDomainError } from '../kernel/errors.js';
+import type { Services } from '../modules/services.js';
+import { AUTH_MODULE } from '../modules/sign-in/service.js';
+import type { Logger } from '../platform/logger.js';
+import {
+  type CookieSettings,
+  clearedCookie,
+  clientAddress,
+  readCookie,
+  sessionCookie,
+  setClientAddress,
+  takeCookies,
+} from './auth/cookies.js';
+import { errorResponse, json } from './responses.js';
+
+const MAX_LOGIN_BODY_BYTES = 16 * 1024;
+const OAUTH_PATH = '/login/generic_oauth';
+const STATE_COOKIE = 'portcullis_oauth_state';
+
+export interface LoginRoutesDeps {
+  services: Pick<Services, 'signIn' | 'sessions' | 'oauth'>;
+  cookie: CookieSettings;
+  /** ROOT_URL: where a completed OAuth login lands. */
+  rootUrl: string;
+  /** AUTH_GENERIC_OAUTH_ALLOW_SIGN_UP. */
+  allowSignUp: boolean;
+  log: Logger;
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function redirect(location: string, cookies: string[] = []): Response {
+  const headers = new Headers({ location, 'cache-control': 'no-store' });
+  for (const c of cookies) headers.append('set-cookie', c);
+  return new Response(null, { status: 302, headers });
+}
+
+async function readLoginBody(request: Request): Promise<{ user: string; password: string }> {
+  const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
+  if (type !== 'application/json')
+    throw new DomainError('UNSUPPORTED_CONTENT_TYPE', 'bad request data: Content-Type must be application/json');
+  if (Number(request.headers.get('content-length') ?? 0) > MAX_LOGIN_BODY_BYTES)
+    throw new DomainError('BAD_REQUEST', 'request body too large');
+  const text = await request.text();
+  if (text.length > MAX_LOGIN_BODY_BYTES) throw new DomainError('BAD_REQUEST', 'request body too large');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new DomainError('INVALID_JSON', 'bad request data: invalid JSON');
+  }
+  const { user, password } = (body ?? {}) as { user?: unknown; password?: unknown };
+  if (typeof user !== 'string' || typeof password !== 'string' || user === '' || user.length > 256 || password.length > 256) {
+    throw new DomainError('VALIDATION_FAILED', 'user and password are required strings');
+  }
+  return { user, password };
+}
+
+/** Builds the plugin; register it before every other one. */
+export function useLoginRoutes(deps: LoginRoutesDeps): Plugin {
+  const { signIn, sessions, oauth } = deps.services;
+  const meta = (request: Request) => ({ clientIp: clientAddress(request), userAgent: request.headers.get('user-agent') ?? '' });
+  const failure = (error: unknown): Response => {
+    if (!isDomainError(error)) return errorResponse(error, deps.log);
+    const headers: Record<string, string> = { 'cache-control': 'no-store' };
+    if (error.details?.retryAfterSeconds) headers['retry-after'] = String(error.details.retryAfterSeconds);
+    return json(httpStatusOf(error.code), { message: error.message, code: error.code }, headers);
+  };
+
+  async function login(request: Request): Promise<Response> {
+    try {
+      const { user, password } = await readLoginBody(request);
+      const userId = await signIn.checkPassword(user, password, clientAddress(request));
+      const token = await sessions.start(userId, 'password', meta(request));
+      return json(200, { message: 'Logged in' }, { 'set-cookie': sessionCookie(deps.cookie, token), 'cache-control': 'no-store' });
+    } catch (error) {
+      return failure(error);
+    }
+  }
+
+  async function logout(request: Request): Promise<Response> {
+    const token = readCookie(request, deps.cookie.name);
+    if (token) await sessions.end(token);
+    return redirect('/login', [clearedCookie(deps.cookie.name, deps.cookie.secure)]);
+  }
+
+  async function oauthRoute(request: Request, url: URL): Promise<Response> {
+    const clearState = clearedCookie(STATE_COOKIE, deps.cookie.secure);
+    const isCallback = url.searchParams.has('code') || url.searchParams.has('error') || url.searchParams.has('state');
+    try {
+      if (!isCallback) {
+        const { url: target, state } = await oauth.begin();
+        const stateCookie = sessionCookie({ name: STATE_COOKIE, secure: deps.cookie.secure, maxAgeSeconds: 600 }, state);
+        return redirect(target, [stateCookie]);
+      }
+      const identity = await oauth.finish(url, readCookie(request, STATE_COOKIE));
+      const userId = await signIn.syncExternalUser(identity, AUTH_MODULE.oauth, deps.allowSignUp);
+      const token = await sessions.start(userId, AUTH_MODULE.oauth, meta(request));
+      return redirect(deps.rootUrl, [clearState, sessionCookie(deps.cookie, token)]);
+    } catch (error) {
+      const message = isDomainError(error) ? error.message : 'OAuth login failed';
+      if (!isDomainError(error)) deps.log.error({ err: error }, 'oauth login failed');
+      return redirect(`/login?error=${encodeURIComponent(message)}`, [clearState]);
+    }
+  }
+
+  function loginPage(url: URL): Response {
+    const error = url.searchParams.get('error');
+    const provider = oauth.name;
+    const html = `<!doctype html><html><head><meta charset="utf-8"><title>portcullis sign-in</title></head><body>
+<h1>Sign in to portcullis</h1>${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}
+<p>POST /login with JSON {"user", "password"} sets the session cookie.</p>
+${provider ? `<p><a href="${OAUTH_PATH}">Sign in with ${escapeHtml(provider)}</a></p>` : ''}</body></html>`;
+    return new Response(html, { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
+  }
+
+  return {
+    async onRequest({ request, url, serverContext, endResponse }) {
+      const socket = (serverContext as { req?: { socket?: { remoteAddress?: string } } } | undefined)?.req?.socket;
+      if (socket?.remoteAddress) setClientAddress(request, socket.remoteAddress);
+      const route = `${request.method} ${url.pathname}`;
+      if (route === 'POST /login') endResponse(await login(request));
+      else if (route === 'GET /logout') endResponse(await logout(request));
+      else if (route === `GET ${OAUTH_PATH}`) endResponse(await oauthRoute(request, url));
+      else if (route === 'GET /login') endResponse(loginPage(url));
+    },
+    onResponse({ request, response }) {
+      const cookies = takeCookies(request);
+      for (const c of cookies) response.headers.append('set-cookie', c);
+      if (cookies.length > 0) response.headers.set('cache-control', 'no-store');
+    },
+  };
+}

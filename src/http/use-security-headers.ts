@@ -1,0 +1,71 @@
+/**
+ * Security headers on every answer of both doors (issue #10 item 6): `nosniff`, no framing
+ * (`X-Frame-Options: DENY` and CSP `frame-ancestors 'none'`), no referrer, and
+ * `Cache-Control: no-store`, since almost every answer carries a key, a session or permissions.
+ * JSON answers get `default-src 'none'`; the GraphiQL page gets a policy that allows exactly its
+ * two inline scripts (by SHA-256, computed from the page the renderer produced), its inline
+ * styles, data: images and fonts, blob: workers (the editor's) and requests to this origin.
+ */
+import { createHash } from 'node:crypto';
+import type { Plugin } from 'graphql-yoga';
+
+const COMMON: Record<string, string> = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+  'cross-origin-opener-policy': 'same-origin',
+  'cross-origin-resource-policy': 'same-origin',
+};
+
+const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/** CSP of an HTML page whose inline scripts are `scripts` (their text, exactly as served). */
+export function graphiqlPolicy(scripts: readonly string[]): string {
+  const hashes = scripts.map((s) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`);
+  return [
+    "default-src 'none'",
+    `script-src ${hashes.join(' ') || "'none'"}`,
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "manifest-src 'self'",
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+}
+
+/** Text of every inline `<script>` of `html`. */
+function inlineScripts(html: string): string[] {
+  return [...html.matchAll(/<script(?:\s[^>]*)?>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '');
+}
+
+/** Yoga plugin: the headers above on every response, the page policy on HTML ones. */
+export function useSecurityHeaders(): Plugin {
+  // The GraphiQL page is the same for every request: hash it once per distinct page.
+  const pagePolicies = new Map<string, string>();
+  return {
+    async onResponse({ response, setResponse }) {
+      for (const [name, value] of Object.entries(COMMON)) response.headers.set(name, value);
+      if (!(response.headers.get('content-type') ?? '').startsWith('text/html')) {
+        response.headers.set('content-security-policy', API_CSP);
+        return;
+      }
+      const html = await response.text();
+      const key = createHash('sha256').update(html).digest('base64');
+      let policy = pagePolicies.get(key);
+      if (!policy) {
+        policy = graphiqlPolicy(inlineScripts(html));
+        if (pagePolicies.size > 16) pagePolicies.clear();
+        pagePolicies.set(key, policy);
+      }
+      const headers = new Headers(response.headers);
+      headers.set('content-security-policy', policy);
+      headers.delete('content-length');
+      setResponse(new Response(html, { status: response.status, statusText: response.statusText, headers }));
+    },
+  };
+}

@@ -1,0 +1,89 @@
+/**
+ * The reason of a check (issue #9 item 4): which roles grant the action and how each reached the
+ * principal. The roles come from the access service (`heldRoles`, the same filter its checks
+ * load permissions with), each with the assignment rows that make it held, so the reason and the
+ * answer always agree.
+ */
+import type { Role } from '../../generated/prisma/client.js';
+import { AccessService } from '../../kernel/access.js';
+import type { PermissionPair } from '../../kernel/catalogue.js';
+import { PermissionIndex } from '../../kernel/evaluator.js';
+import { SERVICE_ADMIN, type SignedInPrincipal } from '../../kernel/principal.js';
+
+/** One way the checked permission is granted. */
+export interface AccessGrant {
+  /** The role row (REST shows its uid and name). */
+  role: Role;
+  /** `direct`, `team:<name>`, `basic:<viewer|editor|admin>`, `service-admin` or `api-key`. */
+  source: string;
+  permission: PermissionPair;
+}
+
+/** The answer of a check. */
+export interface AccessCheck {
+  allowed: boolean;
+  grantedBy: AccessGrant[];
+  /** What would be needed when denied: the action on each target scope (one of them suffices). */
+  missing: PermissionPair[];
+}
+
+/** How a basic role reaches a principal, as a source string. */
+function basicSource(principal: SignedInPrincipal, basicRole: string): string {
+  if (principal.kind === 'apiKey') return 'api-key';
+  if (basicRole === SERVICE_ADMIN) return 'service-admin';
+  return `basic:${basicRole.toLowerCase()}`;
+}
+
+/** Does holding `held` pass the check (action, scopes)? The evaluator's rule, one permission at a time. */
+function grants(held: PermissionPair, action: string, scopes: readonly string[]): boolean {
+  if (held.action !== action) return false;
+  if (scopes.length === 0) return true;
+  const index = PermissionIndex.from([held]);
+  return scopes.some((s) => index.matches(action, s));
+}
+
+/**
+ * Every (role, source, permission) behind `principal` that grants `action` on one of `scopes`
+ * (any scope when none is given), sorted by role name then source.
+ */
+export async function grantsOf(
+  access: AccessService,
+  principal: SignedInPrincipal,
+  action: string,
+  scopes: readonly string[],
+): Promise<AccessGrant[]> {
+  const basics = AccessService.basicRolesOf(principal);
+  const person = principal.kind !== 'apiKey';
+  const roles = await access.heldRoles(principal, {
+    include: {
+      permissions: { where: { action }, select: { action: true, scope: true } },
+      basicGrants: { where: { basicRole: { in: basics }, orgId: { in: [0, principal.orgId] } }, select: { basicRole: true } },
+      userRoles: { where: person ? { userId: principal.id, orgId: { in: [0, principal.orgId] } } : { id: -1 }, select: { id: true } },
+      teamRoles: {
+        where: person ? { orgId: principal.orgId, team: { members: { some: { userId: principal.id } } } } : { id: -1 },
+        select: { team: { select: { name: true } } },
+      },
+    },
+  });
+  const out: AccessGrant[] = [];
+  for (const held of roles as unknown as HeldRole[]) {
+    const { permissions, basicGrants, userRoles, teamRoles, ...role } = held;
+    const sources = [
+      ...(userRoles.length > 0 ? ['direct'] : []),
+      ...teamRoles.map((t) => `team:${t.team.name}`),
+      ...new Set(basicGrants.map((g) => basicSource(principal, g.basicRole))),
+    ];
+    for (const permission of permissions) {
+      if (!grants(permission, action, scopes)) continue;
+      for (const source of sources) out.push({ role, source, permission: { action: permission.action, scope: permission.scope } });
+    }
+  }
+  return out;
+}
+
+interface HeldRole extends Role {
+  permissions: PermissionPair[];
+  basicGrants: { basicRole: string }[];
+  userRoles: { id: number }[];
+  teamRoles: { team: { name: string } }[];
+}

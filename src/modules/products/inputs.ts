@@ -1,0 +1,96 @@
+/**
+ * Inputs of product role registration, shared by the REST body, the GraphQL arguments and the
+ * `<provisioning>/plugins/<productId>.json|yaml` files: Grafana's `plugin.json` `roles` array,
+ * `[{ role: { name, displayName, description, permissions }, grants: [basic role, ...] }]`.
+ *
+ * Rules (issue #9 item 3; upstream-behaviour.md "Escalation and provisioning"): role names are
+ * `plugins:<productId>:<name>`; every action starts with `<productId>.` or `<productId>:`, so a
+ * product can grant neither this service's actions nor another product's.
+ */
+import { z } from 'zod';
+import { PRODUCT_PREFIX } from '../../kernel/builtin-roles.js';
+import { OBJECT_ERROR, permissionList } from '../../kernel/inputs.js';
+import { type BasicRoleName, SERVICE_ADMIN } from '../../kernel/principal.js';
+
+/** A product id: letters, digits, `_` and `-`, 1..100 characters, starting with a letter or digit. */
+const PRODUCT_ID_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_-]{0,99}$/;
+/** The `<name>` part of `plugins:<productId>:<name>`. */
+const ROLE_PART_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9_.:-]{0,79}$/;
+/** Most roles one product may register; the spec shows no limit, this keeps a request bounded. */
+export const MAX_PRODUCT_ROLES = 100;
+
+/** The basic roles a registered role may be granted to, and the spellings accepted for each. */
+const GRANT_NAMES: Record<string, BasicRoleName> = {
+  Viewer: 'Viewer',
+  Editor: 'Editor',
+  Admin: 'Admin',
+  [SERVICE_ADMIN]: SERVICE_ADMIN,
+  ServiceAdmin: SERVICE_ADMIN,
+  'Grafana Admin': SERVICE_ADMIN,
+};
+
+/** The product id of a path, argument or file. */
+export const productIdInput = z
+  .string({ error: 'productId is required and must be a string' })
+  .regex(PRODUCT_ID_PATTERN, 'productId must be 1-100 letters, digits, "_" or "-", starting with a letter or digit');
+
+const text = (field: string) => z.string({ error: `${field} must be a string` }).max(2000, `${field} is longer than 2000 characters`);
+
+const grant = z
+  .string({ error: 'grants[] must be a string' })
+  .refine((g) => g in GRANT_NAMES, 'grants[] must be one of Viewer, Editor, Admin, Service Admin')
+  .transform((g) => GRANT_NAMES[g] as BasicRoleName);
+
+const productRole = z.object(
+  {
+    role: z.object(
+      {
+        name: z.string({ error: 'name is required and must be a string' }),
+        displayName: text('displayName').nullish(),
+        description: text('description').nullish(),
+        permissions: permissionList.nullish(),
+      },
+      OBJECT_ERROR,
+    ),
+    grants: z.array(grant, { error: 'grants must be an array of basic role names' }).nullish(),
+  },
+  OBJECT_ERROR,
+);
+
+/** One registered role after parsing. */
+export type ProductRoleInput = z.output<typeof productRole>;
+
+/**
+ * The roles array of `productId`, with the naming and action-prefix rules checked per element
+ * (issue paths like `1.role.permissions.0.action`, so files can point at the line).
+ */
+export function productRolesInput(productId: string) {
+  const namePrefix = `${PRODUCT_PREFIX}${productId}:`;
+  return z
+    .array(productRole, { error: 'roles must be an array of {role, grants}' })
+    .max(MAX_PRODUCT_ROLES, `at most ${MAX_PRODUCT_ROLES} roles per product`)
+    .superRefine((roles, ctx) => {
+      const seen = new Set<string>();
+      roles.forEach(({ role }, i) => {
+        const rest = role.name.startsWith(namePrefix) ? role.name.slice(namePrefix.length) : null;
+        if (rest === null || !ROLE_PART_PATTERN.test(rest)) {
+          ctx.addIssue({ code: 'custom', path: [i, 'role', 'name'], message: `name must be "${namePrefix}<name>", got "${role.name}"` });
+        } else if (seen.has(role.name)) {
+          ctx.addIssue({ code: 'custom', path: [i, 'role', 'name'], message: `role "${role.name}" is declared twice` });
+        }
+        seen.add(role.name);
+        (role.permissions ?? []).forEach((p, j) => {
+          if (!p.action.startsWith(`${productId}.`) && !p.action.startsWith(`${productId}:`)) {
+            ctx.addIssue({
+              code: 'custom',
+              path: [i, 'role', 'permissions', j, 'action'],
+              message: `action "${p.action}" must start with "${productId}." or "${productId}:"`,
+            });
+          }
+        });
+      });
+    });
+}
+
+/** A registration file, `<provisioning>/plugins/<productId>.json|yaml`: `{productId, roles}`. */
+export const productFileInput = z.object({ productId: productIdInput, roles: z.unknown() }, OBJECT_ERROR);

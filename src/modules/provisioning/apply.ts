@@ -1,0 +1,156 @@
+/**
+ * Applying parsed access-control files inside one transaction (Grafana's RBAC provisioning,
+ * apiVersion 2; upstream-behaviour.md "Escalation and provisioning"). Every problem throws with
+ * the file, line and path, and the caller's transaction rolls everything back.
+ *
+ * Roles: found by uid, else by name in their organization (`global: true` -> 0, else `orgId`,
+ * default 1). Missing: created with `version` (default 0). Present: updated only when `version`
+ * is higher than the stored one (the API's rule), so applying the same files again changes
+ * nothing. A provisioned role's permissions are what `from` copies plus its `permissions`, minus
+ * those marked `state: absent`. `state: absent` deletes the role (refused while assigned unless
+ * `force`); a missing role is already absent. Basic roles are edited by uid (`basic_editor`) or
+ * name; fixed and product roles cannot be changed.
+ * Teams: found by name in `orgId` (default 1); each listed role is assigned when missing, or
+ * revoked with `state: absent`.
+ */
+import { createHash } from 'node:crypto';
+import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
+import type { PermissionPair } from '../../kernel/catalogue.js';
+import type { Tx } from '../../platform/database.js';
+import { type DocPath, problemAt, type SourceFile } from './files.js';
+import type { FileRole, FileTeam, RoleRef } from './inputs.js';
+
+/** What a run changed (for the log and the reload answer). */
+export interface ApplySummary {
+  rolesCreated: number;
+  rolesUpdated: number;
+  rolesDeleted: number;
+  assignmentsAdded: number;
+  assignmentsRemoved: number;
+}
+
+/** A summary with every count 0. */
+export const emptySummary = (): ApplySummary => ({
+  rolesCreated: 0,
+  rolesUpdated: 0,
+  rolesDeleted: 0,
+  assignmentsAdded: 0,
+  assignmentsRemoved: 0,
+});
+
+type Located<T> = { file: SourceFile; path: DocPath; value: T };
+
+const refOrg = (ref: { global?: boolean | null; orgId?: number | null }, fallback = 1) => (ref.global ? 0 : (ref.orgId ?? fallback));
+const show = (ref: RoleRef) => (ref.uid ? `uid "${ref.uid}"` : `name "${ref.name}"`);
+
+/** The role a reference names, or null. By uid when given, else by name in its organization. */
+async function findRole(tx: Tx, ref: RoleRef, fallbackOrg = 1) {
+  if (ref.uid) return tx.role.findUnique({ where: { uid: ref.uid }, include: { permissions: true } });
+  return tx.role.findFirst({ where: { name: ref.name as string, orgId: refOrg(ref, fallbackOrg) }, include: { permissions: true } });
+}
+
+/** The permissions a provisioned role ends with: `from`'s and its own, minus absent ones. */
+async function permissionsOf(tx: Tx, { file, path, value }: Located<FileRole>): Promise<PermissionPair[]> {
+  const out = new Map<string, PermissionPair>();
+  const key = (p: PermissionPair) => `${p.action}\u0000${p.scope}`;
+  for (const [i, ref] of (value.from ?? []).entries()) {
+    const source = await findRole(tx, ref);
+    if (!source) throw problemAt(file, [...path, 'from', i], `role ${show(ref)} to copy permissions from does not exist`);
+    for (const p of source.permissions) out.set(key(p), { action: p.action, scope: p.scope });
+  }
+  for (const p of value.permissions ?? []) if (!p.absent) out.set(key(p), { action: p.action, scope: p.scope });
+  for (const p of value.permissions ?? []) if (p.absent) out.delete(key(p));
+  return [...out.values()];
+}
+
+/** Applies one role entry. */
+export async function applyRole(tx: Tx, entry: Located<FileRole>, summary: ApplySummary): Promise<void> {
+  const { file, path, value: role } = entry;
+  const existing = await findRole(tx, role);
+  const name = role.name ?? existing?.name ?? '';
+  if (isFixedRoleName(name) || (existing && isFixedRoleName(existing.name))) {
+    throw problemAt(file, [...path, 'name'], `fixed role "${existing?.name ?? name}" cannot be changed`);
+  }
+  if (role.state === 'absent') {
+    if (!existing) return;
+    if (isBasicRoleName(existing.name)) throw problemAt(file, path, `basic role "${existing.name}" cannot be deleted`);
+    const assigned =
+      (await tx.userRole.count({ where: { roleId: existing.id } })) + (await tx.teamRole.count({ where: { roleId: existing.id } }));
+    if (assigned > 0 && !role.force) {
+      throw problemAt(
+        file,
+        path,
+        `role "${existing.name}" is assigned ${assigned} time(s); add force: true to delete it with its assignments`,
+      );
+    }
+    await tx.role.delete({ where: { id: existing.id } });
+    summary.rolesDeleted++;
+    return;
+  }
+  const permissions = await permissionsOf(tx, entry);
+  const fields = {
+    ...(role.displayName != null && { displayName: role.displayName }),
+    ...(role.description != null && { description: role.description }),
+    ...(role.group != null && { group: role.group }),
+    ...(role.hidden != null && { hidden: role.hidden }),
+  };
+  if (!existing) {
+    if (!role.name) throw problemAt(file, [...path, 'uid'], `role uid "${role.uid}" does not exist; a new role needs a name`);
+    if (isBasicRoleName(role.name)) throw problemAt(file, [...path, 'name'], `basic role "${role.name}" does not exist`);
+    if (role.uid !== undefined && role.uid !== null && !/^[a-zA-Z0-9_-]{1,40}$/.test(role.uid)) {
+      throw problemAt(file, [...path, 'uid'], 'uid must be 1-40 letters, digits, "_" or "-"');
+    }
+    const orgId = refOrg(role);
+    if (orgId !== 0 && !(await tx.org.findUnique({ where: { id: orgId }, select: { id: true } }))) {
+      throw problemAt(file, [...path, 'orgId'], `organization ${orgId} does not exist`);
+    }
+    await tx.role.create({
+      data: {
+        ...fields,
+        uid: role.uid ?? `prov_${createHash('sha1').update(`${orgId}:${role.name}`).digest('base64url')}`,
+        orgId,
+        name: role.name,
+        version: role.version ?? 0,
+        permissions: { create: permissions },
+      },
+    });
+    summary.rolesCreated++;
+    return;
+  }
+  if (isBasicRoleName(existing.name) && role.name && role.name !== existing.name) {
+    throw problemAt(file, [...path, 'name'], `basic role "${existing.name}" cannot be renamed`);
+  }
+  if (role.version == null || role.version <= existing.version) return; // the API's version rule
+  await tx.role.update({ where: { id: existing.id }, data: { ...fields, ...(role.name && { name: role.name }), version: role.version } });
+  await tx.permission.deleteMany({ where: { roleId: existing.id } });
+  await tx.permission.createMany({ data: permissions.map((p) => ({ ...p, roleId: existing.id })) });
+  summary.rolesUpdated++;
+}
+
+/** Applies one team entry: assigns or revokes each listed role. */
+export async function applyTeam(tx: Tx, { file, path, value: team }: Located<FileTeam>, summary: ApplySummary): Promise<void> {
+  const orgId = team.orgId ?? 1;
+  const row = await tx.team.findFirst({ where: { name: team.name, orgId }, select: { id: true } });
+  if (!row) throw problemAt(file, [...path, 'name'], `team "${team.name}" does not exist in organization ${orgId}`);
+  for (const [i, ref] of (team.roles ?? []).entries()) {
+    const at = [...path, 'roles', i];
+    const role = await findRole(tx, ref, orgId);
+    if (!role) {
+      if (ref.state === 'absent') continue;
+      throw problemAt(file, at, `role ${show(ref)} does not exist`);
+    }
+    if (isBasicRoleName(role.name)) throw problemAt(file, at, `basic role "${role.name}" is held through an org role, not assigned`);
+    if (role.orgId !== 0 && role.orgId !== orgId) throw problemAt(file, at, `role ${show(ref)} belongs to another organization`);
+    const where = { teamId_roleId: { teamId: row.id, roleId: role.id } };
+    const assigned = await tx.teamRole.findUnique({ where, select: { id: true } });
+    if (ref.state === 'absent') {
+      if (assigned) {
+        await tx.teamRole.delete({ where });
+        summary.assignmentsRemoved++;
+      }
+    } else if (!assigned) {
+      await tx.teamRole.create({ data: { teamId: row.id, roleId: role.id, orgId } });
+      summary.assignmentsAdded++;
+    }
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * Reading provisioning files: `<path>/access-control/*.yaml|yml` and
+ * `<path>/plugins/*.json|yaml|yml`, in name order, parsed by the `yaml` library (JSON is YAML)
+ * with a LineCounter, so every problem found later, in the parsed data or while applying it,
+ * names the file, the line and column, and the path inside the document.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { LineCounter, parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { DomainError } from '../../kernel/errors.js';
+
+/** A path inside a document: keys and indexes, e.g. `['roles', 2, 'from', 0]`. */
+export type DocPath = readonly (string | number)[];
+
+/** A parsed file: its data and a way to point at any path in it. */
+export interface SourceFile {
+  /** Shown in errors: relative to the working directory when inside it. */
+  readonly name: string;
+  /** The file name without its extension (a product file's id). */
+  readonly stem: string;
+  readonly data: unknown;
+  /** `<file>:<line>:<col> (<path>)` of the deepest node of `path` that exists. */
+  where(path: DocPath): string;
+}
+
+/** One problem of a provisioning run. */
+export interface Problem {
+  where: string;
+  message: string;
+}
+
+/** `roles[2].from[0]` */
+export function showPath(path: DocPath): string {
+  return path.map((p, i) => (typeof p === 'number' ? `[${p}]` : i === 0 ? p : `.${p}`)).join('');
+}
+
+/**
+ * The provisioning failure: 400 PROVISIONING_INVALID whose message names the first problem
+ * (`<file>:<line>:<col> <path>: <problem>`) and says nothing was applied; all in details.issues.
+ */
+export function provisioningError(problems: Problem[]): DomainError {
+  const first = problems[0] ?? { where: '', message: 'invalid provisioning files' };
+  return new DomainError('PROVISIONING_INVALID', `provisioning failed, nothing was applied: ${first.where}: ${first.message}`, {
+    issues: problems.map((p) => ({ path: p.where, message: p.message })),
+  });
+}
+
+/** Thrown while applying: the file and path of the problem. */
+export function problemAt(file: SourceFile, path: DocPath, message: string): DomainError {
+  return provisioningError([{ where: file.where(path), message }]);
+}
+
+/** The files of `dir` with one of `extensions`, by name; none when `dir` does not exist. */
+function listFiles(dir: string, extensions: readonly string[]): string[] {
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) return [];
+  return readdirSync(dir)
+    .filter((f) => extensions.some((ext) => f.toLowerCase().endsWith(ext)))
+    .sort()
+    .map((f) => join(dir, f));
+}
+
+function displayName(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel.startsWith('..') ? path : rel;
+}
+
+/**
+ * Reads and parses one file.
+ * @throws DomainError PROVISIONING_INVALID for unreadable files and YAML/JSON syntax errors.
+ */
+function readSource(path: string): SourceFile {
+  const name = displayName(path);
+  const lineCounter = new LineCounter();
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw provisioningError([{ where: name, message: `cannot read the file (${(error as Error).message})` }]);
+  }
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const at = (offset: number) => {
+    const { line, col } = lineCounter.linePos(offset);
+    return `${name}:${line}:${col}`;
+  };
+  const syntax = doc.errors[0];
+  if (syntax) throw provisioningError([{ where: at(syntax.pos[0]), message: `invalid YAML: ${syntax.message.split('\n')[0]}` }]);
+  const where = (path: DocPath): string => {
+    for (let n = path.length; n >= 0; n--) {
+      const node = n === 0 ? doc.contents : doc.getIn(path.slice(0, n), true);
+      const range = (node as { range?: [number, number, number] } | null | undefined)?.range;
+      if (range) return `${at(range[0])}${path.length > 0 ? ` ${showPath(path)}` : ''}`;
+    }
+    return `${name}${path.length > 0 ? ` ${showPath(path)}` : ''}`;
+  };
+  return { name, stem: (path.split(/[\\/]/).pop() ?? '').replace(/\.[^.]+$/, ''), data: doc.toJS(), where };
+}
+
+/**
+ * Parses `value` (found at `path` in `file`) with `schema`.
+ * @throws DomainError PROVISIONING_INVALID listing every issue with its line and path below `path`.
+ */
+export function parseAt<T extends z.ZodType>(file: SourceFile, path: DocPath, schema: T, value: unknown): z.output<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw provisioningError(
+    result.error.issues.map((i) => ({ where: file.where([...path, ...(i.path as (string | number)[])]), message: i.message })),
+  );
+}
+
+/** Every provisioning file under `root`: the access-control ones and the product ones. */
+export function readProvisioning(root: string): { accessControl: SourceFile[]; products: SourceFile[] } {
+  return {
+    accessControl: listFiles(join(root, 'access-control'), ['.yaml', '.yml']).map(readSource),
+    products: listFiles(join(root, 'plugins'), ['.json', '.yaml', '.yml']).map(readSource),
+  };
+}

@@ -1,0 +1,187 @@
+/**
+ * Service-account tokens (issue #11 item 4), Grafana's replacement for API keys: stored in the
+ * API key table with `serviceAccountId` set (as Grafana's api_key.service_account_id), shown once,
+ * only their SHA-256 kept, recognisable by the `pcsa_` prefix (api-keys/secrets.ts). A token
+ * authenticates as its account (ApiKeyService.verify).
+ *
+ * Permissions (Grafana): serviceaccounts:read / serviceaccounts:write on serviceaccounts:id:<id>;
+ * migrating API keys needs serviceaccounts:create and apikey:delete on apikey:* (the keys stop
+ * being keys). Accounts are looked up in the caller's organization only (the wall).
+ */
+import { z } from 'zod';
+import type { FeatureDeps } from '../../kernel/access.js';
+import { Action, Scope } from '../../kernel/catalogue.js';
+import { DomainError, notFound } from '../../kernel/errors.js';
+import { all, permission } from '../../kernel/evaluator.js';
+import { requireSignedIn } from '../../kernel/guards.js';
+import { OBJECT_ERROR, parseId, parseInput } from '../../kernel/inputs.js';
+import type { Principal } from '../../kernel/principal.js';
+import { requirement } from '../../kernel/requirements.js';
+import type { Clock } from '../../platform/clock.js';
+import { isUniqueViolation, type Tx } from '../../platform/database.js';
+import { createApiKeyInput } from '../api-keys/inputs.js';
+import { generateApiKey, hashApiKey, SERVICE_ACCOUNT_TOKEN_PREFIX } from '../api-keys/service.js';
+import { serviceAccountLogin } from '../service-accounts/service.js';
+
+export const tokenRequirements = {
+  read: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsRead, Scope.serviceAccount(id))),
+  write: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsWrite, Scope.serviceAccount(id))),
+  migrate: requirement([], () => all(permission(Action.ServiceAccountsCreate), permission(Action.ApiKeyDelete, Scope.ApiKeysAll))),
+};
+
+/** `POST /api/serviceaccounts/:id/tokens` body: `{name, secondsToLive?}`. */
+export const createTokenInput = z.object(
+  { name: createApiKeyInput.shape.name, secondsToLive: createApiKeyInput.shape.secondsToLive },
+  OBJECT_ERROR,
+);
+
+/** A token as listed (Grafana's TokenDTO). */
+export interface TokenJson {
+  id: number;
+  name: string;
+  created: string;
+  expiration: string | null;
+  secondsUntilExpiration: number | null;
+  hasExpired: boolean;
+  lastUsedAt: string | null;
+}
+
+export interface TokenServiceDeps extends FeatureDeps {
+  clock: Clock;
+  /** API_KEY_MAX_SECONDS_TO_LIVE applies to tokens as well. */
+  maxSecondsToLive: number | undefined;
+}
+
+async function accountInOrg(tx: Tx, caller: Principal, id: number): Promise<{ id: number; role: string }> {
+  const account = await tx.user.findFirst({
+    where: { id, isServiceAccount: true, orgId: caller.orgId },
+    select: { id: true, orgs: { where: { orgId: caller.orgId }, select: { role: true } } },
+  });
+  if (!account) throw notFound('SERVICE_ACCOUNT_NOT_FOUND', 'service account', id);
+  return { id: account.id, role: account.orgs[0]?.role ?? 'None' };
+}
+
+export class ServiceAccountTokenService {
+  constructor(private readonly deps: TokenServiceDeps) {}
+
+  /**
+   * Tokens of a service account, by name.
+   * @throws DomainError 400, 401, 403, SERVICE_ACCOUNT_NOT_FOUND (404).
+   */
+  async list(caller: Principal, rawId: unknown): Promise<TokenJson[]> {
+    requireSignedIn(caller);
+    const id = parseId('id', rawId);
+    await this.deps.access.check(caller, tokenRequirements.read.for({ id }));
+    await accountInOrg(this.deps.db, caller, id);
+    const now = this.deps.clock.now().getTime();
+    const rows = await this.deps.db.apiKey.findMany({ where: { serviceAccountId: id }, orderBy: [{ name: 'asc' }, { id: 'asc' }] });
+    return rows.map((t) => ({
+      id: t.id,
+      name: t.name,
+      created: t.created.toISOString(),
+      expiration: t.expires?.toISOString() ?? null,
+      secondsUntilExpiration: t.expires ? Math.max(0, Math.floor((t.expires.getTime() - now) / 1000)) : null,
+      hasExpired: t.expires !== null && t.expires.getTime() <= now,
+      lastUsedAt: t.lastUsedAt?.toISOString() ?? null,
+    }));
+  }
+
+  /**
+   * Adds a token; returns `{id, name, key}`, the only time the key is shown. `secondsToLive` > 0
+   * sets an expiry (required and bounded when API_KEY_MAX_SECONDS_TO_LIVE is set).
+   * @throws DomainError VALIDATION_FAILED, API_KEY_TTL_REQUIRED, API_KEY_TTL_TOO_LONG (400), 401, 403,
+   *   SERVICE_ACCOUNT_NOT_FOUND (404), API_KEY_ALREADY_EXISTS (409: name taken in the organization).
+   */
+  async create(caller: Principal, rawId: unknown, rawInput: unknown): Promise<{ id: number; name: string; key: string }> {
+    requireSignedIn(caller);
+    const id = parseId('id', rawId);
+    await this.deps.access.check(caller, tokenRequirements.write.for({ id }));
+    const input = parseInput(createTokenInput, rawInput);
+    const seconds = input.secondsToLive ?? 0;
+    const max = this.deps.maxSecondsToLive;
+    if (max !== undefined && seconds <= 0)
+      throw new DomainError('API_KEY_TTL_REQUIRED', 'Number of seconds before expiration should be set');
+    if (max !== undefined && seconds > max) {
+      throw new DomainError('API_KEY_TTL_TOO_LONG', 'Number of seconds before expiration is greater than the global limit');
+    }
+    const expires = seconds > 0 ? new Date(this.deps.clock.now().getTime() + seconds * 1000) : null;
+    const key = generateApiKey(SERVICE_ACCOUNT_TOKEN_PREFIX);
+    try {
+      const row = await this.deps.access.write(
+        async (tx) => {
+          const account = await accountInOrg(tx, caller, id);
+          return tx.apiKey.create({
+            data: {
+              orgId: caller.orgId,
+              name: input.name,
+              role: account.role,
+              hash: hashApiKey(key).toString('hex'),
+              expires,
+              serviceAccountId: id,
+            },
+            select: { id: true, name: true },
+          });
+        },
+        { grantsNothing: true },
+      );
+      return { id: row.id, name: row.name, key };
+    } catch (error) {
+      if (isUniqueViolation(error)) {
+        throw new DomainError('API_KEY_ALREADY_EXISTS', `a token or API key named "${input.name}" already exists in this organization`);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * Deletes a token; it stops authenticating on the next request.
+   * @throws DomainError 400, 401, 403, SERVICE_ACCOUNT_NOT_FOUND / TOKEN_NOT_FOUND (404).
+   */
+  async delete(caller: Principal, rawId: unknown, rawTokenId: unknown): Promise<{ message: string }> {
+    requireSignedIn(caller);
+    const id = parseId('id', rawId);
+    const tokenId = parseId('tokenId', rawTokenId);
+    await this.deps.access.check(caller, tokenRequirements.write.for({ id }));
+    await this.deps.access.write(async (tx) => {
+      await accountInOrg(tx, caller, id);
+      const { count } = await tx.apiKey.deleteMany({ where: { id: tokenId, serviceAccountId: id } });
+      if (count === 0) throw notFound('TOKEN_NOT_FOUND', 'service account token', tokenId);
+    });
+    return { message: 'Service account token deleted' };
+  }
+
+  /**
+   * `POST /api/serviceaccounts/migrate`: every API key of the caller's organization becomes a
+   * service account (`sa-autogen-<key name>`, the key's role) holding one token with the same
+   * secret, so clients keep working; expiry and last use are kept. Grafana's answer shape.
+   * @throws DomainError 401, 403.
+   */
+  async migrate(caller: Principal): Promise<{ total: number; migrated: number; failed: number; failedApikeyIDs: number[] }> {
+    requireSignedIn(caller);
+    await this.deps.access.check(caller, tokenRequirements.migrate.for({}));
+    const keys = await this.deps.db.apiKey.findMany({ where: { orgId: caller.orgId, serviceAccountId: null }, orderBy: { id: 'asc' } });
+    const failed: number[] = [];
+    for (const key of keys) {
+      const name = `sa-autogen-${key.name}`.slice(0, 190);
+      try {
+        await this.deps.access.write(async (tx) => {
+          const login = serviceAccountLogin(caller.orgId, `${name}-${key.id}`);
+          const account = await tx.user.create({
+            data: {
+              login,
+              email: login,
+              name,
+              isServiceAccount: true,
+              orgId: caller.orgId,
+              orgs: { create: { orgId: caller.orgId, role: key.role } },
+            },
+          });
+          await tx.apiKey.update({ where: { id: key.id }, data: { serviceAccountId: account.id } });
+        });
+      } catch {
+        failed.push(key.id);
+      }
+    }
+    return { total: keys.length, migrated: keys.length - failed.length, failed: failed.length, failedApikeyIDs: failed };
+  }
+}

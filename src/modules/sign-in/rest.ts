@@ -1,0 +1,28 @@
+/**
+ * REST door of the signed-in user's own account (Grafana's /api/user routes): profile,
+ * organizations, organization switch, password change. Any signed-in user.
+ */
+import type { Route } from '../shared/rest.js';
+
+export const signInRoutes: Route[] = [
+  { method: 'GET', path: '/api/user', requires: 'signed-in', handler: ({ principal, services }) => services.signIn.currentUser(principal) },
+  {
+    method: 'GET',
+    path: '/api/user/orgs',
+    requires: 'signed-in',
+    handler: ({ principal, services }) => services.signIn.ownOrgs(principal),
+  },
+  {
+    method: 'POST',
+    path: '/api/user/using/:orgId',
+    requires: 'signed-in',
+    handler: ({ principal, services, params }) => services.signIn.switchOrg(principal, params.orgId),
+  },
+  {
+    method: 'PUT',
+    path: '/api/user/password',
+    requires: 'signed-in',
+    // The route has no socket address: the per-login counter still applies.
+    handler: ({ principal, services, body }) => services.signIn.changePassword(principal, body, 'api-user-password'),
+  },
+];

@@ -1,0 +1,85 @@
+/**
+ * Provisioning at start (issue #9 item 2): the real entry (`npm start`) applies the files under
+ * PROVISIONING_PATH after migrate + seed; a broken file stops the start with the file, line,
+ * path and problem on stderr, and the database keeps nothing of it.
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const root = new URL('../..', import.meta.url).pathname;
+const dir = mkdtempSync(join(tmpdir(), 'portcullis-prov-start-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** Runs the entry until it logs "listening" (then stops it) or exits; answers exit code and output. */
+function run(provisioning: string): Promise<{ code: number | null; out: string }> {
+  const proc = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/main.ts')], {
+    cwd: dir,
+    env: {
+      ...process.env,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATABASE_URL: 'file:./data/prov.db',
+      ADMIN_LOGIN: 'root',
+      ADMIN_PASSWORD: 'prov-password',
+      LOG_LEVEL: 'info',
+      PROVISIONING_PATH: provisioning,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise((resolve) => {
+    let out = '';
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
+    const collect = (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('listening')) proc.kill('SIGTERM');
+    };
+    proc.stdout?.on('data', collect);
+    proc.stderr?.on('data', collect);
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out });
+    });
+  });
+}
+
+const roleCount = (name: string) => {
+  const db = new BetterSqlite3(join(dir, 'data/prov.db'));
+  try {
+    return db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM Role WHERE name = ?').get(name)?.n;
+  } finally {
+    db.close();
+  }
+};
+
+describe('provisioning at start', () => {
+  it('a broken file stops the start naming file, line, path and problem; nothing is kept', async () => {
+    const bad = join(dir, 'bad');
+    mkdirSync(join(bad, 'access-control'), { recursive: true });
+    writeFileSync(join(bad, 'access-control', 'a.yaml'), 'apiVersion: 2\nroles:\n  - name: custom:ok\n    global: true\n');
+    writeFileSync(join(bad, 'access-control', 'b.yaml'), 'apiVersion: 2\nroles:\n  - name: custom:broken\n    from: [{ uid: missing }]\n');
+    const { code, out } = await run(bad);
+    expect(code).toBe(1);
+    expect(out).toMatch(
+      /portcullis failed to start: provisioning failed, nothing was applied: .*b\.yaml:4:12 roles\[0\]\.from\[0\]: role uid "missing"/,
+    );
+    expect(roleCount('custom:ok')).toBe(0);
+  });
+
+  it('the example directory is applied at start (its team created beforehand), and a restart changes nothing', async () => {
+    const good = join(dir, 'good');
+    cpSync(new URL('../../examples/provisioning', import.meta.url).pathname, good, { recursive: true });
+    const db = new BetterSqlite3(join(dir, 'data/prov.db'));
+    db.prepare("INSERT INTO Team (orgId, name, updated) VALUES (1, 'Reporting', '2030-01-01T00:00:00.000+00:00')").run();
+    db.close();
+    const first = await run(good);
+    expect(first.out).toContain('provisioning applied');
+    expect(roleCount('custom:reports:editor')).toBe(1);
+    expect(roleCount('plugins:notes:reader')).toBe(1);
+    const second = await run(good);
+    expect(second.out).toMatch(/"rolesCreated":0,"rolesUpdated":0,"rolesDeleted":0,"assignmentsAdded":0,"assignmentsRemoved":0/);
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * Issue #10 items 1, 2, 5, 6 at the doors: anonymous GraphQL stops before parsing, operation and
+ * body limits, cross-site forms and multipart change nothing, CORS only for allowed origins,
+ * security headers everywhere, the one health check, bad input answers 4xx.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, authHeader, createTestApp, type TestApp } from '../support/app.js';
+
+let app: TestApp;
+const users = () => app.database.prisma.user.count();
+const FOREIGN = 'https://evil.example';
+
+beforeAll(async () => {
+  app = await createTestApp({ env: { CORS_ALLOWED_ORIGINS: 'https://console.example' } });
+});
+afterAll(() => app.close());
+
+const CREATE_ADMIN =
+  'mutation { createUser(input: {login: "csrf", email: "csrf@x", password: "pw-csrf-123456", isServiceAdmin: true}) { id } }';
+
+describe('anonymous GraphQL', () => {
+  it('is refused with 401 before its body is read, whatever its size', async () => {
+    const huge = `{ ${'a'.repeat(350_000)} }`;
+    for (const query of ['{ viewer { login } }', huge, '{ __schema { types { name } } }']) {
+      const res = await app.request('/graphql', { method: 'POST', auth: null, json: { query } });
+      expect(res.status).toBe(401);
+      expect(((await res.json()) as { errors: { extensions: { code: string } }[] }).errors[0]?.extensions.code).toBe('UNAUTHENTICATED');
+    }
+  });
+  it('with wrong credentials gets 401, not the GraphiQL page', async () => {
+    const res = await app.request('/graphql', { auth: { login: 'admin', password: 'nope' }, headers: { accept: 'text/html' } });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('content-type')).toContain('application/json');
+  });
+});
+
+describe('operation limits', () => {
+  const post = (query: string) => app.request('/graphql', { method: 'POST', json: { query } });
+  it('refuses 1,000 aliases, depth 40, too many tokens and an oversized document with 4xx, fast', async () => {
+    const aliases = `{ ${Array.from({ length: 1000 }, (_, i) => `a${i}: roles { permissions { action } }`).join(' ')} }`;
+    const started = performance.now();
+    expect((await post(aliases)).status).toBe(400);
+    expect(performance.now() - started).toBeLessThan(1000); // bench/attacks.ts measures the figure
+    const deep = `{ viewer { ${'teams { roles { '.repeat(20)}uid${' } }'.repeat(20)} } }`;
+    expect((await post(deep)).status).toBe(400);
+    expect((await post(`{ viewer { ${'login '.repeat(3000)} } }`)).status).toBe(400);
+    expect((await post(`{ viewer { login } } # ${'x'.repeat(200_000)}`)).status).toBe(413);
+  });
+  it('refuses a body over MAX_REQUEST_BODY_BYTES on both doors with 413', async () => {
+    const big = JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) });
+    const rest = await app.request('/api/access-control/roles', {
+      method: 'POST',
+      body: big,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(rest.status).toBe(413);
+    const gql = await app.request('/graphql', { method: 'POST', body: big, headers: { 'content-type': 'application/json' } });
+    expect(gql.status).toBe(413);
+  });
+});
+
+describe('cross-site requests', () => {
+  const bodies: [string, string][] = [
+    ['application/x-www-form-urlencoded', `query=${encodeURIComponent(CREATE_ADMIN)}`],
+    ['multipart/form-data; boundary=X', `--X\r\nContent-Disposition: form-data; name="query"\r\n\r\n${CREATE_ADMIN}\r\n--X--\r\n`],
+    ['text/plain', JSON.stringify({ query: CREATE_ADMIN })],
+  ];
+  it('forms, multipart and text/plain from a foreign origin change nothing on /graphql or REST', async () => {
+    const before = await users();
+    for (const [type, body] of bodies) {
+      const headers = { 'content-type': type, origin: FOREIGN };
+      const gql = await app.request('/graphql', { method: 'POST', body, headers });
+      expect([403, 415], type).toContain(gql.status);
+      expect(gql.headers.get('access-control-allow-origin')).toBeNull();
+      const rest = await app.request('/api/access-control/roles', { method: 'POST', body, headers });
+      expect(rest.status, type).toBe(400);
+      expect(((await rest.json()) as { code: string }).code).toBe('UNSUPPORTED_CONTENT_TYPE');
+    }
+    expect(await app.request(`/graphql?query=${encodeURIComponent(CREATE_ADMIN)}`, { headers: { origin: FOREIGN } })).toHaveProperty(
+      'status',
+      403,
+    );
+    expect(await users()).toBe(before);
+  });
+  it('answers CORS only to an allowed origin', async () => {
+    const preflight = (origin: string) =>
+      app.request('/graphql', { method: 'OPTIONS', auth: null, headers: { origin, 'access-control-request-method': 'POST' } });
+    expect((await preflight(FOREIGN)).headers.get('access-control-allow-origin')).toBeNull();
+    const allowed = await preflight('https://console.example');
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('https://console.example');
+    expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
+  });
+});
+
+describe('headers and health', () => {
+  it('every answer carries the security headers', async () => {
+    for (const path of ['/api/access-control/roles', '/api/nope', '/graphql', '/api/health']) {
+      const res = await app.request(path, path === '/graphql' ? { method: 'POST', json: { query: '{ viewer { login } }' } } : {});
+      expect(res.headers.get('x-content-type-options'), path).toBe('nosniff');
+      expect(res.headers.get('x-frame-options'), path).toBe('DENY');
+      expect(res.headers.get('referrer-policy'), path).toBe('no-referrer');
+      expect(res.headers.get('cache-control'), path).toBe('no-store');
+      expect(res.headers.get('content-security-policy'), path).toContain("frame-ancestors 'none'");
+    }
+  });
+  it('the GraphiQL page gets a policy naming its inline scripts by hash', async () => {
+    const res = await app.request('/graphql', { headers: { accept: 'text/html', authorization: authHeader(ADMIN) } });
+    expect(res.status).toBe(200);
+    const policy = res.headers.get('content-security-policy') ?? '';
+    expect(policy.match(/'sha256-/g)?.length).toBeGreaterThanOrEqual(1);
+    expect(policy).not.toContain("'unsafe-eval'");
+    expect(await res.text()).toContain('<script>');
+  });
+  it('GET /api/health answers Grafana’s shape without credentials; nothing else is a health check', async () => {
+    const res = await app.request('/api/health', { auth: null });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ database: 'ok', version: expect.any(String), commit: expect.any(String) });
+    const shadowed = await app.request('/api/auth/keys/health', { method: 'DELETE' });
+    expect(shadowed.status).toBe(400); // the route's own answer: "health" is no key id
+    expect(((await shadowed.json()) as { code: string }).code).toBe('VALIDATION_FAILED');
+    expect((await app.request('/health', { auth: null })).status).toBe(404);
+    expect((await app.request('/api/access-control/roles/health')).status).toBe(404);
+  });
+});
+
+describe('bad input answers 4xx', () => {
+  it('malformed GET variables and extensions', async () => {
+    for (const q of ['variables={', 'extensions=[1', 'variables=12']) {
+      const res = await app.request(`/graphql?query=${encodeURIComponent('{ viewer { login } }')}&${q}`, {
+        headers: { 'x-graphql-yoga-csrf': '1' },
+      });
+      expect(res.status, q).toBe(400);
+    }
+  });
+  it('lone surrogates on both doors', async () => {
+    const rest = await app.request('/api/access-control/roles', {
+      method: 'POST',
+      body: '{"name":"custom:\\ud800x","permissions":[]}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(rest.status).toBe(400);
+    const gql = await app.graphql('query ($n: String) { viewer { login } }', { n: '\ud800' });
+    expect(gql.status).toBe(400);
+  });
+});

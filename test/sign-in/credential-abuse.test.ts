@@ -1,0 +1,126 @@
+/**
+ * Credential abuse (issue #10 item 4): brute force throttled per login and per client address
+ * (Grafana: 5 failures in 5 minutes block the login), unknown logins cost the time of known
+ * ones, the first admin password is ADMIN_PASSWORD or generated (never `admin`).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { seed } from '../../src/kernel/seed.js';
+import { verifyPassword } from '../../src/platform/passwords.js';
+import { authHeader, createTestApp, type TestApp } from '../support/app.js';
+import { createUser, SUBJECT_PASSWORD } from '../support/subjects.js';
+
+describe('brute force', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createTestApp({ env: { BRUTE_FORCE_LOGIN_PROTECTION_MAX_ATTEMPTS: '5' } });
+  });
+  afterAll(() => app.close());
+
+  const login = (user: string, password: string, address?: string) =>
+    app.yoga.fetch(
+      'http://test/login',
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ user, password }) },
+      { req: { socket: { remoteAddress: address ?? '192.0.2.1' } } } as never,
+    );
+
+  it('blocks a login after 5 failures, even with the right password, on /login and Basic', async () => {
+    const u = await createUser(app, 'victim');
+    for (let i = 0; i < 5; i++) expect((await login(u.login, `guess-${i}`)).status).toBe(401);
+    const blocked = await login(u.login, SUBJECT_PASSWORD);
+    expect(blocked.status).toBe(429);
+    expect(await blocked.json()).toMatchObject({ code: 'LOGIN_BLOCKED' });
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    const basic = await app.request('/api/user', { auth: u.auth });
+    expect(basic.status).toBe(429);
+    // Case variants of the login share the counter.
+    expect((await login(u.login.toUpperCase(), SUBJECT_PASSWORD)).status).toBe(429);
+  });
+  it('Basic guesses count too', async () => {
+    const u = await createUser(app, 'basic-victim');
+    for (let i = 0; i < 5; i++) {
+      expect((await app.request('/api/user', { auth: { login: u.login, password: `g${i}` } })).status).toBe(401);
+    }
+    expect((await app.request('/api/user', { auth: u.auth })).status).toBe(429);
+  });
+  it('throttles one address spraying guesses over many logins', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) statuses.push((await login(`spray-${i}`, 'x', '198.51.100.7')).status);
+    expect(statuses.slice(0, 25).every((s) => s === 401)).toBe(true);
+    expect(statuses.slice(25).every((s) => s === 429)).toBe(true);
+    // Another address is not affected.
+    const other = await createUser(app, 'elsewhere');
+    expect((await login(other.login, SUBJECT_PASSWORD, '203.0.113.9')).status).toBe(200);
+  });
+  it('a success clears the login counter', async () => {
+    const u = await createUser(app, 'forgetful');
+    for (let round = 0; round < 3; round++) {
+      for (let i = 0; i < 4; i++) expect((await login(u.login, 'wrong', `10.0.0.${round}`)).status).toBe(401);
+      expect((await login(u.login, SUBJECT_PASSWORD, `10.0.0.${round}`)).status).toBe(200);
+    }
+  });
+});
+
+describe('timing', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await createTestApp({ env: { DISABLE_BRUTE_FORCE_LOGIN_PROTECTION: 'true' } });
+  });
+  afterAll(() => app.close());
+
+  it('an unknown login costs the time of a known one (medians within 20 %)', async () => {
+    const known = await createUser(app, 'timed');
+    const time = async (login: string) => {
+      const started = performance.now();
+      const res = await app.request('/api/user', { auth: { login, password: 'not-the-password' } });
+      expect(res.status).toBe(401);
+      return performance.now() - started;
+    };
+    await time(known.login);
+    await time('warm-up-unknown');
+    const a: number[] = [];
+    const b: number[] = [];
+    for (let i = 0; i < 21; i++) {
+      a.push(await time(known.login));
+      b.push(await time(`unknown-${i}`));
+    }
+    const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
+    const ratio = median(b) / median(a);
+    expect(ratio).toBeGreaterThan(0.8);
+    expect(ratio).toBeLessThan(1.2);
+  });
+  it('verifyPassword without a hash still runs argon2 and answers false', async () => {
+    expect(await verifyPassword(null, 'anything')).toBe(false);
+  });
+});
+
+describe('first admin password', () => {
+  it('is generated when ADMIN_PASSWORD is unset (also in production), never "admin"', async () => {
+    const config = loadConfig({ NODE_ENV: 'production' });
+    expect(config.adminPassword).toBeUndefined();
+    const app = await createTestApp();
+    try {
+      const db = app.database.prisma;
+      const result = await seed(db, { adminLogin: 'second-admin', adminPassword: undefined });
+      expect(result.createdAdmin).toBe(true);
+      expect(result.generatedAdminPassword).toMatch(/^[A-Za-z0-9_-]{24}$/);
+      const res = await app.request('/api/user', { auth: { login: 'second-admin', password: 'admin' } });
+      expect(res.status).toBe(401);
+      const ok = await app.request('/api/user', { auth: { login: 'second-admin', password: result.generatedAdminPassword as string } });
+      expect(ok.status).toBe(200);
+      const again = await seed(db, { adminLogin: 'second-admin', adminPassword: undefined });
+      expect(again.generatedAdminPassword).toBeUndefined(); // printed once only
+    } finally {
+      await app.close();
+    }
+  });
+  it('uses ADMIN_PASSWORD as given', async () => {
+    const app = await createTestApp({ env: { ADMIN_PASSWORD: 'Given Password 1' } });
+    try {
+      expect(authHeader({ login: 'admin', password: 'Given Password 1' })).toBeTruthy();
+      expect((await app.request('/api/user', { auth: { login: 'admin', password: 'Given Password 1' } })).status).toBe(200);
+    } finally {
+      await app.close();
+    }
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * LDAP users (issue #11 item 3) against a real LDAP server on 127.0.0.1: Basic and /login,
+ * sync of name, email, org role and Service Admin flag at every login, bad passwords, unknown
+ * users, filter injection, a directory that is down, no local password, the status route.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/index.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { GROUPS, ldapToml, type Person, startLdap, type TestLdap } from './ldap-server.js';
+
+process.env.TEST_LDAP_BIND_PASSWORD = 'bind-secret';
+let directory: TestLdap;
+let app: TestApp;
+const alice: Person = {
+  uid: 'alice',
+  password: 'alice-pw',
+  mail: 'alice@example.org',
+  givenName: 'Alice',
+  sn: 'Liddell',
+  memberOf: [GROUPS.admins],
+};
+const bob: Person = { uid: 'bob', password: 'bob-pw', mail: 'bob@example.org', givenName: 'Bob', sn: 'B', memberOf: [] };
+
+function tomlFile(port: number): string {
+  const file = join(process.env.TMPDIR ?? '/tmp', `ldap-${port}-${Date.now()}.toml`);
+  writeFileSync(file, ldapToml(port));
+  return file;
+}
+
+async function appWithLdap(port: number): Promise<TestApp> {
+  return createTestApp({ env: { AUTH_LDAP_ENABLED: 'true', AUTH_LDAP_CONFIG_FILE: tomlFile(port) } });
+}
+
+const me = (login: string, password: string) => app.request('/api/user', { auth: { login, password } });
+
+beforeAll(async () => {
+  directory = await startLdap([alice, bob]);
+  app = await appWithLdap(directory.port);
+});
+afterAll(async () => {
+  await app.close();
+  await directory.close();
+});
+
+describe('LDAP', () => {
+  it('Basic: a directory user signs in and is synced from the directory', async () => {
+    const res = await me('alice', 'alice-pw');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({
+      login: 'alice',
+      email: 'alice@example.org',
+      name: 'Alice Liddell',
+      isServiceAdmin: true,
+      isExternal: true,
+    });
+    const orgs = await (await app.request('/api/user/orgs', { auth: { login: 'alice', password: 'alice-pw' } })).json();
+    expect(orgs).toEqual([{ orgId: 1, name: 'Main Org.', role: 'Admin' }]);
+  });
+  it('/login starts a session for a directory user', async () => {
+    const res = await app.request('/login', { method: 'POST', auth: null, json: { user: 'bob', password: 'bob-pw' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.getSetCookie().some((c) => c.startsWith('portcullis_session='))).toBe(true);
+  });
+  it('a group change demotes at the next login', async () => {
+    const carol: Person = {
+      uid: 'carol',
+      password: 'carol-pw',
+      mail: 'carol@example.org',
+      givenName: 'Carol',
+      sn: 'C',
+      memberOf: [GROUPS.admins],
+    };
+    directory.people.set('carol', carol);
+    expect(await (await me('carol', 'carol-pw')).json()).toMatchObject({ isServiceAdmin: true });
+    carol.memberOf = [GROUPS.editors];
+    expect(await (await me('carol', 'carol-pw')).json()).toMatchObject({ isServiceAdmin: false });
+    const orgs = await (await app.request('/api/user/orgs', { auth: { login: 'carol', password: 'carol-pw' } })).json();
+    expect(orgs).toEqual([{ orgId: 1, name: 'Main Org.', role: 'Editor' }]);
+  });
+  it('bad password and unknown user answer 401', async () => {
+    expect((await me('alice', 'wrong')).status).toBe(401);
+    expect((await me('nobody', 'alice-pw')).status).toBe(401);
+    expect((await me('alice', '')).status).toBe(401);
+  });
+  it('filter injection finds nothing: the login is escaped', async () => {
+    for (const login of ['*', 'al*', 'alice)(uid=*', '*)(|(uid=*']) {
+      expect((await me(login, 'alice-pw')).status).toBe(401);
+    }
+    expect(directory.filters.some((f) => f.includes('\\2a'))).toBe(true);
+    expect(directory.filters.every((f) => !f.includes('(uid=*)'))).toBe(true);
+  });
+  it('an LDAP user cannot set a local password', async () => {
+    const res = await app.request('/api/user/password', {
+      method: 'PUT',
+      auth: { login: 'bob', password: 'bob-pw' },
+      json: { oldPassword: 'bob-pw', newPassword: 'local-one' },
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'PASSWORD_MANAGED_EXTERNALLY' });
+  });
+  it('GET /api/admin/ldap/status for Service Admins', async () => {
+    const res = await app.request('/api/admin/ldap/status');
+    expect(await res.json()).toEqual([{ host: '127.0.0.1', port: directory.port, available: true, error: '' }]);
+    expect((await app.request('/api/admin/ldap/status', { auth: { login: 'bob', password: 'bob-pw' } })).status).toBe(403);
+  });
+  it('a directory that is down answers 401 quickly, and local users still sign in', async () => {
+    const down = await appWithLdap(9);
+    try {
+      const started = performance.now();
+      const res = await down.request('/api/user', { auth: { login: 'alice', password: 'alice-pw' } });
+      expect(res.status).toBe(401);
+      expect(await res.json()).toMatchObject({ code: 'IDENTITY_PROVIDER_UNAVAILABLE' });
+      expect(performance.now() - started).toBeLessThan(2500);
+      expect((await down.request('/api/user')).status).toBe(200); // the local admin
+    } finally {
+      await down.close();
+    }
+  });
+  it('the CLI shows the status and the mapped identity of a login', async () => {
+    let stdout = '';
+    const io = {
+      stdout: (t: string) => {
+        stdout += t;
+      },
+      stderr: () => undefined,
+      env: {
+        DATABASE_URL: `file:${join(app.dir, 'cli.db')}`,
+        ADMIN_PASSWORD: 'cli-admin',
+        LOG_LEVEL: 'silent',
+        AUTH_LDAP_ENABLED: 'true',
+        AUTH_LDAP_CONFIG_FILE: tomlFile(directory.port),
+      },
+    };
+    expect(await runCli(['auth', 'ldap-status'], io)).toBe(0);
+    expect(JSON.parse(stdout)).toEqual([{ host: '127.0.0.1', port: directory.port, available: true, error: '' }]);
+    stdout = '';
+    expect(await runCli(['auth', 'ldap-test', '--login', 'alice', '--password', 'alice-pw'], io)).toBe(0);
+    expect(JSON.parse(stdout)).toMatchObject({ login: 'alice', isServiceAdmin: true, orgRoles: [{ orgId: 1, role: 'Admin' }] });
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * OAuth 2 / OpenID Connect login (issue #11 item 2) against a real OpenID provider on 127.0.0.1
+ * (oidc-provider): success with a session, role mapping by JMESPath at every login, sign-up off,
+ * wrong state, replayed code, bad nonce, provider down. Failures redirect to /login?error=...
+ * and start no session.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { CLIENT, ROOT_URL, startProvider, type TestProvider } from './oidc-provider.js';
+
+const COOKIE = 'portcullis_session';
+let provider: TestProvider;
+let app: TestApp;
+
+function env(extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    ROOT_URL,
+    AUTH_GENERIC_OAUTH_ENABLED: 'true',
+    AUTH_GENERIC_OAUTH_NAME: 'Test IdP',
+    AUTH_GENERIC_OAUTH_CLIENT_ID: CLIENT.id,
+    AUTH_GENERIC_OAUTH_CLIENT_SECRET: CLIENT.secret,
+    AUTH_GENERIC_OAUTH_ISSUER: provider.issuer,
+    AUTH_GENERIC_OAUTH_SCOPES: 'openid email profile',
+    AUTH_GENERIC_OAUTH_ROLE_ATTRIBUTE_PATH:
+      "contains(groups[*], 'admins') && 'Admin' || contains(groups[*], 'editors') && 'Editor' || 'Viewer'",
+    ...extra,
+  };
+}
+
+function cookieValue(res: Response, name: string): string | undefined {
+  for (const c of res.headers.getSetCookie()) {
+    const m = new RegExp(`^${name}=([^;]*)`).exec(c);
+    if (m?.[1]) return m[1];
+  }
+  return undefined;
+}
+
+/** Starts a login at the app: the provider URL and the browser's state cookie. */
+async function begin(target: TestApp = app): Promise<{ authUrl: string; state: string }> {
+  const res = await target.request('/login/generic_oauth', { auth: null });
+  expect(res.status).toBe(302);
+  return { authUrl: res.headers.get('location') as string, state: cookieValue(res, 'portcullis_oauth_state') as string };
+}
+
+async function callback(url: URL, state: string | undefined, target: TestApp = app): Promise<Response> {
+  return target.request(`/login/generic_oauth${url.search}`, {
+    auth: null,
+    headers: state ? { cookie: `portcullis_oauth_state=${state}` } : {},
+  });
+}
+
+/** The whole flow for `claims`; returns the app's final answer. */
+async function loginAs(claims: Record<string, unknown> & { sub: string }, target: TestApp = app): Promise<Response> {
+  provider.account.next = claims;
+  const { authUrl, state } = await begin(target);
+  const back = await provider.browse(authUrl);
+  return callback(back, state, target);
+}
+
+async function viewer(res: Response) {
+  const token = cookieValue(res, COOKIE);
+  const me = await app.request('/graphql', {
+    method: 'POST',
+    auth: null,
+    headers: { cookie: `${COOKIE}=${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ query: '{ viewer { login orgRole isServiceAdmin } }' }),
+  });
+  return ((await me.json()) as { data: { viewer: unknown } }).data.viewer;
+}
+
+function expectLoginError(res: Response, pattern: RegExp): void {
+  expect(res.status).toBe(302);
+  const location = new URL(res.headers.get('location') as string, 'http://x');
+  expect(location.pathname).toBe('/login');
+  expect(location.searchParams.get('error')).toMatch(pattern);
+  expect(cookieValue(res, COOKIE)).toBeUndefined();
+}
+
+beforeAll(async () => {
+  provider = await startProvider();
+  app = await createTestApp({ env: env() });
+});
+afterAll(async () => {
+  await app.close();
+  await provider.close();
+});
+
+describe('generic_oauth', () => {
+  it('redirects with state, PKCE and nonce', async () => {
+    const { authUrl, state } = await begin();
+    const url = new URL(authUrl);
+    expect(url.origin).toBe(provider.issuer);
+    expect(url.searchParams.get('state')).toBe(state);
+    expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url.searchParams.get('nonce')).toBeTruthy();
+    expect(url.searchParams.get('redirect_uri')).toBe(`${ROOT_URL}login/generic_oauth`);
+  });
+  it('signs a new user up, starts a session and maps the role; the mapping is synced at every login', async () => {
+    const claims = { sub: 'alice-sub', preferred_username: 'alice', email: 'alice@idp.test', name: 'Alice', groups: ['editors'] };
+    const first = await loginAs(claims);
+    expect(first.status).toBe(302);
+    expect(first.headers.get('location')).toBe(ROOT_URL);
+    expect(await viewer(first)).toEqual({ login: 'alice', orgRole: 'Editor', isServiceAdmin: false });
+    const second = await loginAs({ ...claims, groups: [] });
+    expect(await viewer(second)).toEqual({ login: 'alice', orgRole: 'Viewer', isServiceAdmin: false });
+    const user = await app.database.prisma.user.findUniqueOrThrow({ where: { login: 'alice' } });
+    expect(user).toMatchObject({ email: 'alice@idp.test', name: 'Alice', authModule: 'oauth_generic_oauth', passwordHash: null });
+  });
+  it('a wrong or missing state is refused', async () => {
+    provider.account.next = { sub: 'mallory', preferred_username: 'mallory' };
+    const { authUrl } = await begin();
+    const back = await provider.browse(authUrl);
+    expectLoginError(await callback(back, 'someone-elses-state'), /state/);
+    expectLoginError(await callback(back, undefined), /state/);
+  });
+  it('a replayed callback (same code and state) is refused', async () => {
+    provider.account.next = { sub: 'bob-sub', preferred_username: 'bob' };
+    const { authUrl, state } = await begin();
+    const back = await provider.browse(authUrl);
+    expect(cookieValue(await callback(back, state), COOKIE)).toBeDefined();
+    expectLoginError(await callback(back, state), /state/);
+  });
+  it('an ID token with another nonce is refused', async () => {
+    provider.account.next = { sub: 'carol-sub', preferred_username: 'carol' };
+    const { authUrl, state } = await begin();
+    const tampered = new URL(authUrl);
+    tampered.searchParams.set('nonce', 'attacker-nonce');
+    const back = await provider.browse(tampered.href);
+    expectLoginError(await callback(back, state), /unexpected JWT claim value/); // the nonce claim
+  });
+  it('with sign-up off, unknown users are refused and known ones get in', async () => {
+    const closed = await createTestApp({ env: env({ AUTH_GENERIC_OAUTH_ALLOW_SIGN_UP: 'false' }) });
+    try {
+      expectLoginError(await loginAs({ sub: 'dave-sub', preferred_username: 'dave' }, closed), /Signup is not allowed/);
+      expect(await closed.database.prisma.user.count({ where: { login: 'dave' } })).toBe(0);
+    } finally {
+      await closed.close();
+    }
+  });
+  it('a provider that is down redirects to the login page with the error', async () => {
+    const down = await createTestApp({ env: env({ AUTH_GENERIC_OAUTH_ISSUER: 'http://127.0.0.1:9' }) });
+    try {
+      const res = await down.request('/login/generic_oauth', { auth: null });
+      expectLoginError(res, /unavailable/);
+    } finally {
+      await down.close();
+    }
+  });
+});
