@@ -10,7 +10,9 @@ import { schema } from '../../src/http/schema.js';
 import { createApiKeyInput } from '../../src/modules/api-keys/inputs.js';
 import { createOrganizationInput } from '../../src/modules/orgs/inputs.js';
 import { createRoleInput, updateRoleInput } from '../../src/modules/roles/inputs.js';
+import { createServiceAccountInput, updateServiceAccountInput } from '../../src/modules/service-accounts/inputs.js';
 import { createTeamInput, updateTeamInput } from '../../src/modules/teams/inputs.js';
+import { createUserInput, updateUserInput } from '../../src/modules/users/inputs.js';
 
 const pairs: [string, z.ZodObject][] = [
   ['CreateRoleInput', createRoleInput],
@@ -19,6 +21,10 @@ const pairs: [string, z.ZodObject][] = [
   ['CreateOrganizationInput', createOrganizationInput],
   ['CreateTeamInput', createTeamInput],
   ['UpdateTeamInput', updateTeamInput],
+  ['CreateUserInput', createUserInput],
+  ['UpdateUserInput', updateUserInput],
+  ['CreateServiceAccountInput', createServiceAccountInput],
+  ['UpdateServiceAccountInput', updateServiceAccountInput],
 ];
 
 describe('GraphQL inputs match the zod inputs', () => {

@@ -1,42 +1,15 @@
-/**
- * Service accounts: users rows with isServiceAccount, bound to one organization (users.orgId)
- * with an org role there, no password (they never pass basic auth), in the users' id space so
- * the role-assignment paths address both by one id.
- *
- * Permissions (Grafana): serviceaccounts:create; serviceaccounts:read, :write, :delete on
- * serviceaccounts:id:<id> (org Admin, fixed:serviceaccounts:*). Looked up within the caller's
- * organization only (the wall). Role at most the caller's own (Grafana: "Cannot assign a role
- * higher than user's role"). Login as Grafana derives it: `sa-<orgId>-<slug of name>`, so equal
- * names in two organizations never collide (and never reveal each other).
- */
-import { z } from 'zod';
 import type { Prisma, User } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { alreadyExists, DomainError, notFound } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
 import { idFilter, permittedIds, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
-import { MAX_NAME_LENGTH, nameInput, orgRoleInput, parseId, parseInput } from '../../kernel/inputs.js';
+import { MAX_NAME_LENGTH, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { isUniqueViolation, type Tx } from '../../platform/database.js';
+import { createServiceAccountInput, updateServiceAccountInput } from './inputs.js';
 
 export type ServiceAccountQuery = { include?: Prisma.UserInclude; select?: Prisma.UserSelect };
-
-/** createServiceAccount input; `role` defaults to Viewer. */
-export const createServiceAccountInput = z.object(
-  { name: nameInput('name'), role: orgRoleInput.nullish() },
-  { error: 'input must be an object' },
-);
-
-/** updateServiceAccount input: omitted fields keep their value; the login never changes. */
-export const updateServiceAccountInput = z.object(
-  {
-    name: nameInput('name').nullish(),
-    role: orgRoleInput.nullish(),
-    isDisabled: z.boolean({ error: 'isDisabled must be a boolean' }).nullish(),
-  },
-  { error: 'input must be an object' },
-);
 
 /**
  * Grafana's generated login: `sa-<orgId>-<name>` lower-cased, runs of anything but letters,
