@@ -16,6 +16,7 @@ import { useBadRequestStatus } from './http/use-bad-request-status.js';
 import { useGraphiQLAuth } from './http/use-graphiql-auth.js';
 import { useLoginRoutes } from './http/use-login-routes.js';
 import { useRestRoutes } from './http/use-rest-routes.js';
+import { useSecretsAlone } from './http/use-secrets-alone.js';
 import { createServices, type Services } from './modules/services.js';
 import type { GraphQLContext } from './modules/shared/context.js';
 import { type Clock, systemClock } from './platform/clock.js';
@@ -47,6 +48,7 @@ export function createApp(deps: AppDeps): App {
     cookie,
     rootUrl: config.auth.rootUrl,
     allowSignUp: config.auth.oauth?.allowSignUp ?? false,
+    trustProxy: config.auth.trustProxy,
     log,
   });
   const auth = createRequestAuth(services.access, createAuthenticator({ services, cookie }));
@@ -77,6 +79,7 @@ export function createApp(deps: AppDeps): App {
       loginRoutes, // first: records the client address before anything authenticates
       ...hardened.first,
       useBadRequestStatus(),
+      useSecretsAlone(),
       useRestRoutes({
         routes,
         services,

@@ -56,6 +56,7 @@ export const authEnvShape = {
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, "_", "." or "-"')
     .default('portcullis_session'),
   COOKIE_SECURE: bool(false),
+  TRUST_PROXY: bool(false),
   TOKEN_ROTATION_INTERVAL_MINUTES: positiveInt('10'),
   LOGIN_MAXIMUM_INACTIVE_LIFETIME_DURATION: duration('7d'),
   LOGIN_MAXIMUM_LIFETIME_DURATION: duration('30d'),
@@ -93,6 +94,11 @@ export interface AuthConfig {
   production: boolean;
   cookieName: string;
   cookieSecure: boolean;
+  /**
+   * TRUST_PROXY: the service is reached through one reverse proxy, so `X-Forwarded-Proto: https`
+   * makes the cookie Secure and the last `X-Forwarded-For` entry is the client address.
+   */
+  trustProxy: boolean;
   rotationSeconds: number;
   idleSeconds: number;
   lifetimeSeconds: number;
@@ -138,6 +144,7 @@ export function toAuthConfig(env: AuthEnv, port: number, problems: string[]): Au
     production: env.NODE_ENV === 'production',
     cookieName: env.LOGIN_COOKIE_NAME,
     cookieSecure: env.COOKIE_SECURE || rootUrl.startsWith('https:'),
+    trustProxy: env.TRUST_PROXY,
     rotationSeconds: env.TOKEN_ROTATION_INTERVAL_MINUTES * 60,
     idleSeconds: env.LOGIN_MAXIMUM_INACTIVE_LIFETIME_DURATION,
     lifetimeSeconds: env.LOGIN_MAXIMUM_LIFETIME_DURATION,

@@ -17,7 +17,7 @@
 import { DomainError } from '../kernel/errors.js';
 import { ANONYMOUS, type Principal } from '../kernel/principal.js';
 import type { Services } from '../modules/services.js';
-import { type CookieSettings, clearedCookie, clientAddress, queueCookie, readCookie, sessionCookie } from './auth/cookies.js';
+import { type CookieSettings, clearedCookie, clientAddress, cookieFor, queueCookie, readCookie, sessionCookie } from './auth/cookies.js';
 
 /** Name of the header that selects the organization. */
 export const ORG_HEADER = 'x-service-org-id';
@@ -64,7 +64,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   async function withSession(request: Request, token: string, orgHeader: number | null): Promise<Principal> {
     try {
       const { session, rotatedToken } = await sessions.resolve(token);
-      if (rotatedToken) queueCookie(request, sessionCookie(deps.cookie, rotatedToken));
+      if (rotatedToken) queueCookie(request, sessionCookie(cookieFor(request, deps.cookie), rotatedToken));
       return await signIn.principalFor(session.userId, {
         orgHeader,
         preferredOrgId: session.orgId,
@@ -72,7 +72,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
         sessionId: session.id,
       });
     } catch (error) {
-      if (error instanceof DomainError && error.status === 401) queueCookie(request, clearedCookie(deps.cookie.name, deps.cookie.secure));
+      if (error instanceof DomainError && error.status === 401)
+        queueCookie(request, clearedCookie(deps.cookie.name, cookieFor(request, deps.cookie).secure));
       throw error;
     }
   }

@@ -20,6 +20,7 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 export function errorResponse(error: unknown, log: Logger): Response {
   if (isDomainError(error)) {
     const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': 'Basic realm="portcullis"' } : {};
+    if (error.details?.retryAfterSeconds) headers['retry-after'] = String(error.details.retryAfterSeconds);
     return json(httpStatusOf(error.code), { message: error.message, code: error.code }, headers);
   }
   log.error({ err: error }, 'unexpected error');

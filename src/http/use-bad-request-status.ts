@@ -6,6 +6,9 @@
  * Validation errors of rules built on another copy of graphql-js (GraphQL Armor's CommonJS
  * build) escape yoga's tagging, so every validation error without a code gets
  * GRAPHQL_VALIDATION_FAILED here.
+ * Variables that do not fit their types (`"$input" got invalid value`, a version past 32 bits)
+ * are request errors without a code, answered 200 by yoga: they get the REST twin's 400
+ * VALIDATION_FAILED (issue #10 item 5).
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
@@ -15,6 +18,15 @@ const BAD_REQUEST_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_F
 interface HttpExtension {
   spec?: boolean;
   status?: number;
+}
+
+/**
+ * A request error of graphql-js's variable coercion (`Variable "$input" got invalid value ...`,
+ * or the scalar's own message once masking unwrapped it): in a result without data, with no
+ * code, no HTTP status and no path. Yoga's own request errors all carry an HTTP status.
+ */
+function isVariableError(error: GraphQLError): boolean {
+  return !error.extensions?.code && !error.extensions?.http && !error.path;
 }
 
 /** Yoga plugin: parse and validation errors always set HTTP 400. */
@@ -35,8 +47,22 @@ export function useBadRequestStatus(): Plugin {
         );
       };
     },
-    onResultProcess({ result }) {
+    onResultProcess({ result, setResult }) {
       if (Array.isArray(result) || !('errors' in result) || !result.errors) return;
+      if (result.data === undefined && result.errors.some(isVariableError)) {
+        setResult({
+          ...result,
+          errors: result.errors.map((e) =>
+            !isVariableError(e)
+              ? e
+              : new GraphQLError(e.message, {
+                  ...(e.nodes && { nodes: e.nodes }),
+                  extensions: { ...e.extensions, code: 'VALIDATION_FAILED', http: { status: 400 } },
+                }),
+          ),
+        });
+        return;
+      }
       for (const error of result.errors) {
         const http = error.extensions?.http as HttpExtension | undefined;
         if (http && BAD_REQUEST_CODES.has(String(error.extensions?.code))) http.spec = false;

@@ -7,7 +7,8 @@
  *   the same path completes the login, starts a session and redirects to ROOT_URL, or on any
  *   failure redirects to `/login?error=<message>` with no session;
  * - `GET /login`: a minimal page naming the ways to sign in and the last error.
- * It also records each request's client address (for throttling) and adds the cookies the
+ * It also records each request's connection (client address for throttling, TLS for the cookie's
+ * `Secure`; proxy headers only with TRUST_PROXY, see auth/cookies.ts) and adds the cookies the
  * authenticator queued (a rotated or cleared session token) to every response.
  */
 import type { Plugin } from 'graphql-yoga';
@@ -19,9 +20,11 @@ import {
   type CookieSettings,
   clearedCookie,
   clientAddress,
+  cookieFor,
   readCookie,
+  recordConnection,
+  type SocketInfo,
   sessionCookie,
-  setClientAddress,
   takeCookies,
 } from './auth/cookies.js';
 import { errorResponse, json } from './responses.js';
@@ -37,6 +40,8 @@ export interface LoginRoutesDeps {
   rootUrl: string;
   /** AUTH_GENERIC_OAUTH_ALLOW_SIGN_UP. */
   allowSignUp: boolean;
+  /** TRUST_PROXY: believe X-Forwarded-For / X-Forwarded-Proto (one trusted reverse proxy). */
+  trustProxy: boolean;
   log: Logger;
 }
 
@@ -87,7 +92,8 @@ export function useLoginRoutes(deps: LoginRoutesDeps): Plugin {
       const { user, password } = await readLoginBody(request);
       const userId = await signIn.checkPassword(user, password, clientAddress(request));
       const token = await sessions.start(userId, 'password', meta(request));
-      return json(200, { message: 'Logged in' }, { 'set-cookie': sessionCookie(deps.cookie, token), 'cache-control': 'no-store' });
+      const cookie = sessionCookie(cookieFor(request, deps.cookie), token);
+      return json(200, { message: 'Logged in' }, { 'set-cookie': cookie, 'cache-control': 'no-store' });
     } catch (error) {
       return failure(error);
     }
@@ -96,22 +102,23 @@ export function useLoginRoutes(deps: LoginRoutesDeps): Plugin {
   async function logout(request: Request): Promise<Response> {
     const token = readCookie(request, deps.cookie.name);
     if (token) await sessions.end(token);
-    return redirect('/login', [clearedCookie(deps.cookie.name, deps.cookie.secure)]);
+    return redirect('/login', [clearedCookie(deps.cookie.name, cookieFor(request, deps.cookie).secure)]);
   }
 
   async function oauthRoute(request: Request, url: URL): Promise<Response> {
-    const clearState = clearedCookie(STATE_COOKIE, deps.cookie.secure);
+    const cookie = cookieFor(request, deps.cookie);
+    const clearState = clearedCookie(STATE_COOKIE, cookie.secure);
     const isCallback = url.searchParams.has('code') || url.searchParams.has('error') || url.searchParams.has('state');
     try {
       if (!isCallback) {
         const { url: target, state } = await oauth.begin();
-        const stateCookie = sessionCookie({ name: STATE_COOKIE, secure: deps.cookie.secure, maxAgeSeconds: 600 }, state);
+        const stateCookie = sessionCookie({ name: STATE_COOKIE, secure: cookie.secure, maxAgeSeconds: 600 }, state);
         return redirect(target, [stateCookie]);
       }
       const identity = await oauth.finish(url, readCookie(request, STATE_COOKIE));
       const userId = await signIn.syncExternalUser(identity, AUTH_MODULE.oauth, deps.allowSignUp);
       const token = await sessions.start(userId, AUTH_MODULE.oauth, meta(request));
-      return redirect(deps.rootUrl, [clearState, sessionCookie(deps.cookie, token)]);
+      return redirect(deps.rootUrl, [clearState, sessionCookie(cookie, token)]);
     } catch (error) {
       const message = isDomainError(error) ? error.message : 'OAuth login failed';
       if (!isDomainError(error)) deps.log.error({ err: error }, 'oauth login failed');
@@ -131,8 +138,8 @@ ${provider ? `<p><a href="${OAUTH_PATH}">Sign in with ${escapeHtml(provider)}</a
 
   return {
     async onRequest({ request, url, serverContext, endResponse }) {
-      const socket = (serverContext as { req?: { socket?: { remoteAddress?: string } } } | undefined)?.req?.socket;
-      if (socket?.remoteAddress) setClientAddress(request, socket.remoteAddress);
+      const socket = (serverContext as { req?: { socket?: SocketInfo } } | undefined)?.req?.socket;
+      recordConnection(request, socket, deps.trustProxy);
       const route = `${request.method} ${url.pathname}`;
       if (route === 'POST /login') endResponse(await login(request));
       else if (route === 'GET /logout') endResponse(await logout(request));

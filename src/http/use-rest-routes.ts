@@ -11,6 +11,7 @@ import type { Principal } from '../kernel/principal.js';
 import type { Services } from '../modules/services.js';
 import type { Route } from '../modules/shared/rest.js';
 import type { Logger } from '../platform/logger.js';
+import { clientAddress } from './auth/cookies.js';
 import { errorResponse, json } from './responses.js';
 
 /** Largest JSON body accepted by default, in bytes (MAX_REQUEST_BODY_BYTES). */
@@ -148,7 +149,14 @@ function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL) =>
       const writes = request.method === 'POST' || request.method === 'PUT';
       const body = writes ? await readJsonBody(request, deps.maxBodyBytes ?? MAX_BODY_BYTES) : undefined;
       const { handler } = found.route;
-      const input = { principal, services: deps.services, params: found.params, query: url.searchParams, body };
+      const input = {
+        principal,
+        services: deps.services,
+        params: found.params,
+        query: url.searchParams,
+        body,
+        clientAddress: clientAddress(request),
+      };
       const result = await deps.services.access.run(principal, () => handler(input));
       response = json(200, result);
     } catch (error) {

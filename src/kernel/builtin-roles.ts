@@ -154,6 +154,8 @@ export const BASIC_ROLES: readonly BasicRoleDefinition[] = [
 export const FIXED_PREFIX = 'fixed:';
 export const BASIC_PREFIX = 'basic:';
 export const PRODUCT_PREFIX = 'plugins:';
+/** Uid prefixes of fixed (`fixedRoleUid`), basic (`basic_<slug>`) and product (`productRoleUid`) roles. */
+export const RESERVED_UID_PREFIXES = ['fixed_', 'basic_', 'plugins_'] as const;
 
 /** Fixed roles: the service's own (`fixed:`) and registered product roles (`plugins:`), both read-only. */
 export function isFixedRoleName(name: string): boolean {

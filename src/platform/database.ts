@@ -157,3 +157,24 @@ export async function pingDatabase(db: Db, timeoutMs: number): Promise<boolean> 
     clearTimeout(timer);
   }
 }
+
+/**
+ * Most parent rows to load in one query that also loads a relation. Prisma binds at most 999
+ * values per SQLite statement and does not split the `IN (...)` over parent ids it sends for a
+ * relation loaded with `orderBy` (nor a top-level `IN` list under `orderBy`): past 999 it
+ * throws P2029 "The query parameter limit supported by your database is exceeded", a 500.
+ */
+export const MAX_IDS_PER_QUERY = 500;
+
+/**
+ * Loads rows by id in slices of at most MAX_IDS_PER_QUERY ids, one query each, and concatenates
+ * the results in slice order (so ids sorted the way `load` sorts come back in that order).
+ * `load` receives one slice and must bind at most that many values plus a few of its own.
+ */
+export async function loadInChunks<T>(ids: readonly number[], load: (chunk: number[]) => Promise<T[]>): Promise<T[]> {
+  const rows: T[] = [];
+  for (let start = 0; start < ids.length; start += MAX_IDS_PER_QUERY) {
+    rows.push(...(await load(ids.slice(start, start + MAX_IDS_PER_QUERY))));
+  }
+  return rows;
+}

@@ -1,8 +1,10 @@
 /**
- * Issue #10 item 5: a document whose later mutation fails must not lose the secret of an API key
- * created by an earlier field (createApiKey is nullable, so the failure stays in its own field).
+ * Issue #10 item 5: no secret is ever lost to another field's failure. A secret-returning
+ * mutation field (createApiKey, createServiceAccountToken) must be the only root field of its
+ * mutation: mixed documents are refused before anything runs, so nothing is created without its
+ * secret reaching the caller; alone, the field answers with its secret.
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 let app: TestApp;
@@ -11,16 +13,36 @@ beforeAll(async () => {
 });
 afterAll(() => app.close());
 
-it('the first key and its secret survive a failing second createApiKey', async () => {
-  const res = await app.graphql<{ first: { id: number; key: string } | null; second: unknown }>(
-    `mutation {
-      first: createApiKey(input: {name: "kept", role: Viewer}) { id key }
-      second: createApiKey(input: {name: "kept", role: Viewer}) { id key }
-    }`,
-  );
-  expect(res.body.data?.first?.key).toMatch(/\S{20,}/);
-  expect(res.body.data?.second).toBeNull();
-  expect(res.body.errors?.[0]?.extensions?.code).toBe('API_KEY_ALREADY_EXISTS');
-  const stored = await app.database.prisma.apiKey.count({ where: { name: 'kept' } });
-  expect(stored).toBe(1);
+const keysNamed = (name: string) => app.database.prisma.apiKey.count({ where: { name } });
+
+describe('secret-returning mutations stand alone', () => {
+  it.each([
+    [
+      'two keys, the second failing',
+      'first: createApiKey(input: {name: "mixed-1", role: Viewer}) { key } second: createApiKey(input: {name: "mixed-1", role: Viewer}) { key }',
+    ],
+    [
+      'a key then a non-null mutation that fails',
+      'a: createApiKey(input: {name: "mixed-1", role: Viewer}) { key } b: createTeam(input: {name: ""}) { id }',
+    ],
+    [
+      'a non-null mutation then a key',
+      'b: createTeam(input: {name: "t-mixed"}) { id } a: createApiKey(input: {name: "mixed-1", role: Viewer}) { key }',
+    ],
+  ])('%s: 400, nothing created', async (_name, fields) => {
+    const res = await app.graphql(`mutation { ${fields} }`);
+    expect(res.status).toBe(400);
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(res.body.errors?.[0]?.message).toMatch(/returns a secret that is shown only once/);
+    expect(await keysNamed('mixed-1')).toBe(0);
+    expect(await app.database.prisma.team.count({ where: { name: 't-mixed' } })).toBe(0);
+  });
+
+  it('alone, the key is created and its secret answered', async () => {
+    const res = await app.graphql<{ createApiKey: { id: number; key: string } | null }>(
+      'mutation { createApiKey(input: {name: "alone", role: Viewer}) { id key } }',
+    );
+    expect(res.body.data?.createApiKey?.key).toMatch(/^pcs_\S{20,}/);
+    expect(await keysNamed('alone')).toBe(1);
+  });
 });

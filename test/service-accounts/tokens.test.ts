@@ -91,6 +91,25 @@ describe('tokens', () => {
     expect((await app.request(`/api/serviceaccounts/${id}/tokens`, { auth: viewer.auth })).status).toBe(403);
     expect((await app.request('/api/serviceaccounts/999999/tokens')).status).toBe(404);
   });
+  it('a token mutation must stand alone in its document, so no other field can lose its secret (issue #10 item 5)', async () => {
+    const id = await newAccount('two-in-one');
+    const mixed = await app.graphql(
+      `mutation {
+        first: createServiceAccountToken(serviceAccountId: ${id}, name: "kept") { key }
+        second: createServiceAccountToken(serviceAccountId: ${id}, name: "kept") { key }
+      }`,
+    );
+    expect(mixed.status).toBe(400);
+    expect(mixed.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+    expect(await app.database.prisma.apiKey.count({ where: { serviceAccountId: id } })).toBe(0);
+    const res = await app.graphql<{ createServiceAccountToken: { key: string } | null }>(
+      `mutation { createServiceAccountToken(serviceAccountId: ${id}, name: "kept") { key } }`,
+    );
+    const key = res.body.data?.createServiceAccountToken?.key as string;
+    expect(key).toMatch(/^pcsa_/);
+    const viewer = await app.graphql<{ viewer: { id: number } }>('{ viewer { id } }', {}, { auth: { token: key } });
+    expect(viewer.body.data?.viewer.id).toBe(id);
+  });
 });
 
 describe('POST /api/serviceaccounts/migrate', () => {

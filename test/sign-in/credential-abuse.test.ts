@@ -1,7 +1,8 @@
 /**
  * Credential abuse (issue #10 item 4): brute force throttled per login and per client address
- * (Grafana: 5 failures in 5 minutes block the login), unknown logins cost the time of known
- * ones, the first admin password is ADMIN_PASSWORD or generated (never `admin`).
+ * (Grafana: 5 failures in 5 minutes block the login), on /login, Basic and the old password of
+ * PUT /api/user/password; unknown logins cost the time of known ones; the first admin password
+ * is ADMIN_PASSWORD or generated (never `admin`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -51,6 +52,42 @@ describe('brute force', () => {
     // Another address is not affected.
     const other = await createUser(app, 'elsewhere');
     expect((await login(other.login, SUBJECT_PASSWORD, '203.0.113.9')).status).toBe(200);
+  });
+  it('wrong old passwords on PUT /api/user/password count per login and per client address', async () => {
+    const from = async (address: string, path: string, init: RequestInit) =>
+      app.yoga.fetch(`http://test${path}`, init, { req: { socket: { remoteAddress: address } } } as never);
+    const session = async (user: string, address: string) => {
+      const res = await login(user, SUBJECT_PASSWORD, address);
+      expect(res.status).toBe(200);
+      return (res.headers.get('set-cookie') as string).split(';')[0] as string;
+    };
+    const change = (cookie: string, oldPassword: string, address: string) =>
+      from(address, '/api/user/password', {
+        method: 'PUT',
+        headers: { cookie, 'content-type': 'application/json' },
+        body: JSON.stringify({ oldPassword, newPassword: 'new-password-1' }),
+      });
+    // One login: blocked after 5 wrong old passwords, even with the right one (a stolen cookie cannot guess).
+    const u = await createUser(app, 'pw-victim');
+    const cookie = await session(u.login, '192.0.2.50');
+    for (let i = 0; i < 5; i++) expect((await change(cookie, `guess-${i}`, '192.0.2.50')).status).toBe(401);
+    const blocked = await change(cookie, SUBJECT_PASSWORD, '192.0.2.50');
+    expect(blocked.status).toBe(429);
+    expect(await blocked.json()).toMatchObject({ code: 'LOGIN_BLOCKED' });
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThan(0);
+    // One address, many logins: its 25 failures block it, while another address is unaffected.
+    for (let n = 0; n < 4; n++) {
+      const other = await createUser(app, `pw-spray-${n}`);
+      const c = await session(other.login, '192.0.2.51');
+      for (let i = 0; i < 5; i++) expect((await change(c, `guess-${i}`, '192.0.2.51')).status).toBe(401);
+    }
+    const last = await createUser(app, 'pw-last');
+    const fromSpray = await session(last.login, '192.0.2.52');
+    for (let i = 0; i < 5; i++) expect((await change(fromSpray, `guess-${i}`, '192.0.2.51')).status).toBe(401);
+    const next = await createUser(app, 'pw-next');
+    const c = await session(next.login, '192.0.2.53');
+    expect((await change(c, 'guess', '192.0.2.51')).status).toBe(429);
+    expect((await change(c, SUBJECT_PASSWORD, '192.0.2.53')).status).toBe(200);
   });
   it('a success clears the login counter', async () => {
     const u = await createUser(app, 'forgetful');

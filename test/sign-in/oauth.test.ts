@@ -1,12 +1,13 @@
 /**
  * OAuth 2 / OpenID Connect login (issue #11 item 2) against a real OpenID provider on 127.0.0.1
  * (oidc-provider): success with a session, role mapping by JMESPath at every login, sign-up off,
- * wrong state, replayed code, bad nonce, provider down. Failures redirect to /login?error=...
- * and start no session.
+ * wrong state, replayed code, bad nonce, expired or wrongly signed ID token (rewritten in transit
+ * by the provider's proxy), provider down before the redirect or during the code exchange.
+ * Failures redirect to /login?error=... with no session, no new user and no stack trace.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { CLIENT, ROOT_URL, startProvider, type TestProvider } from './oidc-provider.js';
+import { CLIENT, newSigningKey, ROOT_URL, startProvider, type TestProvider } from './oidc-provider.js';
 
 const COOKIE = 'portcullis_session';
 let provider: TestProvider;
@@ -74,6 +75,22 @@ function expectLoginError(res: Response, pattern: RegExp): void {
   expect(location.pathname).toBe('/login');
   expect(location.searchParams.get('error')).toMatch(pattern);
   expect(cookieValue(res, COOKIE)).toBeUndefined();
+  expect(location.searchParams.get('error')).not.toMatch(/\n\s*at |\.[jt]s:\d+/); // no stack trace
+}
+
+/** A full login whose ID token the provider's proxy rewrites with `filter`: refused, nobody created. */
+async function expectRefusedIdToken(login: string, filter: (idToken: string) => string, pattern: RegExp): Promise<void> {
+  const sessionsBefore = await app.database.prisma.session.count();
+  provider.idTokenFilter = filter;
+  try {
+    const res = await loginAs({ sub: `${login}-sub`, preferred_username: login });
+    expectLoginError(res, pattern);
+    expect(await res.text()).toBe('');
+  } finally {
+    provider.idTokenFilter = null;
+  }
+  expect(await app.database.prisma.user.count({ where: { login } })).toBe(0);
+  expect(await app.database.prisma.session.count()).toBe(sessionsBefore);
 }
 
 beforeAll(async () => {
@@ -126,16 +143,57 @@ describe('generic_oauth', () => {
     const tampered = new URL(authUrl);
     tampered.searchParams.set('nonce', 'attacker-nonce');
     const back = await provider.browse(tampered.href);
-    expectLoginError(await callback(back, state), /unexpected JWT claim value/); // the nonce claim
+    expectLoginError(await callback(back, state), /"nonce" claim/);
+  });
+  it('an expired ID token, signed with the provider key, is refused', async () => {
+    const past = Math.floor(Date.now() / 1000) - 600; // far beyond openid-client's 30 s tolerance
+    await expectRefusedIdToken(
+      'erin',
+      (token) =>
+        provider.resign(token, (claims) => {
+          claims.iat = past - 60;
+          claims.exp = past;
+        }),
+      /expiration is past current timestamp/,
+    );
+  });
+  it('an ID token signed with a key the provider does not publish is refused', async () => {
+    const foreign = newSigningKey();
+    await expectRefusedIdToken('frank', (token) => provider.resign(token, () => undefined, foreign), /signature verification failed/i);
+  });
+  it('an ID token with a corrupted signature is refused', async () => {
+    await expectRefusedIdToken(
+      'grace',
+      (token) => `${token.slice(0, token.lastIndexOf('.') + 1)}${Buffer.alloc(256, 7).toString('base64url')}`,
+      /signature verification failed/i,
+    );
   });
   it('with sign-up off, unknown users are refused and known ones get in', async () => {
     const closed = await createTestApp({ env: env({ AUTH_GENERIC_OAUTH_ALLOW_SIGN_UP: 'false' }) });
     try {
       expectLoginError(await loginAs({ sub: 'dave-sub', preferred_username: 'dave' }, closed), /Signup is not allowed/);
       expect(await closed.database.prisma.user.count({ where: { login: 'dave' } })).toBe(0);
+      await closed.database.prisma.user.create({
+        data: { login: 'erik', email: 'erik@idp.test', name: 'Erik', orgId: 1, authModule: 'oauth_generic_oauth' },
+      });
+      const known = await loginAs({ sub: 'erik-sub', preferred_username: 'erik', email: 'erik@idp.test' }, closed);
+      expect(known.headers.get('location')).toBe(ROOT_URL);
+      expect(cookieValue(known, COOKIE)).toBeDefined();
     } finally {
       await closed.close();
     }
+  });
+  it('a provider that goes down during the code exchange redirects to the login page with the error', async () => {
+    provider.account.next = { sub: 'heidi-sub', preferred_username: 'heidi' };
+    const { authUrl, state } = await begin();
+    const back = await provider.browse(authUrl);
+    provider.tokenEndpointDown = true;
+    try {
+      expectLoginError(await callback(back, state), /unavailable/);
+    } finally {
+      provider.tokenEndpointDown = false;
+    }
+    expect(await app.database.prisma.user.count({ where: { login: 'heidi' } })).toBe(0);
   });
   it('a provider that is down redirects to the login page with the error', async () => {
     const down = await createTestApp({ env: env({ AUTH_GENERIC_OAUTH_ISSUER: 'http://127.0.0.1:9' }) });

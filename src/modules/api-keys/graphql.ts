@@ -62,6 +62,7 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   createApiKey: t.field({
     type: NewApiKeyType,
+    extensions: { returnsSecret: true },
     // Nullable so that an error in a later field of the same document stays local to that field:
     // a non-null field would null the whole `data` and lose the secret of a key that exists.
     nullable: true,

@@ -24,7 +24,7 @@ import type { Message } from '../../kernel/message.js';
 import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';
 import type { Requirement } from '../../kernel/requirements.js';
 import type { Db, Tx } from '../../platform/database.js';
-import { type RoleQuery, roleNotFound } from '../roles/service.js';
+import { findRolesByName, type RoleQuery, roleNotFound } from '../roles/service.js';
 import { roleUidParam } from './inputs.js';
 
 /** A role with the permissions delegation needs. */
@@ -106,11 +106,8 @@ export class SubjectAssignments {
     const id = parseId(this.store.idField, rawId);
     await this.deps.access.check(caller, this.store.requirements.read.for({ id }));
     if (!knownInOrg) await this.store.find(this.deps.db, caller, id);
-    return this.deps.db.role.findMany({
-      ...query,
-      where: { ...listableRoles(caller.orgId, options.includeHidden), ...this.store.assignedTo(caller, id) },
-      orderBy: [{ name: 'asc' }],
-    });
+    const where = { ...listableRoles(caller.orgId, options.includeHidden), ...this.store.assignedTo(caller, id) };
+    return findRolesByName(this.deps.db, where, query);
   }
 
   /**

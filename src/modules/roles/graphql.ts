@@ -35,10 +35,13 @@ export const RoleObject = builder.prismaObject('Role', {
 
 export const CreateRoleInput = builder.inputType('CreateRoleInput', {
   fields: (t) => ({
-    uid: t.string({ description: 'Generated when omitted. At most 40 of [a-zA-Z0-9_-].' }),
+    uid: t.string({ description: 'Generated when omitted. At most 40 of [a-zA-Z0-9_-], not beginning with fixed_, basic_ or plugins_.' }),
     global: t.boolean({ description: 'Create a global role (Service Admin only). Default false.' }),
-    version: t.int({ description: 'Default 0.' }),
-    name: t.string({ required: true, description: 'At most 190 characters; must not begin with "fixed:".' }),
+    version: t.int({ description: 'Default 0; at most 2147483647.' }),
+    name: t.string({
+      required: true,
+      description: 'At most 190 characters, stored NFC; must not begin with "fixed:", "basic:" or "plugins:" nor a look-alike of them.',
+    }),
     displayName: t.string(),
     description: t.string(),
     group: t.string(),
@@ -49,7 +52,7 @@ export const CreateRoleInput = builder.inputType('CreateRoleInput', {
 
 export const UpdateRoleInput = builder.inputType('UpdateRoleInput', {
   fields: (t) => ({
-    version: t.int({ required: true, description: 'Must be greater than the stored version.' }),
+    version: t.int({ required: true, description: 'Must be greater than the stored version; a role at 2147483647 accepts 2147483647.' }),
     name: t.string({ required: true }),
     displayName: t.string({ description: 'Unchanged when omitted.' }),
     description: t.string({ description: 'Unchanged when omitted.' }),

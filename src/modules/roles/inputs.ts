@@ -3,7 +3,9 @@
  * JSON body, GraphQL its typed arguments. Rules: service-interface.md "Create role" / "Update
  * role"; limits from upstream-behaviour.md "Roles".
  */
+import unhomoglyph from 'unhomoglyph';
 import { z } from 'zod';
+import { BASIC_PREFIX, FIXED_PREFIX, PRODUCT_PREFIX, RESERVED_UID_PREFIXES } from '../../kernel/builtin-roles.js';
 import { OBJECT_ERROR, permissionList } from '../../kernel/inputs.js';
 
 /** Limits from upstream-behaviour.md "Roles". */
@@ -13,18 +15,57 @@ const UID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 /** Limit on free-text fields; the spec shows none, this keeps rows bounded. */
 const MAX_TEXT_LENGTH = 2000;
 
+/**
+ * Highest role version, on create and update: GraphQL's Int is 32-bit. A role stored at it
+ * accepts it again on update (see RoleService.update), so it never becomes read-only.
+ */
+export const MAX_ROLE_VERSION = 2_147_483_647;
+
+/**
+ * The form a name is compared in for reserved prefixes: NFKC (fullwidth and compatibility
+ * letters become ASCII), invisible (default-ignorable) characters removed, lower case, then the
+ * confusable skeleton of Unicode TR39 (`unhomoglyph`, Unicode's confusables.txt: Cyrillic "і",
+ * Greek "ο", "꞉" ... become "i", "o", ":"), lower case again.
+ */
+function comparable(name: string): string {
+  return unhomoglyph(
+    name
+      .normalize('NFKC')
+      .replace(/\p{Default_Ignorable_Code_Point}/gu, '')
+      .toLowerCase(),
+  ).toLowerCase();
+}
+
+const RESERVED_NAME_PREFIXES = [FIXED_PREFIX, BASIC_PREFIX, PRODUCT_PREFIX].map(comparable);
+
+/**
+ * True when a role name is, or looks like, one of the reserved `fixed:`, `basic:` or `plugins:`
+ * names: compared after NFKC normalization, case-folded, ignoring invisible characters and
+ * look-alike letters (issue #10 item 5). Custom roles may not be named so.
+ */
+export function isReservedRoleName(name: string): boolean {
+  const form = comparable(name);
+  return RESERVED_NAME_PREFIXES.some((prefix) => form.startsWith(prefix));
+}
+
+/** Refusal of a reserved name, the same on create and update. */
+export const RESERVED_NAME_MESSAGE =
+  'custom roles cannot begin with the prefix "fixed:", "basic:" or "plugins:" (nor a look-alike of them)';
+
 const text = (field: string) =>
   z.string({ error: `${field} must be a string` }).max(MAX_TEXT_LENGTH, `${field} is longer than ${MAX_TEXT_LENGTH} characters`);
 const roleName = z
   .string({ error: 'name is required and must be a string' })
   .trim()
   .min(1, 'name is required')
-  .max(MAX_ROLE_NAME_LENGTH, `name is longer than ${MAX_ROLE_NAME_LENGTH} characters`);
+  .max(MAX_ROLE_NAME_LENGTH, `name is longer than ${MAX_ROLE_NAME_LENGTH} characters`)
+  // Stored composed (NFC): "é" as one code point or as "e" + accent is one name, not two.
+  .transform((name) => name.normalize('NFC'));
 const version = z
   .number({ error: 'version must be a number' })
   .int('version must be a whole number')
   .min(0, 'version must not be negative')
-  .max(2_147_483_647, 'version is too large');
+  .max(MAX_ROLE_VERSION, `version is larger than ${MAX_ROLE_VERSION}`);
 
 /** Fields create and update share. */
 const describedRole = {
@@ -43,10 +84,15 @@ export const createRoleInput = z.object(
       .string({ error: 'uid must be a string' })
       .max(MAX_ROLE_UID_LENGTH, `uid is longer than ${MAX_ROLE_UID_LENGTH} characters`)
       .regex(UID_PATTERN, 'uid may contain only letters, digits, "_" and "-"')
+      .refine(
+        (uid) => !RESERVED_UID_PREFIXES.some((prefix) => uid.toLowerCase().startsWith(prefix)),
+        `custom role uids cannot begin with ${RESERVED_UID_PREFIXES.map((p) => `"${p}"`).join(', ')} (built-in and product roles)`,
+      )
       .nullish(),
     global: z.boolean({ error: 'global must be a boolean' }).nullish(),
     version: version.nullish(),
     ...describedRole,
+    name: roleName.refine((name) => !isReservedRoleName(name), RESERVED_NAME_MESSAGE),
   },
   OBJECT_ERROR,
 );

@@ -18,10 +18,10 @@ import { parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import { isUniqueViolation, type Tx } from '../../platform/database.js';
-import { createRoleInput, updateRoleInput } from './inputs.js';
+import { createRoleInput, isReservedRoleName, MAX_ROLE_VERSION, RESERVED_NAME_MESSAGE, updateRoleInput } from './inputs.js';
+import { BY_NAME, findRolesByName, type RoleQuery, rolesByIds } from './listing.js';
 
-/** What a Pothos `query` (or any caller) may ask Prisma to load with each role. */
-export type RoleQuery = { include?: Prisma.RoleInclude; select?: Prisma.RoleSelect };
+export { findRolesByName, type RoleQuery } from './listing.js';
 
 const DELEGATION =
   'and every permission of the role (delegation) unless the action is held on permissions:type:escalate; a global role also needs a Service Admin';
@@ -67,6 +67,8 @@ export class RoleService {
    * `delegatable=true`): never basic roles, and only while it holds users.roles:add or
    * teams.roles:add and covers the role's permissions or holds that action on escalate
    * (guards.mayDelegate). Needs roles:read on roles:*. @throws 404 in oss, 401, 403.
+   * The ids are read first, then the rows (with what `query` loads) in slices of
+   * MAX_IDS_PER_QUERY, so any number of roles lists (issue #10 item 5).
    */
   async list(
     caller: Principal,
@@ -75,18 +77,20 @@ export class RoleService {
   ): Promise<Role[]> {
     this.assertAvailable();
     const index = await this.deps.access.check(caller, roleRequirements.read.for({}));
+    const { db } = this.deps;
     const where: Prisma.RoleWhereInput = { orgId: { in: [0, caller.orgId] }, ...(options.includeHidden ? {} : { hidden: false }) };
     if (options.delegatable) {
-      const candidates = await this.deps.db.role.findMany({
+      const candidates = await db.role.findMany({
         where: { ...where, NOT: { name: { startsWith: BASIC_PREFIX } } },
         select: { id: true, permissions: { select: { action: true, scope: true } } },
+        orderBy: BY_NAME,
       });
       const ids = candidates
         .filter((r) => mayDelegate(index, Action.UsersRolesAdd, r.permissions) || mayDelegate(index, Action.TeamsRolesAdd, r.permissions))
         .map((r) => r.id);
-      where.id = { in: ids };
+      return rolesByIds(db, ids, query);
     }
-    return this.deps.db.role.findMany({ ...query, where, orderBy: [{ name: 'asc' }] });
+    return findRolesByName(db, where, query);
   }
 
   /**
@@ -134,17 +138,15 @@ export class RoleService {
    * Creates a custom role. Needs roles:write on permissions:type:delegate and every permission of
    * the new role (delegation), or roles:write on permissions:type:escalate; a global role additionally needs a Service Admin, since it acts in
    * every organization.
-   * @throws DomainError VALIDATION_FAILED (400: bad field, `fixed:`/`basic:` name),
-   *   ROLE_ALREADY_EXISTS (409: uid or name taken), 401, 403, 404 in oss.
+   * Names are stored NFC-normalized.
+   * @throws DomainError VALIDATION_FAILED (400: bad field; a name that is or looks like (NFKC,
+   *   case, look-alike letters) `fixed:`, `basic:` or `plugins:`; a uid beginning with `fixed_`,
+   *   `basic_` or `plugins_`), ROLE_ALREADY_EXISTS (409: uid or name taken), 401, 403, 404 in oss.
    */
   async create(caller: Principal, rawInput: unknown, query: RoleQuery = {}): Promise<Role> {
     this.assertAvailable();
     requireSignedIn(caller);
     const input = parseInput(createRoleInput, rawInput);
-    if (isFixedRoleName(input.name)) {
-      throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "fixed:" or "plugins:"');
-    }
-    if (isBasicRoleName(input.name)) throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "basic:"');
     const index = await this.deps.access.check(caller, roleRequirements.write.for({}));
     const global = input.global ?? false;
     if (global) requireServiceAdmin(caller, 'create a global role');
@@ -186,6 +188,8 @@ export class RoleService {
    * Needs roles:write on permissions:type:delegate and delegation of both the role's current
    * and its new permissions (none with roles:write on permissions:type:escalate); a global role
    * needs a Service Admin.
+   * The version must be higher than the stored one; a role stored at MAX_ROLE_VERSION
+   * (2147483647) accepts that version again.
    * @throws DomainError ROLE_NOT_FOUND (404), ROLE_IS_FIXED (400), ROLE_VERSION_CONFLICT (400:
    *   "the provided role version is smaller than or equal to stored role"),
    *   VALIDATION_FAILED (400), ROLE_ALREADY_EXISTS (409: name taken), 401, 403, 404 in oss.
@@ -205,11 +209,11 @@ export class RoleService {
         const basic = isBasicRoleName(role.name);
         if (basic && input.name !== role.name)
           throw new DomainError('VALIDATION_FAILED', `name: basic role "${role.name}" cannot be renamed`);
-        if (!basic && (isFixedRoleName(input.name) || isBasicRoleName(input.name))) {
-          throw new DomainError('VALIDATION_FAILED', 'name: custom roles cannot begin with the prefix "fixed:", "plugins:" or "basic:"');
-        }
+        if (!basic && isReservedRoleName(input.name)) throw new DomainError('VALIDATION_FAILED', `name: ${RESERVED_NAME_MESSAGE}`);
         if (role.orgId === 0) requireServiceAdmin(caller, 'update a global role');
-        if (input.version <= role.version) {
+        // Strictly higher, as in Grafana; at the 32-bit ceiling the ceiling again, since no higher
+        // version exists (issue #10 item 5: a role created at 2147483647 stayed read-only).
+        if (input.version < role.version || (input.version === role.version && role.version < MAX_ROLE_VERSION)) {
           throw new DomainError('ROLE_VERSION_CONFLICT', 'the provided role version is smaller than or equal to stored role', {
             storedVersion: role.version,
           });

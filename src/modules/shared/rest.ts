@@ -19,6 +19,8 @@ export interface RouteRequest {
   query: URLSearchParams;
   /** Parsed JSON body (POST/PUT/PATCH), or undefined when none was sent. */
   body: unknown;
+  /** The client's address (socket, or the trusted proxy's X-Forwarded-For), for throttling; "unknown" in-process. */
+  clientAddress: string;
 }
 
 export interface Route {

@@ -22,7 +22,7 @@ export const signInRoutes: Route[] = [
     method: 'PUT',
     path: '/api/user/password',
     requires: 'signed-in',
-    // The route has no socket address: the per-login counter still applies.
-    handler: ({ principal, services, body }) => services.signIn.changePassword(principal, body, 'api-user-password'),
+    // Wrong old passwords count against the login and the client address, like failed logins.
+    handler: ({ principal, services, body, clientAddress }) => services.signIn.changePassword(principal, body, clientAddress),
   },
 ];
