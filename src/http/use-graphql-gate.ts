@@ -27,6 +27,16 @@ export interface GraphQLGateOptions {
   maxDocumentBytes: number;
 }
 
+/** True when a string anywhere in `value` holds U+FFFD, what a lenient decoder puts for bad bytes. */
+function hasReplacementCharacter(value: unknown, depth = 0): boolean {
+  if (typeof value === 'string') return value.includes('\uFFFD');
+  if (depth > 64 || typeof value !== 'object' || value === null) return false;
+  for (const [key, item] of Object.entries(value)) {
+    if (key.includes('\uFFFD') || hasReplacementCharacter(item, depth + 1)) return true;
+  }
+  return false;
+}
+
 /** True when a string anywhere in `value` holds a lone surrogate. */
 export function hasLoneSurrogate(value: unknown, depth = 0): boolean {
   if (typeof value === 'string') return LONE_SURROGATE.test(value);
@@ -78,6 +88,11 @@ export function useGraphQLGate(options: GraphQLGateOptions): Plugin {
       }
       if (hasLoneSurrogate(query) || hasLoneSurrogate(params.variables) || hasLoneSurrogate(params.operationName)) {
         throw fail(new DomainError('BAD_REQUEST', 'text must be well-formed Unicode: lone surrogates are refused'));
+      }
+      // Yoga decodes the body leniently: bytes that are not UTF-8 arrive as U+FFFD. The character
+      // has no use in names or scopes, so its presence means the body was not UTF-8 (REST: 400 too).
+      if (hasReplacementCharacter(query) || hasReplacementCharacter(params.variables)) {
+        throw fail(new DomainError('BAD_REQUEST', 'the body must be valid UTF-8 (U+FFFD, the replacement character, is refused)'));
       }
     },
   };
