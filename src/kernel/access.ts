@@ -26,7 +26,7 @@ import type { EditionGuard } from './edition.js';
 import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
 import { credentialsChanged, currentFence, factsHold, type RequestFence, sameIndex } from './fence.js';
-import { requireCoverage, requireSignedIn } from './guards.js';
+import { requireSignedIn } from './guards.js';
 import { basicRolesOf, heldRolesWhere } from './held-roles.js';
 import type { BasicRoleName, Principal, SignedInPrincipal } from './principal.js';
 import { principalKey } from './principal.js';
@@ -256,15 +256,6 @@ export class AccessService {
   async can(principal: Principal, evaluator: Evaluator): Promise<boolean> {
     if (principal.kind === 'anonymous') return false;
     return evaluator.evaluate(await this.permissionsOf(principal));
-  }
-
-  /**
-   * Delegation (`permissions:type:delegate`): throws unless the caller holds every permission
-   * in `wanted`. Source: service-interface.md "Required permissions".
-   * @throws DomainError ACCESS_DENIED listing the permissions the caller lacks.
-   */
-  async checkDelegation(principal: Principal, wanted: Iterable<PermissionPair>): Promise<void> {
-    requireCoverage(await this.permissionsOf(principal), wanted);
   }
 
   /**

@@ -48,9 +48,6 @@ export const permissionRoutes: Route[] = [
     method: 'GET',
     path: '/api/access-control/users/:userId/permissions',
     requires: permissionRequirements.readUser,
-    handler: async ({ principal, services, params }) => {
-      const list = await services.permissions.ofUser(principal, params.userId);
-      return list;
-    },
+    handler: ({ principal, services, params }) => services.permissions.ofUser(principal, params.userId),
   },
 ];
