@@ -6,7 +6,9 @@
  */
 import type { AccessService } from '../kernel/access.js';
 import type { Principal } from '../kernel/principal.js';
+import { clientAddress } from './auth/cookies.js';
 import type { Authenticator } from './authenticate.js';
+import { requestIdOf } from './request-id.js';
 
 /** The principal of a request, authenticated at most once per Request object. */
 export type RequestAuth = (request: Request) => Promise<Principal>;
@@ -17,7 +19,10 @@ export function createRequestAuth(access: AccessService, authenticate: Authentic
   return (request) => {
     let principal = started.get(request);
     if (!principal) {
-      principal = access.authenticate(() => authenticate(request));
+      principal = access.authenticate(() => authenticate(request), {
+        clientAddress: clientAddress(request),
+        requestId: requestIdOf(request),
+      });
       started.set(request, principal);
     }
     return principal;

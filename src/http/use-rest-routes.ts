@@ -146,7 +146,7 @@ function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL) =>
       if (found === null) throw new DomainError('NOT_FOUND', 'Not found');
       if (found === 'method') throw new DomainError('METHOD_NOT_ALLOWED', `Method ${request.method} not allowed`);
       const principal = await deps.authenticate(request);
-      const writes = request.method === 'POST' || request.method === 'PUT';
+      const writes = request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH';
       const body = writes ? await readJsonBody(request, deps.maxBodyBytes ?? MAX_BODY_BYTES) : undefined;
       const { handler } = found.route;
       const input = {
@@ -158,7 +158,7 @@ function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL) =>
         clientAddress: clientAddress(request),
       };
       const result = await deps.services.access.run(principal, () => handler(input));
-      response = json(200, result);
+      response = json(found.route.status ?? 200, result);
     } catch (error) {
       response = errorResponse(error, deps.log);
     }

@@ -25,7 +25,7 @@ import type { PermissionPair } from './catalogue.js';
 import type { EditionGuard } from './edition.js';
 import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
-import { credentialsChanged, currentFence, factsHold, type RequestFence, sameIndex } from './fence.js';
+import { credentialsChanged, currentFence, factsHold, type RequestFence, type RequestOrigin, sameIndex } from './fence.js';
 import { requireSignedIn } from './guards.js';
 import { basicRolesOf, heldRolesWhere } from './held-roles.js';
 import type { BasicRoleName, Principal, SignedInPrincipal } from './principal.js';
@@ -170,15 +170,16 @@ export class AccessService {
   /**
    * Authenticates a request under a new fence: reads the generation first (after catching up
    * with other processes' commits), then runs `authenticate`. Returns a copy of its principal
-   * that carries the fence; pass it to `run` and to the services.
+   * that carries the fence; pass it to `run` and to the services. `origin` (client address,
+   * request id) is kept on the fence for the audit log.
    */
-  async authenticate<P extends Principal>(authenticate: () => Promise<P>): Promise<P> {
+  async authenticate<P extends Principal>(authenticate: () => Promise<P>, origin?: RequestOrigin): Promise<P> {
     this.sync();
     const generation = this.generation;
     const principal = await authenticate();
     if (principal.kind === 'anonymous') return principal;
     const own = { ...principal };
-    this.fences.set(own, { principal: own as SignedInPrincipal, generation, index: undefined });
+    this.fences.set(own, { principal: own as SignedInPrincipal, generation, index: undefined, origin });
     return own;
   }
 

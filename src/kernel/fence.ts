@@ -17,11 +17,23 @@ import { DomainError } from './errors.js';
 import type { PermissionIndex } from './evaluator.js';
 import { asOrgRole, isLocalOperator, type SignedInPrincipal } from './principal.js';
 
-/** The request's caller, the generation it was authenticated in, the index its checks used. */
+/** Where a request came from, recorded with each change it makes (kernel/audit.ts). */
+export interface RequestOrigin {
+  /** The client address (socket, or the trusted proxy's X-Forwarded-For); "unknown" when not recorded. */
+  readonly clientAddress: string;
+  /** The request id answered in X-Request-Id. */
+  readonly requestId: string;
+}
+
+/**
+ * The request's caller, the generation it was authenticated in, the index its checks used, and
+ * where the request came from.
+ */
 export interface RequestFence {
   readonly principal: SignedInPrincipal;
   generation: number;
   index: PermissionIndex | undefined;
+  readonly origin: RequestOrigin | undefined;
 }
 
 /** The fence of the request running now (REST handler or GraphQL execution), if any. */

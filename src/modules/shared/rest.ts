@@ -4,6 +4,7 @@
  * (src/http/use-rest-routes.ts) matches, authenticates, reads the body and shapes errors.
  */
 
+import type { ZodType } from 'zod';
 import { DomainError } from '../../kernel/errors.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { Requirement } from '../../kernel/requirements.js';
@@ -34,6 +35,12 @@ export interface Route {
    */
   requires: Requirement<string> | 'signed-in';
   handler: (req: RouteRequest) => Promise<unknown>;
+  /** One line for the OpenAPI document (src/http/openapi.ts): what the route does. */
+  summary?: string;
+  /** The zod schema the service parses the JSON body with, for the OpenAPI document. */
+  body?: ZodType;
+  /** Status of a successful answer: 200 unless Grafana answers otherwise (201 for some creations). */
+  status?: 200 | 201 | 202;
 }
 
 /**

@@ -1,0 +1,84 @@
+/**
+ * The audit log's one write: every change to roles, assignments, basic roles, API keys,
+ * service-account tokens, users, teams and organization membership is recorded by the service
+ * that makes it, inside the same `access.write()` transaction (issue #12 item 5), so a change and
+ * its record commit or roll back together.
+ *
+ * Who comes from the caller's principal; the client address and request id from the request's
+ * fence (fence.ts `RequestOrigin`, set when the request was authenticated). Snapshots go through
+ * `auditSnapshot`, which drops every secret-bearing field, so no hash ever reaches the log.
+ */
+import type { Tx } from '../platform/database.js';
+import { currentFence } from './fence.js';
+import { isLocalOperator, type Principal } from './principal.js';
+
+/** The changed object: its kind and id (a role's uid, a user's id, "<teamId>:<roleUid>", ...). */
+export interface AuditResource {
+  kind: string;
+  id: string | number;
+}
+
+/** One change, as a service describes it. */
+export interface AuditChange {
+  /** "<resource>.<verb>": role.create, role.update, user_role.add, api_key.delete, ... */
+  action: string;
+  /** Organization of the change; 0 for global objects (global roles, users, organizations). */
+  orgId: number;
+  resource: AuditResource;
+  /** The object before the change (omit for creations). */
+  before?: unknown;
+  /** The object after the change (omit for deletions). */
+  after?: unknown;
+}
+
+/** Fields never written to the log, at any depth. */
+const SECRET_FIELDS = new Set(['passwordHash', 'password', 'hash', 'tokenHash', 'prevTokenHash', 'key', 'secret', 'clientSecret']);
+
+/**
+ * A JSON-safe copy of `value` without secret-bearing fields (SECRET_FIELDS), dates as ISO
+ * strings; undefined stays undefined.
+ */
+export function auditSnapshot(value: unknown): unknown {
+  if (value === undefined || value === null) return value;
+  if (value instanceof Date) return value.toISOString();
+  if (Array.isArray(value)) return value.map(auditSnapshot);
+  if (typeof value === 'bigint') return value.toString();
+  if (typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (SECRET_FIELDS.has(k) || v === undefined) continue;
+    out[k] = auditSnapshot(v);
+  }
+  return out;
+}
+
+const asJson = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(auditSnapshot(value)));
+
+/** The kind stored for an actor: user, serviceAccount, apiKey, or local (CLI, provisioning). */
+function actorKind(actor: Principal): string {
+  return isLocalOperator(actor) ? 'local' : actor.kind;
+}
+
+/**
+ * Records `change` made by `actor`, in transaction `tx` (call it inside `access.write()`).
+ * @throws whatever the insert throws (the caller's transaction then rolls back).
+ */
+export async function recordAudit(tx: Tx, actor: Principal, change: AuditChange): Promise<void> {
+  const origin = currentFence.getStore()?.origin;
+  await tx.auditEvent.create({
+    data: {
+      orgId: change.orgId,
+      action: change.action,
+      actorKind: actorKind(actor),
+      actorId: actor.id,
+      actorLogin: 'login' in actor ? actor.login : 'name' in actor ? actor.name : '',
+      authMethod: actor.authMethod,
+      clientAddress: origin?.clientAddress ?? '',
+      requestId: origin?.requestId ?? '',
+      resourceKind: change.resource.kind,
+      resourceId: String(change.resource.id),
+      before: asJson(change.before),
+      after: asJson(change.after),
+    },
+  });
+}
