@@ -13,15 +13,26 @@ import { createRequestAuth } from './http/request-auth.js';
 import { routes } from './http/routes.js';
 import { schema } from './http/schema.js';
 import { useBadRequestStatus } from './http/use-bad-request-status.js';
+import { useCompression } from './http/use-compression.js';
+import { useConsole } from './http/use-console.js';
 import { useGraphiQLAuth } from './http/use-graphiql-auth.js';
+import { Lifecycle, useHealth, useReadiness } from './http/use-health.js';
 import { useLoginRoutes } from './http/use-login-routes.js';
+import { useMetrics } from './http/use-metrics.js';
+import { useNotFound } from './http/use-not-found.js';
+import { useOpenApi, useOpenApiHeaders } from './http/use-openapi.js';
+import { trackPrincipal, useRequestLog } from './http/use-request-log.js';
 import { useRestRoutes } from './http/use-rest-routes.js';
 import { useSecretsAlone } from './http/use-secrets-alone.js';
+import { yogaLogging } from './http/yoga-logging.js';
+import { isDomainError } from './kernel/errors.js';
 import { createServices, type Services } from './modules/services.js';
 import type { GraphQLContext } from './modules/shared/context.js';
+import { buildInfo } from './platform/build-info.js';
 import { type Clock, systemClock } from './platform/clock.js';
-import type { Db } from './platform/database.js';
+import { type Db, observeQueryTime } from './platform/database.js';
 import type { Logger } from './platform/logger.js';
+import { createMetrics, type Metrics } from './platform/metrics.js';
 
 export interface AppDeps {
   db: Db;
@@ -33,6 +44,10 @@ export interface AppDeps {
 export interface App {
   yoga: YogaServerInstance<Record<string, never>, GraphQLContext>;
   services: Services;
+  /** starting -> ready -> shutting down, moved by main.ts; read by `GET /api/ready`. */
+  lifecycle: Lifecycle;
+  /** The Prometheus registry and its recorders (platform/metrics.ts). */
+  metrics: Metrics;
 }
 
 const DEFAULT_QUERY =
@@ -42,6 +57,11 @@ const DEFAULT_QUERY =
 export function createApp(deps: AppDeps): App {
   const { db, config, log } = deps;
   const services = createServices({ db, config, clock: deps.clock ?? systemClock });
+  const build = buildInfo(config.commit);
+  const lifecycle = new Lifecycle();
+  const metrics = createMetrics({ build, processMetrics: config.metrics.enabled, cacheEntries: () => services.access.cachedPrincipals });
+  services.access.observeCache(metrics);
+  observeQueryTime(db, metrics.queryTime);
   const cookie = { name: config.auth.cookieName, secure: config.auth.cookieSecure, maxAgeSeconds: config.auth.lifetimeSeconds };
   const loginRoutes = useLoginRoutes({
     services,
@@ -51,8 +71,13 @@ export function createApp(deps: AppDeps): App {
     trustProxy: config.auth.trustProxy,
     log,
   });
-  const auth = createRequestAuth(services.access, createAuthenticator({ services, cookie }));
-  const hardened = hardening({ security: config.security, auth, access: services.access, db, log });
+  const authenticator = createAuthenticator({
+    services,
+    cookie,
+    onFailure: (method, error) => metrics.authFailure(method, isDomainError(error) ? error.code : 'INTERNAL'),
+  });
+  const auth = trackPrincipal(createRequestAuth(services.access, authenticator));
+  const hardened = hardening({ security: config.security, auth, access: services.access, log });
 
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
@@ -61,12 +86,7 @@ export function createApp(deps: AppDeps): App {
     ...hardened.options,
     renderGraphiQL,
     graphiql: { title: 'portcullis GraphiQL', defaultQuery: DEFAULT_QUERY },
-    logging: {
-      debug: (...args) => log.debug(args.map(String).join(' ')),
-      info: (...args) => log.info(args.map(String).join(' ')),
-      warn: (...args) => log.warn(args.map(String).join(' ')),
-      error: (...args) => log.error(args.map(String).join(' ')),
-    },
+    logging: yogaLogging(log),
     maskedErrors: { maskError: (error) => toGraphQLError(error, log) },
     context: async ({ request }) => {
       try {
@@ -76,10 +96,20 @@ export function createApp(deps: AppDeps): App {
       }
     },
     plugins: [
-      loginRoutes, // first: records the client address before anything authenticates
+      // The probes first: no credentials, no body, and an answer even when all else is busy.
+      useHealth(db, build.commit),
+      useReadiness(db, lifecycle),
+      useMetrics(metrics, config.metrics),
+      useConsole({ log, oauthName: services.oauth.name }), // the web console's pages and assets; its page answers GET /login
+      loginRoutes, // first to authenticate: records the client address before anything authenticates
       ...hardened.first,
       useBadRequestStatus(),
       useSecretsAlone(),
+      useOpenApi({
+        routes,
+        cookieName: config.auth.cookieName,
+        ...(config.edition === 'oss' && { unavailablePrefix: '/api/access-control/' }),
+      }),
       useRestRoutes({
         routes,
         services,
@@ -90,7 +120,11 @@ export function createApp(deps: AppDeps): App {
       }),
       useGraphiQLAuth(auth, log),
       ...hardened.last,
+      useOpenApiHeaders(), // after the security headers: the reference page's own policy and cache
+      useNotFound('/graphql', log), // after every plugin that answers paths of its own
+      useCompression(), // after every plugin that rewrites a body
+      useRequestLog({ log, metrics }), // last: logs, counts and labels the answer as sent
     ],
   });
-  return { yoga, services };
+  return { yoga, services, lifecycle, metrics };
 }

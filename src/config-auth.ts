@@ -50,37 +50,71 @@ const optionalUrl = z.url({ error: 'must be an absolute URL' }).optional();
 
 /** Environment variables of sign-in, with Grafana's defaults. */
 export const authEnvShape = {
-  NODE_ENV: z.string().optional(),
+  NODE_ENV: z.string().optional().meta({
+    description: "read for `production`; no behaviour depends on it (the first Service Admin's password is generated in every environment)",
+    unset: 'unset',
+  }),
   LOGIN_COOKIE_NAME: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 letters, digits, "_", "." or "-"')
-    .default('portcullis_session'),
-  COOKIE_SECURE: bool(false),
-  TRUST_PROXY: bool(false),
-  TOKEN_ROTATION_INTERVAL_MINUTES: positiveInt('10'),
-  LOGIN_MAXIMUM_INACTIVE_LIFETIME_DURATION: duration('7d'),
-  LOGIN_MAXIMUM_LIFETIME_DURATION: duration('30d'),
-  DISABLE_BRUTE_FORCE_LOGIN_PROTECTION: bool(false),
-  BRUTE_FORCE_LOGIN_PROTECTION_MAX_ATTEMPTS: positiveInt('5'),
-  BRUTE_FORCE_LOGIN_PROTECTION_WINDOW: duration('5m'),
-  ROOT_URL: optionalUrl,
-  AUTH_GENERIC_OAUTH_ENABLED: bool(false),
-  AUTH_GENERIC_OAUTH_NAME: z.string().default('OAuth'),
-  AUTH_GENERIC_OAUTH_CLIENT_ID: z.string().optional(),
-  AUTH_GENERIC_OAUTH_CLIENT_SECRET: z.string().optional(),
-  AUTH_GENERIC_OAUTH_SCOPES: z.string().default('openid email profile'),
-  AUTH_GENERIC_OAUTH_ISSUER: optionalUrl,
-  AUTH_GENERIC_OAUTH_AUTH_URL: optionalUrl,
-  AUTH_GENERIC_OAUTH_TOKEN_URL: optionalUrl,
-  AUTH_GENERIC_OAUTH_API_URL: optionalUrl,
-  AUTH_GENERIC_OAUTH_LOGIN_ATTRIBUTE_PATH: z.string().optional(),
-  AUTH_GENERIC_OAUTH_EMAIL_ATTRIBUTE_PATH: z.string().optional(),
-  AUTH_GENERIC_OAUTH_NAME_ATTRIBUTE_PATH: z.string().optional(),
-  AUTH_GENERIC_OAUTH_ROLE_ATTRIBUTE_PATH: z.string().optional(),
-  AUTH_GENERIC_OAUTH_ALLOW_SIGN_UP: bool(true),
-  AUTH_GENERIC_OAUTH_USE_PKCE: bool(true),
-  AUTH_LDAP_ENABLED: bool(false),
-  AUTH_LDAP_CONFIG_FILE: z.string().default('ldap.toml'),
+    .default('portcullis_session')
+    .meta({ description: 'session cookie (HttpOnly, SameSite=Lax, Path=/)' }),
+  COOKIE_SECURE: bool(false).meta({
+    description: '`Secure` cookie; also on when `ROOT_URL` is https, and per request when it arrived over TLS',
+  }),
+  TRUST_PROXY: bool(false).meta({
+    description:
+      'behind one reverse proxy: its `X-Forwarded-Proto: https` counts as TLS (Secure cookie) and the last `X-Forwarded-For` entry is the client address for throttling; off, both headers are ignored',
+  }),
+  TOKEN_ROTATION_INTERVAL_MINUTES: positiveInt('10').meta({ description: 'a session token is replaced this often' }),
+  LOGIN_MAXIMUM_INACTIVE_LIFETIME_DURATION: duration('7d').meta({
+    description: 'a session ends after this long unused (`10m`, `12h`, `7d`, `2w`, `1M`; bare number = days)',
+  }),
+  LOGIN_MAXIMUM_LIFETIME_DURATION: duration('30d').meta({ description: 'a session ends this long after login' }),
+  DISABLE_BRUTE_FORCE_LOGIN_PROTECTION: bool(false).meta({ description: 'turns the failed-login counters off' }),
+  BRUTE_FORCE_LOGIN_PROTECTION_MAX_ATTEMPTS: positiveInt('5').meta({
+    description: 'failed logins per login in the window before it is blocked (429); per client address 5x as many',
+  }),
+  BRUTE_FORCE_LOGIN_PROTECTION_WINDOW: duration('5m').meta({ description: 'the window of the failed-login counters' }),
+  ROOT_URL: optionalUrl.meta({
+    description: 'public URL (OAuth redirect URI: `<ROOT_URL>login/generic_oauth`)',
+    unset: '`http://localhost:<PORT>/`',
+  }),
+  AUTH_GENERIC_OAUTH_ENABLED: bool(false).meta({ description: 'OAuth 2 / OpenID Connect login, see "Sign-in"' }),
+  AUTH_GENERIC_OAUTH_NAME: z.string().default('OAuth').meta({ description: "the provider's name on the login page" }),
+  AUTH_GENERIC_OAUTH_CLIENT_ID: z.string().optional().meta({ description: 'client id (required when OAuth is on)', unset: 'none' }),
+  AUTH_GENERIC_OAUTH_CLIENT_SECRET: z.string().optional().meta({ description: 'client secret (confidential clients)', unset: 'none' }),
+  AUTH_GENERIC_OAUTH_SCOPES: z
+    .string()
+    .default('openid email profile')
+    .meta({ description: 'scopes asked for, separated by spaces or commas' }),
+  AUTH_GENERIC_OAUTH_ISSUER: optionalUrl.meta({
+    description: 'OpenID Connect issuer, whose discovery document gives the endpoints',
+    unset: 'none',
+  }),
+  AUTH_GENERIC_OAUTH_AUTH_URL: optionalUrl.meta({ description: 'authorization endpoint, without an issuer', unset: 'none' }),
+  AUTH_GENERIC_OAUTH_TOKEN_URL: optionalUrl.meta({ description: 'token endpoint, without an issuer', unset: 'none' }),
+  AUTH_GENERIC_OAUTH_API_URL: optionalUrl.meta({ description: 'user-info endpoint, without an issuer', unset: 'none' }),
+  AUTH_GENERIC_OAUTH_LOGIN_ATTRIBUTE_PATH: z
+    .string()
+    .optional()
+    .meta({ description: 'JMESPath to the login in the claims', unset: 'none' }),
+  AUTH_GENERIC_OAUTH_EMAIL_ATTRIBUTE_PATH: z
+    .string()
+    .optional()
+    .meta({ description: 'JMESPath to the email in the claims', unset: 'none' }),
+  AUTH_GENERIC_OAUTH_NAME_ATTRIBUTE_PATH: z
+    .string()
+    .optional()
+    .meta({ description: 'JMESPath to the display name in the claims', unset: 'none' }),
+  AUTH_GENERIC_OAUTH_ROLE_ATTRIBUTE_PATH: z
+    .string()
+    .optional()
+    .meta({ description: 'JMESPath giving `Viewer`, `Editor`, `Admin` or `GrafanaAdmin`, applied at every login', unset: 'none' }),
+  AUTH_GENERIC_OAUTH_ALLOW_SIGN_UP: bool(true).meta({ description: 'an unknown OAuth user is created at its first login' }),
+  AUTH_GENERIC_OAUTH_USE_PKCE: bool(true).meta({ description: 'PKCE on the authorization code flow' }),
+  AUTH_LDAP_ENABLED: bool(false).meta({ description: 'LDAP users, see "Sign-in"' }),
+  AUTH_LDAP_CONFIG_FILE: z.string().default('ldap.toml').meta({ description: "the LDAP servers, in Grafana's `ldap.toml` format" }),
 };
 
 const authEnvSchema = z.object(authEnvShape);

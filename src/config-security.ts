@@ -38,15 +38,27 @@ const origins = z
 
 /** Environment variables of the limits, with their defaults. */
 export const securityEnvShape = {
-  CORS_ALLOWED_ORIGINS: origins,
-  MAX_REQUEST_BODY_BYTES: limit(1024 * 1024, 64 * 1024 * 1024),
-  GRAPHQL_MAX_DOCUMENT_BYTES: limit(100_000, 16 * 1024 * 1024),
-  GRAPHQL_MAX_TOKENS: limit(2_000, 1_000_000),
-  GRAPHQL_MAX_DEPTH: limit(12, 1_000),
-  GRAPHQL_MAX_ALIASES: limit(30, 10_000),
-  GRAPHQL_MAX_DIRECTIVES: limit(20, 10_000),
-  GRAPHQL_MAX_COST: limit(20_000, 100_000_000),
-  GRAPHQL_PARSE_CACHE_BYTES: limit(16 * 1024 * 1024, 1024 * 1024 * 1024),
+  CORS_ALLOWED_ORIGINS: origins.meta({
+    description:
+      'comma-separated origins (`https://app.example.com`) allowed credentialed cross-origin requests; none: no CORS headers at all',
+    unset: 'none',
+  }),
+  MAX_REQUEST_BODY_BYTES: limit(1024 * 1024, 64 * 1024 * 1024).meta({
+    description: 'largest request body on both doors: 413 on `Content-Length`, or as soon as the streamed bytes pass it',
+  }),
+  GRAPHQL_MAX_DOCUMENT_BYTES: limit(100_000, 16 * 1024 * 1024).meta({
+    description: 'largest GraphQL document (`query` text), 413 before parsing',
+  }),
+  GRAPHQL_MAX_TOKENS: limit(2_000, 1_000_000).meta({ description: 'lexer tokens per GraphQL document (GraphQL Armor), 400' }),
+  GRAPHQL_MAX_DEPTH: limit(12, 1_000).meta({ description: 'field nesting depth, fragments flattened (GraphQL Armor), 400' }),
+  GRAPHQL_MAX_ALIASES: limit(30, 10_000).meta({ description: 'aliases per operation (GraphQL Armor), 400' }),
+  GRAPHQL_MAX_DIRECTIVES: limit(20, 10_000).meta({ description: 'directives per operation (GraphQL Armor), 400' }),
+  GRAPHQL_MAX_COST: limit(20_000, 100_000_000).meta({
+    description: 'operation cost: objects 2, scalars 1, x1.5 per depth level (GraphQL Armor), 400',
+  }),
+  GRAPHQL_PARSE_CACHE_BYTES: limit(16 * 1024 * 1024, 1024 * 1024 * 1024).meta({
+    description: 'bytes of parsed documents kept by the parse/validate cache',
+  }),
 };
 
 type SecurityEnv = { [K in keyof typeof securityEnvShape]: z.output<(typeof securityEnvShape)[K]> };

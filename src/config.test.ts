@@ -49,8 +49,33 @@ describe('loadConfig', () => {
     ['API_KEY_MAX_SECONDS_TO_LIVE', '-5'],
     ['API_KEY_MAX_SECONDS_TO_LIVE', '1.5'],
     ['LOG_LEVEL', 'loud'],
+    ['SHUTDOWN_TIMEOUT_SECONDS', '0'],
+    ['SHUTDOWN_TIMEOUT_SECONDS', '3601'],
+    ['METRICS_ENABLED', 'yes'],
+    ['COMMIT_SHA', 'not a commit'],
   ])('refuses %s=%s naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+  it('reads the operations settings: shutdown bound, metrics and their credentials, commit', () => {
+    expect(loadConfig({})).toMatchObject({ shutdownTimeoutSeconds: 10, metrics: { enabled: false, basicAuth: null }, commit: undefined });
+    expect(
+      loadConfig({
+        SHUTDOWN_TIMEOUT_SECONDS: '25',
+        METRICS_ENABLED: 'true',
+        METRICS_BASIC_AUTH_USERNAME: 'prom',
+        METRICS_BASIC_AUTH_PASSWORD: 'secret',
+        COMMIT_SHA: 'b915ceb',
+      }),
+    ).toMatchObject({
+      shutdownTimeoutSeconds: 25,
+      metrics: { enabled: true, basicAuth: { username: 'prom', password: 'secret' } },
+      commit: 'b915ceb',
+    });
+  });
+  it('refuses half a pair of metrics credentials, and credentials for metrics that are off', () => {
+    expect(() => loadConfig({ METRICS_ENABLED: 'true', METRICS_BASIC_AUTH_USERNAME: 'prom' })).toThrow('METRICS_BASIC_AUTH_PASSWORD');
+    expect(() => loadConfig({ METRICS_ENABLED: 'true', METRICS_BASIC_AUTH_PASSWORD: 'x' })).toThrow('METRICS_BASIC_AUTH_USERNAME');
+    expect(() => loadConfig({ METRICS_BASIC_AUTH_USERNAME: 'prom', METRICS_BASIC_AUTH_PASSWORD: 'x' })).toThrow('METRICS_ENABLED');
   });
 });

@@ -1,11 +1,54 @@
-/** Entry: read config, open and seed the database, build the app, listen. */
-import { createServer } from 'node:http';
+/**
+ * Entry: read config, take the port, open and seed the database, build the app, serve; on
+ * SIGTERM or SIGINT, drain and stop.
+ *
+ * The port is taken first, so a port in use stops the start with one line (exit 1) before the
+ * database is created or migrated. Until the app is ready every request answers 503, readiness
+ * included. Shutdown: readiness answers 503, the server stops accepting connections and closes
+ * idle ones, requests in flight get SHUTDOWN_TIMEOUT_SECONDS to finish (then their connections
+ * are closed), the database is closed, and the process exits 0 (1 when requests had to be cut
+ * off). A second signal exits at once with 1.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { isDomainError } from './kernel/errors.js';
 import { firstAdminNotice, seed } from './kernel/seed.js';
 import { openDatabase } from './platform/database.js';
 import { createLogger } from './platform/logger.js';
+
+type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** Ends the process with one line on stderr: a start failure the operator can act on. */
+function fail(message: string, code = 1): never {
+  process.stderr.write(`portcullis failed to start: ${message}\n`);
+  process.exit(code);
+}
+
+/** Why listening failed, in one sentence naming the setting to change; undefined for others. */
+function listenProblem(error: NodeJS.ErrnoException, host: string, port: number): string | undefined {
+  const where = `${host}:${port}`;
+  if (error.code === 'EADDRINUSE') return `port ${port} on ${host} is already in use (EADDRINUSE); stop the other process or set PORT`;
+  if (error.code === 'EACCES') return `no permission to listen on ${where} (EACCES); ports below 1024 need privileges: set PORT`;
+  if (error.code === 'EADDRNOTAVAIL') return `${host} is not an address of this machine (EADDRNOTAVAIL); set HOST`;
+  return undefined;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/** Answers every request while the app is being built: 503, JSON, try again shortly. */
+const starting: Handler = (_request, response) => {
+  response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '5', connection: 'close' });
+  response.end(JSON.stringify({ message: 'portcullis is starting', code: 'STARTING' }));
+};
 
 async function main(): Promise<void> {
   let config: ReturnType<typeof loadConfig>;
@@ -19,6 +62,17 @@ async function main(): Promise<void> {
     throw error;
   }
   const log = createLogger(config.logLevel);
+
+  let handler: Handler = starting;
+  const server = createServer((request, response) => handler(request, response));
+  try {
+    await listen(server, config.port, config.host);
+  } catch (error) {
+    const problem = listenProblem(error as NodeJS.ErrnoException, config.host, config.port);
+    if (problem) fail(problem);
+    throw error;
+  }
+
   const database = await openDatabase({
     databaseUrl: config.databaseUrl,
     log: (msg, fields) => log.info(fields ?? {}, msg),
@@ -37,34 +91,52 @@ async function main(): Promise<void> {
     const provisioned = await app.services.provisioning.apply();
     log.info({ path: config.provisioningPath, ...provisioned }, 'provisioning applied');
   } catch (error) {
-    if (isDomainError(error)) {
-      process.stderr.write(`portcullis failed to start: ${error.message}\n`);
-      process.exit(1);
-    }
+    if (isDomainError(error)) fail(error.message);
     throw error;
   }
-  const server = createServer(app.yoga);
-  server.listen(config.port, config.host, () => {
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    log.info(
-      { port, host: config.host, edition: config.edition },
-      `portcullis listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} (GraphiQL at /graphql)`,
-    );
-  });
+  handler = app.yoga;
+  app.lifecycle.markReady();
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  log.info(
+    { port, host: config.host, edition: config.edition },
+    `portcullis listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} (GraphiQL at /graphql)`,
+  );
 
-  const shutdown = (signal: string) => {
-    log.info({ signal }, 'shutting down');
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      log.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    app.lifecycle.markShuttingDown();
+    const timeoutSeconds = config.shutdownTimeoutSeconds;
+    log.info({ signal, timeoutSeconds }, 'shutting down: finishing requests in flight');
+    let cutOff = false;
+    const deadline = setTimeout(() => {
+      cutOff = true;
+      log.warn({ timeoutSeconds }, 'requests still in flight after the shutdown timeout: closing their connections');
+      server.closeAllConnections();
+    }, timeoutSeconds * 1000);
+    // Keep-alive connections between requests would hold close() open until the deadline.
+    const idle = setInterval(() => server.closeIdleConnections(), 250);
     server.close(() => {
-      void database.close().then(() => process.exit(0));
+      clearTimeout(deadline);
+      clearInterval(idle);
+      void database
+        .close()
+        .catch((error: unknown) => log.error({ err: error }, 'closing the database failed'))
+        .finally(() => {
+          log.info({ cutOff }, 'stopped');
+          process.exit(cutOff ? 1 : 0);
+        });
     });
-    setTimeout(() => process.exit(0), 5000).unref();
   };
-  process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`portcullis failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
+  fail(error instanceof Error ? (error.stack ?? error.message) : String(error));
 });

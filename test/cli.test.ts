@@ -4,16 +4,16 @@
  * which is the same code minus the launcher.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/app.js';
 import { runCli } from '../src/cli/index.js';
 import { loadConfig } from '../src/config.js';
-import { openDatabase } from '../src/platform/database.js';
+import { databasePath, openDatabase } from '../src/platform/database.js';
 import { createLogger } from '../src/platform/logger.js';
 import { authHeader, type Credentials } from './support/app.js';
 
@@ -33,10 +33,20 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Spawns `node bin/portcullis.mjs ...args`; resolves with the exit code and output. */
-async function spawnCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+/**
+ * Spawns `node bin/portcullis.mjs ...args` in `cwd` (the project folder by default) with the test
+ * environment plus `extraEnv`; resolves with the exit code and output.
+ */
+async function spawnCli(
+  args: string[],
+  options: { cwd?: string; extraEnv?: Record<string, string> } = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, timeout: 60_000 });
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, ...env, ...options.extraEnv },
+      timeout: 60_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -62,8 +72,8 @@ async function inProcess(args: string[], extraEnv: Record<string, string> = {}) 
 }
 
 /** GraphQL against the app built on the CLI's database, as the server would answer. */
-async function graphqlOnCliDb(query: string, auth: Credentials) {
-  const config = loadConfig(env);
+async function graphqlOnCliDb(query: string, auth: Credentials, extraEnv: Record<string, string> = {}) {
+  const config = loadConfig({ ...env, ...extraEnv });
   const database = await openDatabase({ databaseUrl: config.databaseUrl });
   try {
     const app = createApp({ db: database.prisma, config, log: createLogger('silent') });
@@ -113,7 +123,31 @@ describe('bin/portcullis.mjs (spawned)', () => {
     expect(res.code).toBe(1);
     expect(res.stdout).toBe('');
     expect(res.stderr.startsWith(databaseLine)).toBe(true);
-    expect(res.stderr.slice(databaseLine.length)).toMatch(/^ALREADY_EXISTS: .*already exists/);
+    expect(res.stderr.slice(databaseLine.length)).toMatch(/^USER_ALREADY_EXISTS: .*already exists/);
+  });
+
+  it('from another working directory, a relative DATABASE_URL opens the file the server opens, and says which', async () => {
+    // A folder of the project (where someone may well stand) and one outside it.
+    const outside = join(dir, 'somewhere', 'else');
+    mkdirSync(outside, { recursive: true });
+    const file = join(dir, 'shared.db');
+    const url = `file:${relative(ROOT, file)}`;
+    // Resolved against the project folder, as `npm start` (which always runs there) resolves it.
+    expect(databasePath(url)).toBe(file);
+    for (const [n, cwd] of [join(ROOT, 'src'), outside].entries()) {
+      const login = `far-${n}`;
+      const res = await spawnCli(['user', 'create', '--login', login, '--email', `${login}@example.test`, '--password', 'far-password'], {
+        cwd,
+        extraEnv: { DATABASE_URL: url },
+      });
+      expect(res.stderr).toBe(`using database ${file}\n`);
+      expect(res.code).toBe(0);
+      // No second database next to the working directory.
+      expect(existsSync(resolve(cwd, relative(ROOT, file)))).toBe(false);
+      // The server's view of that database (same openDatabase) knows the user.
+      const me = await graphqlOnCliDb('{ viewer { login } }', { login, password: 'far-password' }, { DATABASE_URL: url });
+      expect(me.body.data?.viewer).toEqual({ login });
+    }
   });
 
   it('a usage error: exit 2 with the command usage', async () => {
@@ -146,9 +180,9 @@ describe('runCli (in process)', () => {
       expect(res.stdout).toContain(`portcullis ${cmd}`);
   });
 
-  it('prints the database file it uses, resolving a relative DATABASE_URL against the working directory as the server does', async () => {
+  it('prints the database file it uses, resolving a relative DATABASE_URL against the project folder as the server does', async () => {
     const file = join(dir, 'relative.db');
-    const res = await inProcess(['org', 'create', '--name', 'Elsewhere'], { DATABASE_URL: `file:${relative(process.cwd(), file)}` });
+    const res = await inProcess(['org', 'create', '--name', 'Elsewhere'], { DATABASE_URL: `file:${relative(ROOT, file)}` });
     expect(res.code).toBe(0);
     expect(res.stderr).toBe(`using database ${file}\n`);
     expect(JSON.parse(res.stdout)).toMatchObject({ name: 'Elsewhere' });

@@ -7,7 +7,9 @@
  *   portcullis sa create --name N --role R [--org ID]
  *   portcullis org create --name N
  *
- * It opens the database of DATABASE_URL (migrating it), seeds it like the server does, and
+ * It opens the database of DATABASE_URL (migrating it), resolved exactly as the server resolves
+ * it (platform/database.ts `databasePath`: a relative path is relative to the project folder,
+ * whatever the working directory), seeds it like the server does, and
  * calls the module services GraphQL and REST call (session.ts). The caller is the local
  * operator (kernel/principal.ts `localOperator`): whoever can run this on the machine already holds the
  * database file, so it acts as a Service Admin and Admin of the organization named by --org
@@ -59,8 +61,9 @@ function buildProgram(io: CliIo, perform: Perform): Command {
       ...fullUsages(program),
       '',
       'Acts as the local operator (Service Admin, Admin of --org) on the database of DATABASE_URL',
-      '(default file:./data/portcullis.db, relative to the working directory), which is migrated',
-      'and seeded first; the file used is printed on stderr.',
+      '(default file:./data/portcullis.db; a relative path is relative to the project folder, from',
+      'any working directory, as for `npm start`), which is migrated and seeded first; the file',
+      'used is printed on stderr.',
       'Prints the created object as JSON. Exit codes: 0 ok, 1 refused (CODE: message), 2 usage.',
       'Run `portcullis <area> <action> --help` for one command.',
     ].join('\n'),

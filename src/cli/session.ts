@@ -27,8 +27,8 @@ export type ServiceCall = (services: Services) => Promise<unknown>;
  * Runs `call` on the services of the database named by `io.env` and returns the exit code.
  * Never throws: a bad configuration is EXIT_USAGE, a DomainError is EXIT_REFUSED with
  * `CODE: message` on stderr, anything else EXIT_REFUSED with `INTERNAL: <stack>`.
- * Before opening the database it prints `using database <absolute path>` on stderr, the file
- * the server would open with the same environment and working directory.
+ * Before opening the database it prints `using database <absolute path>` on stderr: the file
+ * the server opens with the same environment, from whatever working directory either runs.
  */
 export async function runWithServices(io: CliIo, call: ServiceCall): Promise<number> {
   let db: Database | undefined;

@@ -55,9 +55,13 @@ export function registerTeamCommands(program: Command, perform: Perform): void {
     perform(async (services) => {
       // Only chooses where the operator acts; the service still scopes the team to that organization.
       const orgId = options.org ?? (await organizationOfTeam(services, options.team)) ?? DEFAULT_ORG_ID;
-      const input = { teamId: options.team, userId: options.user };
       // The include above makes the service load the members with the team.
-      const updated = (await services.teams.addMember(localOperator(orgId), input, WITH_MEMBER_IDS)) as Team & {
+      const updated = (await services.teams.addMember(
+        localOperator(orgId),
+        options.team,
+        { userId: options.user },
+        WITH_MEMBER_IDS,
+      )) as Team & {
         members: { userId: number }[];
       };
       return { teamId: updated.id, userId: options.user, memberIds: updated.members.map((m) => m.userId) };

@@ -11,7 +11,8 @@
  *   ended one answers 401 and is cleared;
  * - no credentials: the anonymous principal (protected operations then answer 401).
  * `X-Service-Org-Id: <id>` chooses the organization; a user must belong to it (a Service Admin
- * may act in any existing one), an API key only ever acts in its own. Otherwise 401.
+ * may act in any existing one), an API key only ever acts in its own. Otherwise 401. Grafana's
+ * clients send `X-Grafana-Org-Id` instead: it is the same header under another name (issue #12).
  */
 
 import { DomainError } from '../kernel/errors.js';
@@ -21,10 +22,26 @@ import { type CookieSettings, clearedCookie, clientAddress, cookieFor, queueCook
 
 /** Name of the header that selects the organization. */
 export const ORG_HEADER = 'x-service-org-id';
+/** Grafana's name for it (grafana-client's `organization_id`, Grafana's own frontend). */
+const GRAFANA_ORG_HEADER = 'x-grafana-org-id';
 
 export interface AuthenticatorDeps {
   services: Pick<Services, 'apiKeys' | 'signIn' | 'sessions'>;
   cookie: CookieSettings;
+  /** Told of every refused authentication (metrics), with the method the request tried. */
+  onFailure?: (method: AttemptedMethod, error: unknown) => void;
+}
+
+/** How a request tries to authenticate, read as the authenticator reads it. */
+export type AttemptedMethod = 'basic' | 'api_key' | 'session' | 'other';
+
+function attemptedMethod(request: Request): AttemptedMethod {
+  const header = request.headers.get('authorization');
+  if (!header) return 'session';
+  const [scheme = '', token = ''] = header.trim().split(/\s+/, 2);
+  if (scheme.toLowerCase() === 'bearer') return 'api_key';
+  if (scheme.toLowerCase() !== 'basic') return 'other';
+  return decodeBasic(token)?.login === 'api_key' ? 'api_key' : 'basic';
 }
 
 /** Turns a request into its principal. @throws DomainError with a 400, 401 or 429 code. */
@@ -32,14 +49,31 @@ export type Authenticator = (request: Request) => Promise<Principal>;
 
 const unauthorized = () => new DomainError('INVALID_CREDENTIALS', 'Unauthorized');
 
-/** Parses X-Service-Org-Id. @throws DomainError VALIDATION_FAILED (400) when not a positive id. */
-export function parseOrgHeader(value: string | null): number | null {
+/**
+ * Parses an organization header (`name` is shown in the error).
+ * @throws DomainError VALIDATION_FAILED (400) when not a positive id.
+ */
+export function parseOrgHeader(value: string | null, name = 'X-Service-Org-Id'): number | null {
   if (value === null || value.trim() === '') return null;
   const trimmed = value.trim();
   if (!/^\d{1,15}$/.test(trimmed) || Number(trimmed) <= 0) {
-    throw new DomainError('VALIDATION_FAILED', 'X-Service-Org-Id must be a positive organization id');
+    throw new DomainError('VALIDATION_FAILED', `${name} must be a positive organization id`);
   }
   return Number(trimmed);
+}
+
+/**
+ * The organization a request names: X-Service-Org-Id or its alias X-Grafana-Org-Id, or null.
+ * @throws DomainError VALIDATION_FAILED (400) for a bad id, or when both are sent and name
+ *   different organizations (which one the caller meant is unknowable).
+ */
+function requestedOrg(headers: Headers): number | null {
+  const own = parseOrgHeader(headers.get(ORG_HEADER));
+  const grafana = parseOrgHeader(headers.get(GRAFANA_ORG_HEADER), 'X-Grafana-Org-Id');
+  if (own !== null && grafana !== null && own !== grafana) {
+    throw new DomainError('VALIDATION_FAILED', 'X-Service-Org-Id and X-Grafana-Org-Id name different organizations');
+  }
+  return own ?? grafana;
 }
 
 function decodeBasic(token: string): { login: string; password: string } | null {
@@ -78,8 +112,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     }
   }
 
-  return async (request) => {
-    const orgHeader = parseOrgHeader(request.headers.get(ORG_HEADER));
+  const authenticate: Authenticator = async (request) => {
+    const orgHeader = requestedOrg(request.headers);
     const header = request.headers.get('authorization');
     if (!header) {
       const token = readCookie(request, deps.cookie.name);
@@ -104,4 +138,11 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     }
     throw unauthorized();
   };
+  const onFailure = deps.onFailure;
+  if (!onFailure) return authenticate;
+  return (request) =>
+    authenticate(request).catch((error: unknown) => {
+      onFailure(attemptedMethod(request), error);
+      throw error;
+    });
 }

@@ -8,33 +8,30 @@ import type { Plugin, YogaServerOptions } from 'graphql-yoga';
 import type { SecurityConfig } from '../config-security.js';
 import type { AccessService } from '../kernel/access.js';
 import type { GraphQLContext } from '../modules/shared/context.js';
-import type { Db } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { boundedParserCache } from './document-cache.js';
 import type { RequestAuth } from './request-auth.js';
 import { useAccessFence } from './use-access-fence.js';
 import { useGraphQLGate } from './use-graphql-gate.js';
 import { graphqlLimitPlugins } from './use-graphql-limits.js';
-import { useHealth } from './use-health.js';
 import { useSecurityHeaders } from './use-security-headers.js';
 
 export interface HardeningDeps {
   security: SecurityConfig;
   auth: RequestAuth;
   access: AccessService;
-  db: Db;
   log: Logger;
 }
 
 /**
  * Yoga's built-in health check answers 200 to every URL that ends with its endpoint, any method;
  * it cannot be removed, so its endpoint is set to text no URL can end with (a space and a NUL
- * are always percent-encoded), and `GET /api/health` is answered by useHealth instead.
+ * are always percent-encoded), and `GET /api/health` is answered by useHealth (app.ts) instead.
  */
 const NO_URL_ENDS_WITH_THIS = ' \u0000';
 
 const CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-const CORS_HEADERS = ['authorization', 'content-type', 'x-service-org-id', 'x-graphql-yoga-csrf'];
+const CORS_HEADERS = ['authorization', 'content-type', 'x-service-org-id', 'x-grafana-org-id', 'x-graphql-yoga-csrf'];
 
 type Options = Pick<
   YogaServerOptions<Record<string, never>, GraphQLContext>,
@@ -64,7 +61,6 @@ export function hardening(deps: HardeningDeps): { options: Options; first: Plugi
   return {
     options,
     first: [
-      useHealth(deps.db),
       // GET (no content type) needs a header a cross-site page cannot add without a preflight.
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
       useGraphQLGate({ auth: deps.auth, log: deps.log, maxDocumentBytes: security.graphqlMaxDocumentBytes }),

@@ -1,8 +1,10 @@
 /**
  * HTTP responses of the REST door and of the plugins: JSON bodies and the one error shape
- * `{message, code}`, with the status from the kernel's code table (kernel/errors.ts).
+ * `{message, code}`, with the status from the kernel's code table (kernel/errors.ts). A 403 also
+ * carries Grafana's `title` and `accessErrorId` (pkg/services/accesscontrol/middleware.go `deny`).
  */
-import { httpStatusOf, isDomainError } from '../kernel/errors.js';
+import { randomInt } from 'node:crypto';
+import { type DomainError, httpStatusOf, isDomainError } from '../kernel/errors.js';
 import type { Logger } from '../platform/logger.js';
 
 /** JSON response with `status`. */
@@ -13,15 +15,32 @@ export function json(status: number, body: unknown, headers: Record<string, stri
   });
 }
 
+/** Grafana's id of one denial: "ACE" and ten random digits, logged with it so an operator can find it. */
+function newAccessErrorId(): string {
+  return `ACE${String(randomInt(0, 10_000_000_000)).padStart(10, '0')}`;
+}
+
 /**
- * Response for an error: a DomainError gives its status and `{message, code}`; anything else is
- * logged with its stack and answered 500 `{"message": "Internal server error"}`.
+ * Body of a DomainError: `{message, code}`; a 403 is Grafana's denial
+ * `{accessErrorId, message, title: "Access denied"}` plus `code`, and is logged (info) with its id.
+ */
+function errorBody(error: DomainError, log: Logger): Record<string, string> {
+  if (error.code !== 'ACCESS_DENIED') return { message: error.message, code: error.code };
+  const accessErrorId = newAccessErrorId();
+  log.info({ accessErrorId, needed: error.details?.needed }, 'access denied');
+  return { accessErrorId, message: error.message, title: 'Access denied', code: error.code };
+}
+
+/**
+ * Response for an error: a DomainError gives its status and `{message, code}` (403: see
+ * errorBody); anything else is logged with its stack and answered 500
+ * `{"message": "Internal server error"}`.
  */
 export function errorResponse(error: unknown, log: Logger): Response {
   if (isDomainError(error)) {
     const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': 'Basic realm="portcullis"' } : {};
     if (error.details?.retryAfterSeconds) headers['retry-after'] = String(error.details.retryAfterSeconds);
-    return json(httpStatusOf(error.code), { message: error.message, code: error.code }, headers);
+    return json(httpStatusOf(error.code), errorBody(error, log), headers);
   }
   log.error({ err: error }, 'unexpected error');
   return json(500, { message: 'Internal server error', code: 'INTERNAL' });

@@ -1,15 +1,20 @@
 /** Every REST route of the service: each feature's route table, mounted by useRestRoutes. */
 import { apiKeyRoutes } from '../modules/api-keys/rest.js';
 import { assignmentRoutes } from '../modules/assignments/rest.js';
+import { auditRoutes } from '../modules/audit/rest.js';
 import { ldapRoutes } from '../modules/ldap/rest.js';
+import { orgRoutes } from '../modules/orgs/rest.js';
 import { permissionRoutes } from '../modules/permissions/rest.js';
 import { productRoutes } from '../modules/products/rest.js';
 import { provisioningRoutes } from '../modules/provisioning/rest.js';
 import { roleRoutes } from '../modules/roles/rest.js';
 import { serviceAccountTokenRoutes } from '../modules/service-account-tokens/rest.js';
+import { serviceAccountRoutes } from '../modules/service-accounts/rest.js';
 import { sessionRoutes } from '../modules/sessions/rest.js';
 import type { Route } from '../modules/shared/rest.js';
 import { signInRoutes } from '../modules/sign-in/rest.js';
+import { teamRoutes } from '../modules/teams/rest.js';
+import { userRoutes } from '../modules/users/rest.js';
 
 export const routes: Route[] = [
   ...roleRoutes,
@@ -21,5 +26,10 @@ export const routes: Route[] = [
   ...signInRoutes,
   ...sessionRoutes,
   ...serviceAccountTokenRoutes,
+  ...teamRoutes,
+  ...serviceAccountRoutes,
   ...ldapRoutes,
+  ...auditRoutes,
+  ...userRoutes,
+  ...orgRoutes,
 ];

@@ -16,5 +16,6 @@ import '../modules/sessions/graphql.js';
 import '../modules/service-account-tokens/graphql.js';
 import '../modules/products/graphql.js';
 import '../modules/provisioning/graphql.js';
+import '../modules/audit/graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -17,6 +17,8 @@ export function useGraphiQLAuth(auth: RequestAuth, log: Logger): Plugin {
       if (request.method !== 'GET' || response.status !== 200 || !(response.headers.get('content-type') ?? '').startsWith('text/html')) {
         return;
       }
+      // Only the GraphiQL page: the web console's pages (use-console.ts) sign in with their own form.
+      if (new URL(request.url).pathname !== '/graphql') return;
       try {
         if ((await auth(request)).kind === 'anonymous') throw unauthenticated();
       } catch (error) {

@@ -1,26 +1,84 @@
 /**
- * `GET /api/health`, Grafana's shape: `{"database":"ok","version","commit"}` with 200, or
- * `"database":"failing"` with 503 when the database does not answer within a second. No
- * credentials. Yoga's own health check (200 for any path ending in /health, any method) is
- * switched off in app.ts, so nothing else answers for it and no API path is shadowed.
+ * The probes, answered before any other plugin and without credentials:
+ * - `GET /api/health`, Grafana's shape: `{"database":"ok","version","commit"}` with 200, or
+ *   `"database":"failing"` with 503 when the database does not answer within a second. Yoga's
+ *   own health check (200 for any path ending in /health, any method) is switched off in
+ *   hardening.ts, so nothing else answers for it and no API path is shadowed. `version` is
+ *   package.json's, `commit` the build's (platform/build-info.ts).
+ * - `GET /api/ready`, for orchestrators' readiness probes: 200 `{"ready":true}` only once the
+ *   process finished starting (migrations, seed, provisioning: main.ts marks the Lifecycle ready)
+ *   and is not shutting down, and the database answers; otherwise 503 `{"ready":false,"reason"}`.
+ *   Liveness is `/api/health`.
+ * HEAD is answered like GET.
  */
-import { readFileSync } from 'node:fs';
 import type { Plugin } from 'graphql-yoga';
+import { packageVersion } from '../platform/build-info.js';
 import { type Db, pingDatabase } from '../platform/database.js';
+import { tagRoute } from './request-route.js';
 import { json } from './responses.js';
 
 /** The path of the health check. */
 export const HEALTH_PATH = '/api/health';
+/** The path of the readiness check. */
+export const READY_PATH = '/api/ready';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = packageVersion();
+const PING_TIMEOUT_MS = 1000;
+
+/** Where the process is in its life; only `ready` makes the readiness check answer 200. */
+export type LifecycleState = 'starting' | 'ready' | 'shutting down';
+
+/** The process's state as main.ts moves it: starting -> ready -> shutting down. */
+export class Lifecycle {
+  private current: LifecycleState = 'starting';
+
+  get state(): LifecycleState {
+    return this.current;
+  }
+
+  /** Migrations, seed and provisioning are done: traffic may come. */
+  markReady(): void {
+    if (this.current === 'starting') this.current = 'ready';
+  }
+
+  /** SIGTERM or SIGINT: take this instance out of rotation. Final. */
+  markShuttingDown(): void {
+    this.current = 'shutting down';
+  }
+}
+
+function probe(request: Request, url: URL, path: string): boolean {
+  return url.pathname === path && (request.method === 'GET' || request.method === 'HEAD');
+}
 
 /** Yoga plugin answering `GET /api/health` (and HEAD) before the REST routes. */
 export function useHealth(db: Db, commit = 'unknown'): Plugin {
   return {
     async onRequest({ request, url, endResponse }) {
-      if (url.pathname !== HEALTH_PATH || (request.method !== 'GET' && request.method !== 'HEAD')) return;
-      const ok = await pingDatabase(db, 1000);
+      if (!probe(request, url, HEALTH_PATH)) return;
+      tagRoute(request, HEALTH_PATH);
+      const ok = await pingDatabase(db, PING_TIMEOUT_MS);
       endResponse(json(ok ? 200 : 503, { database: ok ? 'ok' : 'failing', version: VERSION, commit }));
+    },
+  };
+}
+
+/** Yoga plugin answering `GET /api/ready` (and HEAD) from `lifecycle` and a database ping. */
+export function useReadiness(db: Db, lifecycle: Lifecycle): Plugin {
+  return {
+    async onRequest({ request, url, endResponse }) {
+      if (!probe(request, url, READY_PATH)) return;
+      tagRoute(request, READY_PATH);
+      const state = lifecycle.state;
+      if (state !== 'ready') {
+        endResponse(json(503, { ready: false, reason: state }));
+        return;
+      }
+      if (!(await pingDatabase(db, PING_TIMEOUT_MS))) {
+        endResponse(json(503, { ready: false, reason: 'database not answering' }));
+        return;
+      }
+      endResponse(json(200, { ready: true }));
     },
   };
 }

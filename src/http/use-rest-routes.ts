@@ -12,6 +12,7 @@ import type { Services } from '../modules/services.js';
 import type { Route } from '../modules/shared/rest.js';
 import type { Logger } from '../platform/logger.js';
 import { clientAddress } from './auth/cookies.js';
+import { tagRoute } from './request-route.js';
 import { errorResponse, json } from './responses.js';
 
 /** Largest JSON body accepted by default, in bytes (MAX_REQUEST_BODY_BYTES). */
@@ -136,7 +137,6 @@ function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL) =>
 
   return async (request, url) => {
     if (!url.pathname.startsWith('/api/')) return null;
-    const started = performance.now();
     let response: Response;
     try {
       if (deps.unavailablePrefix && url.pathname.startsWith(deps.unavailablePrefix)) {
@@ -145,6 +145,7 @@ function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL) =>
       const found = match(request.method, url.pathname);
       if (found === null) throw new DomainError('NOT_FOUND', 'Not found');
       if (found === 'method') throw new DomainError('METHOD_NOT_ALLOWED', `Method ${request.method} not allowed`);
+      tagRoute(request, found.route.path); // for the request log and metrics (use-request-log.ts)
       const principal = await deps.authenticate(request);
       const writes = request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH';
       const body = writes ? await readJsonBody(request, deps.maxBodyBytes ?? MAX_BODY_BYTES) : undefined;
@@ -162,10 +163,6 @@ function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL) =>
     } catch (error) {
       response = errorResponse(error, deps.log);
     }
-    deps.log.debug(
-      { method: request.method, path: url.pathname, status: response.status, ms: Math.round(performance.now() - started) },
-      'rest request',
-    );
     return response;
   };
 }

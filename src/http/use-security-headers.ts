@@ -4,7 +4,8 @@
  * `Cache-Control: no-store`, since almost every answer carries a key, a session or permissions.
  * JSON answers get `default-src 'none'`; the GraphiQL page gets a policy that allows exactly its
  * two inline scripts (by SHA-256, computed from the page the renderer produced), its inline
- * styles, data: images and fonts, blob: workers (the editor's) and requests to this origin.
+ * styles, data: images and fonts, blob: workers (the editor's) and requests to this origin. The
+ * web console's pages get CONSOLE_POLICY and its content-hashed assets a year of caching.
  */
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
@@ -19,6 +20,37 @@ const COMMON: Record<string, string> = {
 };
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/**
+ * CSP of the web console's pages (issue #13): scripts, styles, images and requests from this
+ * origin only; no inline script or style, no eval, no framing, no form posts (its forms send JSON
+ * through fetch).
+ */
+export const CONSOLE_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+/** Content-hashed console assets never change under their name: cached a year by any cache. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+
+const consoleAnswers = new WeakMap<Request, 'page' | 'asset'>();
+
+/**
+ * Marks the answer to `request` as a console page (CONSOLE_POLICY instead of a policy computed
+ * from inline scripts, still `no-store`) or as a content-hashed console asset (cached a year);
+ * called by the console plugin (use-console.ts) for the answers it serves itself.
+ */
+export function markConsoleAnswer(request: Request, kind: 'page' | 'asset'): void {
+  consoleAnswers.set(request, kind);
+}
 
 /** CSP of an HTML page whose inline scripts are `scripts` (their text, exactly as served). */
 export function graphiqlPolicy(scripts: readonly string[]): string {
@@ -48,8 +80,14 @@ export function useSecurityHeaders(): Plugin {
   // The GraphiQL page is the same for every request: hash it once per distinct page.
   const pagePolicies = new Map<string, string>();
   return {
-    async onResponse({ response, setResponse }) {
+    async onResponse({ request, response, setResponse }) {
       for (const [name, value] of Object.entries(COMMON)) response.headers.set(name, value);
+      const consoleAnswer = consoleAnswers.get(request);
+      if (consoleAnswer === 'page') {
+        response.headers.set('content-security-policy', CONSOLE_POLICY);
+        return;
+      }
+      if (consoleAnswer === 'asset' && response.status === 200) response.headers.set('cache-control', IMMUTABLE);
       if (!(response.headers.get('content-type') ?? '').startsWith('text/html')) {
         response.headers.set('content-security-policy', API_CSP);
         return;

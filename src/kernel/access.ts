@@ -39,6 +39,11 @@ export interface PermissionCacheLimits {
   ttlMs: number;
 }
 
+/** Told of each permission-index lookup, `hit` (served from the cache) or `miss` (loaded): metrics. */
+export interface PermissionCacheObserver {
+  permissionCache(result: 'hit' | 'miss'): void;
+}
+
 /** Loads of one index that may overlap writes (see `indexOf`). */
 const MAX_LOAD_ATTEMPTS = 8;
 
@@ -63,6 +68,7 @@ export class AccessService {
   /** Change counter of the database (other connections' commits); undefined for foreign clients. */
   private readonly changes: ChangeCounter | undefined;
   private seenVersion: number | undefined;
+  private observer: PermissionCacheObserver | undefined;
 
   constructor(
     private readonly db: Db,
@@ -120,6 +126,8 @@ export class AccessService {
     let index = PermissionIndex.EMPTY;
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
       const cached = this.cache.get(key);
+      // One event per lookup: a load retried after a write is still the same miss.
+      if (attempt === 0) this.observer?.permissionCache(cached ? 'hit' : 'miss');
       if (cached) return cached;
       const generation = this.generation;
       const load: Promise<PermissionIndex> =
@@ -228,6 +236,11 @@ export class AccessService {
     const prefix = `${principalKey(principal)}:`;
     for (const key of [...this.cache.keys()]) if (key.startsWith(prefix)) this.cache.delete(key);
     for (const key of [...this.loading.keys()]) if (key.startsWith(prefix)) this.loading.delete(key);
+  }
+
+  /** Reports every later lookup to `observer` (the app's metrics); replaces an earlier one. */
+  observeCache(observer: PermissionCacheObserver): void {
+    this.observer = observer;
   }
 
   /** Number of cached principals (for tests and metrics). */

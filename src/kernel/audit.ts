@@ -5,14 +5,17 @@
  * its record commit or roll back together.
  *
  * Who comes from the caller's principal; the client address and request id from the request's
- * fence (fence.ts `RequestOrigin`, set when the request was authenticated). Snapshots go through
- * `auditSnapshot`, which drops every secret-bearing field, so no hash ever reaches the log.
+ * fence (fence.ts `RequestOrigin`, set when the request was authenticated); outside a request
+ * (the CLI, provisioning at start) both are "". Snapshots go through `auditSnapshot`, which drops
+ * every secret-bearing field, so no hash ever reaches the log; `snapshotRole` and
+ * `roleAssignments` give every role change the same shape, whichever service makes it. Reading
+ * the log is modules/audit.
  */
 import type { Tx } from '../platform/database.js';
 import { currentFence } from './fence.js';
 import { isLocalOperator, type Principal } from './principal.js';
 
-/** The changed object: its kind and id (a role's uid, a user's id, "<teamId>:<roleUid>", ...). */
+/** The changed object: its kind and id (a role's uid, a user's id, "<teamId>:<userId>", ...). */
 export interface AuditResource {
   kind: string;
   id: string | number;
@@ -53,6 +56,61 @@ export function auditSnapshot(value: unknown): unknown {
 }
 
 const asJson = (value: unknown): string | null => (value === undefined ? null : JSON.stringify(auditSnapshot(value)));
+
+/** A role as the audit log keeps it: its fields, its permissions and the basic roles it is granted to. */
+export interface RoleSnapshot {
+  uid: string;
+  orgId: number;
+  name: string;
+  displayName: string;
+  description: string;
+  group: string;
+  hidden: boolean;
+  version: number;
+  /** Sorted by action, then scope. */
+  permissions: { action: string; scope: string }[];
+  /** Basic roles holding this role through a global grant (basic roles name their own). */
+  grants: string[];
+}
+
+/**
+ * The role with id `roleId` as a RoleSnapshot, read inside `tx` (so before and after of one
+ * change are consistent); null when there is no such role. Two SQL statements at most.
+ */
+export async function snapshotRole(tx: Tx, roleId: number): Promise<RoleSnapshot | null> {
+  const role = await tx.role.findUnique({
+    where: { id: roleId },
+    include: {
+      permissions: { select: { action: true, scope: true }, orderBy: [{ action: 'asc' }, { scope: 'asc' }] },
+      basicGrants: { where: { orgId: 0 }, select: { basicRole: true }, orderBy: { basicRole: 'asc' } },
+    },
+  });
+  if (!role) return null;
+  return {
+    uid: role.uid,
+    orgId: role.orgId,
+    name: role.name,
+    displayName: role.displayName,
+    description: role.description,
+    group: role.group,
+    hidden: role.hidden,
+    version: role.version,
+    permissions: role.permissions,
+    grants: role.basicGrants.map((g) => g.basicRole),
+  };
+}
+
+/**
+ * For the log of a role's deletion: the assignments it takes with it (ON DELETE CASCADE), as
+ * `{assignments: {users: [{userId, orgId}], teams: [{teamId, orgId}]}}`, or `{}` when it has none.
+ */
+export async function roleAssignments(tx: Tx, roleId: number) {
+  const [users, teams] = await Promise.all([
+    tx.userRole.findMany({ where: { roleId }, select: { userId: true, orgId: true }, orderBy: { id: 'asc' } }),
+    tx.teamRole.findMany({ where: { roleId }, select: { teamId: true, orgId: true }, orderBy: { id: 'asc' } }),
+  ]);
+  return users.length + teams.length > 0 ? { assignments: { users, teams } } : {};
+}
 
 /** The kind stored for an actor: user, serviceAccount, apiKey, or local (CLI, provisioning). */
 function actorKind(actor: Principal): string {

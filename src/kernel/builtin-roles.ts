@@ -48,7 +48,13 @@ const SERVICE_ACCOUNTS_WRITER = [
 const API_KEYS_READER = [p(A.ApiKeyRead, S.ApiKeysAll)];
 const API_KEYS_WRITER = [...API_KEYS_READER, p(A.ApiKeyCreate), p(A.ApiKeyDelete, S.ApiKeysAll)];
 const USERS_READER = [p(A.UsersRead, S.GlobalUsersAll)];
-const USERS_WRITER = [p(A.UsersCreate), ...[A.UsersRead, A.UsersWrite, A.UsersDelete].map((a) => p(a, S.GlobalUsersAll))];
+// Grafana's fixed:users:writer: also passwords, the Server Admin flag, disabling and enabling.
+const USERS_WRITER = [
+  p(A.UsersCreate),
+  ...[A.UsersRead, A.UsersWrite, A.UsersDelete, A.UsersPasswordWrite, A.UsersPermissionsWrite, A.UsersDisable, A.UsersEnable].map((a) =>
+    p(a, S.GlobalUsersAll),
+  ),
+];
 
 /** Grafana's uid for a fixed role: `fixed_` + base64url-nopad(sha1(name)). */
 export function fixedRoleUid(name: string): string {
@@ -94,9 +100,14 @@ export const FIXED_ROLES: readonly BuiltinRole[] = [
     'Service accounts',
     SERVICE_ACCOUNTS_WRITER,
   ),
+  fixed('fixed:audit:reader', 'Audit log reader', 'Read the audit log of the organization.', 'Audit', [p(A.AuditRead)]),
 ];
 
-const VIEWER = [...ORG_USERS_READER, ...TEAMS_READER];
+// Grafana's fixed:organization:reader (Viewer) and :writer (Admin): read and rename the organization
+// one acts in. orgs:id:* reaches no other organization: the org routes also need the caller to act
+// in the organization it names (kernel/guards.ts, the wall), unless it is a Service Admin.
+const ORG_READER = [p(A.OrgsRead, S.org('*'))];
+const VIEWER = [...ORG_USERS_READER, ...TEAMS_READER, ...ORG_READER];
 const EDITOR = [...VIEWER, ...SERVICE_ACCOUNTS_READER];
 const ADMIN = [
   ...EDITOR,
@@ -106,6 +117,7 @@ const ADMIN = [
   ...TEAMS_WRITER,
   ...SERVICE_ACCOUNTS_WRITER,
   ...API_KEYS_WRITER,
+  p(A.OrgsWrite, S.org('*')),
 ];
 // Grafana grants fixed:org.users:writer to Grafana Admins too: a Service Admin manages the
 // members of every organization (the org wall holds for org Admins, not for Service Admins).
@@ -118,9 +130,12 @@ const SERVICE_ADMIN_PERMISSIONS = [
   ...USERS_WRITER,
   ...ORG_USERS_WRITER,
   p(A.OrgsCreate),
-  p(A.OrgsRead, S.OrgsAll),
+  ...[A.OrgsRead, A.OrgsWrite, A.OrgsDelete].map((a) => p(a, S.OrgsAll)),
   ...ROLE_MANAGEMENT_ACTIONS.map((a) => p(a, S.PermissionTypesAll)),
   p(A.ProvisioningReload, S.ProvisionersAccessControl),
+  // The audit log is the server administrators' (Grafana Enterprise writes it for them); existing
+  // databases get it through migration 20261123140000_audit_read.
+  p(A.AuditRead),
 ];
 
 function dedupe(perms: PermissionPair[]): PermissionPair[] {

@@ -24,16 +24,26 @@ export const Action = {
   UsersRead: 'users:read',
   UsersWrite: 'users:write',
   UsersDelete: 'users:delete',
+  /** Grafana's admin user routes: set a password, the Server Admin flag, disable and enable. */
+  UsersPasswordWrite: 'users.password:write',
+  UsersPermissionsWrite: 'users.permissions:write',
+  UsersDisable: 'users:disable',
+  UsersEnable: 'users:enable',
   OrgUsersAdd: 'org.users:add',
   OrgUsersRead: 'org.users:read',
   OrgUsersWrite: 'org.users:write',
   OrgUsersRemove: 'org.users:remove',
   OrgsCreate: 'orgs:create',
   OrgsRead: 'orgs:read',
+  OrgsWrite: 'orgs:write',
+  OrgsDelete: 'orgs:delete',
   TeamsCreate: 'teams:create',
   TeamsRead: 'teams:read',
   TeamsWrite: 'teams:write',
   TeamsDelete: 'teams:delete',
+  /** Grafana's actions of the team member routes; accepted besides teams:read / teams:write. */
+  TeamsPermissionsRead: 'teams.permissions:read',
+  TeamsPermissionsWrite: 'teams.permissions:write',
   ServiceAccountsCreate: 'serviceaccounts:create',
   ServiceAccountsRead: 'serviceaccounts:read',
   ServiceAccountsWrite: 'serviceaccounts:write',
@@ -42,6 +52,8 @@ export const Action = {
   ApiKeyCreate: 'apikey:create',
   ApiKeyDelete: 'apikey:delete',
   ProvisioningReload: 'provisioning:reload',
+  /** Read the audit log (issue #12 item 5); no scope: the log is read whole, walled by organization. */
+  AuditRead: 'audit:read',
 } as const;
 
 /**

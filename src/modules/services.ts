@@ -8,6 +8,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
 import { ApiKeyService } from './api-keys/service.js';
 import { SubjectAssignments, teamStore, userStore } from './assignments/service.js';
+import { AuditService } from './audit/service.js';
 import { LdapService } from './ldap/service.js';
 import { OAuthService, type OAuthSettings } from './oauth/service.js';
 import { OrgService } from './orgs/service.js';
@@ -60,6 +61,8 @@ export interface Services {
   teams: TeamService;
   serviceAccounts: ServiceAccountService;
   serviceAccountTokens: ServiceAccountTokenService;
+  /** Reading the audit log (each service writes its own events). */
+  audit: AuditService;
   /** Password checks, external users, the signed-in user's own account. */
   signIn: SignInService;
   sessions: SessionService;
@@ -84,7 +87,7 @@ export function createServices(deps: ServiceDeps): Services {
     products: new ProductService(feature),
     provisioning: new ProvisioningService(feature, deps.config.provisioningPath),
     apiKeys: new ApiKeyService({ ...feature, clock: deps.clock, maxSecondsToLive: deps.config.apiKeyMaxSecondsToLive }),
-    users: new UserService(feature),
+    users: new UserService({ ...feature, clock: deps.clock }),
     orgs: new OrgService(feature),
     teams: new TeamService(feature),
     serviceAccounts: new ServiceAccountService(feature),
@@ -93,6 +96,7 @@ export function createServices(deps: ServiceDeps): Services {
       clock: deps.clock,
       maxSecondsToLive: deps.config.apiKeyMaxSecondsToLive,
     }),
+    audit: new AuditService(feature),
     signIn: new SignInService({ ...feature, throttle: new LoginThrottle(auth.bruteForce), directory: ldap.enabled ? ldap : null }),
     sessions: new SessionService({ ...feature, clock: deps.clock, settings: auth }),
     ldap,

@@ -13,6 +13,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import BetterSqlite3 from 'better-sqlite3';
@@ -26,7 +27,7 @@ export type Tx = Prisma.TransactionClient;
 export const BUSY_TIMEOUT_MS = 5000;
 
 export interface OpenDatabaseOptions {
-  /** `file:<path>` (relative to the working directory) */
+  /** `file:<path>`; a relative path is relative to the project folder (`databasePath`). */
   databaseUrl: string;
   log?: (msg: string, fields?: object) => void;
   /** Called with every SQL statement Prisma sends; tests count them to catch N+1. */
@@ -43,10 +44,20 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** Absolute file path of a `file:` URL; relative paths resolve against the working directory. */
+/** The folder holding package.json, two levels above this file (src/platform/). */
+const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * Absolute file path of a `file:` URL (`file:./data/portcullis.db` -> `<project>/data/portcullis.db`).
+ * Relative paths resolve against the project folder (the one holding package.json), not the
+ * working directory: `npm start` always runs there, so the server, `npm run cli` and
+ * `npx portcullis` started from any other folder open the same file (issue #12 item 6: the CLI run
+ * from a subfolder silently created a second database). The server and the CLI both open the
+ * path this returns, and the CLI prints it.
+ */
 export function databasePath(databaseUrl: string): string {
   const raw = databaseUrl.replace(/^file:/, '').replace(/\?.*$/, '');
-  return isAbsolute(raw) ? raw : resolve(process.cwd(), raw);
+  return isAbsolute(raw) ? raw : resolve(PROJECT_ROOT, raw);
 }
 
 /**
@@ -74,14 +85,31 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     const dataVersion = client.prepare('PRAGMA data_version').pluck();
     counter = () => Number(dataVersion.get());
   });
-  const prisma = options.onQuery ? new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] }) : new PrismaClient({ adapter });
-  if (options.onQuery) {
-    const onQuery = options.onQuery;
-    (prisma as PrismaClient<'query'>).$on('query', (e) => onQuery(e.query));
-  }
+  // Query events always on: they feed observeQueryTime (metrics) as well as onQuery.
+  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  const listeners: QueryTimeListener[] = [];
+  queryTimeListeners.set(prisma, listeners);
+  const onQuery = options.onQuery;
+  (prisma as PrismaClient<'query'>).$on('query', (e) => {
+    onQuery?.(e.query);
+    for (const listener of listeners) listener(e.duration);
+  });
   await prisma.$connect();
   if (counter) changeCounters.set(prisma, counter);
   return { prisma, path, close: () => prisma.$disconnect() };
+}
+
+/** Told the duration of each SQL statement Prisma sent, in milliseconds (fractional). */
+export type QueryTimeListener = (ms: number) => void;
+
+const queryTimeListeners = new WeakMap<object, QueryTimeListener[]>();
+
+/**
+ * Calls `listener` with the duration of every statement `db` sends from now on (Prisma's query
+ * events, timed around the driver call). No-op for a client not opened by `openDatabase`.
+ */
+export function observeQueryTime(db: Db, listener: QueryTimeListener): void {
+  queryTimeListeners.get(db)?.push(listener);
 }
 
 /** A number that changes whenever any connection commits to the database (`PRAGMA data_version`). */

@@ -1,9 +1,9 @@
 /** Structured JSON logs (pino). One logger per app; children carry a `component` field. */
-import { type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 
 export type { Logger };
 
-/** A logger at `level`; `silent` for tests. Writes JSON lines to stdout. */
-export function createLogger(level: string): Logger {
-  return pino({ level, base: { service: 'portcullis' } });
+/** A logger at `level`; `silent` for tests. Writes JSON lines to stdout, or to `destination`. */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  return destination ? pino({ level, base: { service: 'portcullis' } }, destination) : pino({ level, base: { service: 'portcullis' } });
 }

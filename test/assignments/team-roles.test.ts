@@ -162,9 +162,9 @@ describe('DELETE /api/access-control/teams/:teamId/roles/:roleUID and removeTeam
 
   it("200: removes with Grafana's message on both doors; a role not assigned is 200 too", async () => {
     const r = await rest(app, 'DELETE', `/api/access-control/teams/${team.id}/roles/r-a`);
-    expect(r).toMatchObject({ status: 200, body: { message: 'Role removed from the team.' } });
+    expect(r).toMatchObject({ status: 200, body: { message: 'Role removed from team.' } });
     const g = await gql(app, removeMutation, { teamId: team.id, roleUid: 'r-b' });
-    expect(g.data).toEqual({ removeTeamRole: { message: 'Role removed from the team.' } });
+    expect(g.data).toEqual({ removeTeamRole: { message: 'Role removed from team.' } });
     expectOutcome(await rest(app, 'DELETE', `/api/access-control/teams/${team.id}/roles/r-global`), 200);
     expect(await rows(team.id)).toEqual(['1:r-escalate']);
   });

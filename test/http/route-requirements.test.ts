@@ -29,6 +29,8 @@ beforeAll(async () => {
     roleUID: 'basic_viewer',
     productId: 'probe',
     tokenId: '1',
+    orgId: '1',
+    name: 'probe',
   };
 });
 

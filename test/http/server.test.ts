@@ -21,7 +21,7 @@ function start(): Promise<{ port: number; proc: ChildProcess }> {
       ...process.env,
       PORT: '0',
       HOST: '127.0.0.1',
-      DATABASE_URL: 'file:./data/e2e.db',
+      DATABASE_URL: `file:${join(dir, 'data/e2e.db')}`,
       ADMIN_LOGIN: 'root',
       ADMIN_PASSWORD: 'e2e-password',
       LOG_LEVEL: 'info',

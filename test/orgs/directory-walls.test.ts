@@ -2,13 +2,13 @@
  * Organizations are walls (issue #3 item 5): every directory operation, tried by org 2's Admin
  * against org 1's objects and by org 1's Admin against org 2's, answers as if those objects did
  * not exist (404) or refuses (403 for operations that name the other organization or need a
- * Service Admin) — and changes nothing there. Sending X-Service-Org-Id of the other organization
- * is 401 for every one of them.
+ * Service Admin) — and changes nothing there, on the GraphQL door and on the organization REST
+ * routes. Sending X-Service-Org-Id of the other organization is 401 for every one of them.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../src/kernel/errors.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { expectData, expectGraphqlError } from '../support/requests.js';
+import { expectData, expectGraphqlError, expectOutcome, rest } from '../support/requests.js';
 import { type Actor, type Fixtures, seedFixtures, unique } from '../support/subjects.js';
 
 let app: TestApp;
@@ -232,6 +232,52 @@ const cases: Case[] = [
     expect: (d, s) => expect(ids(d.organizations)).toEqual([s.own.orgId]),
   },
   {
+    name: 'orgUsers (the other organization)',
+    query: 'query($o: Int) { orgUsers(orgId: $o) { userId } }',
+    vars: (s) => ({ o: s.victim.orgId }),
+    expect: 'ACCESS_DENIED',
+  },
+  {
+    name: 'orgUsers (own organization)',
+    query: '{ orgUsers { userId orgId } }',
+    vars: () => ({}),
+    expect: (d, s) => {
+      const members = d.orgUsers as { userId: number; orgId: number }[];
+      expect(members.map((m) => m.userId)).not.toContain(s.victim.userId);
+      expect(new Set(members.map((m) => m.orgId))).toEqual(new Set([s.own.orgId]));
+    },
+  },
+  {
+    name: 'addOrgUserByLogin (itself into the other organization)',
+    query: 'mutation($o: Int, $l: String!) { addOrgUserByLogin(orgId: $o, loginOrEmail: $l, role: Admin) { orgId } }',
+    vars: (s) => ({ o: s.victim.orgId, l: s.attacker.login }),
+    expect: 'ACCESS_DENIED',
+  },
+  {
+    name: 'searchOrganizations',
+    query: '{ searchOrganizations { id } }',
+    vars: () => ({}),
+    expect: 'ACCESS_DENIED',
+  },
+  {
+    name: 'organizationByName',
+    query: 'query($n: String!) { organizationByName(name: $n) { id } }',
+    vars: (s) => ({ n: s.victim.orgId === 1 ? 'Main Org.' : 'Second Org.' }),
+    expect: 'ACCESS_DENIED',
+  },
+  {
+    name: 'updateOrganization',
+    query: 'mutation($id: Int) { updateOrganization(id: $id, input: { name: "pwned" }) { id } }',
+    vars: (s) => ({ id: s.victim.orgId }),
+    expect: 'ACCESS_DENIED',
+  },
+  {
+    name: 'deleteOrganization',
+    query: 'mutation($id: Int!) { deleteOrganization(id: $id) { message } }',
+    vars: (s) => ({ id: s.victim.orgId }),
+    expect: 'ACCESS_DENIED',
+  },
+  {
     name: 'createOrganization',
     query: 'mutation($name: String!) { createOrganization(input: { name: $name }) { id } }',
     vars: () => ({ name: unique('intruder-org') }),
@@ -244,6 +290,7 @@ async function snapshot(orgId: number) {
   const db = app.database.prisma;
   const members = await db.orgUser.findMany({ where: { orgId }, orderBy: { userId: 'asc' } });
   return {
+    org: await db.org.findUnique({ where: { id: orgId } }),
     members,
     users: await db.user.findMany({ where: { id: { in: members.map((m) => m.userId) } }, orderBy: { id: 'asc' } }),
     teams: await db.team.findMany({ where: { orgId }, orderBy: { id: 'asc' } }),
@@ -271,6 +318,122 @@ describe.each(SIDE_NAMES)('%s', (name) => {
     const before = await snapshot(s.victim.orgId);
     const res = await app.graphql<Data>(c.query, c.vars(s), { auth: s.attacker.auth, orgId: s.victim.orgId });
     expectGraphqlError(res, 'ORG_NOT_ACCESSIBLE');
+    expect(await snapshot(s.victim.orgId)).toEqual(before);
+  });
+});
+
+/** The organization REST routes, tried across the wall: expected status and code. */
+interface RestCase {
+  name: string;
+  method: string;
+  path: (s: Side) => string;
+  json?: (s: Side) => unknown;
+  status: number;
+  code: ErrorCode;
+}
+
+const restCases: RestCase[] = [
+  { name: 'GET /api/orgs/:orgId', method: 'GET', path: (s) => `/api/orgs/${s.victim.orgId}`, status: 404, code: 'ORG_NOT_FOUND' },
+  {
+    name: 'PUT /api/orgs/:orgId',
+    method: 'PUT',
+    path: (s) => `/api/orgs/${s.victim.orgId}`,
+    json: () => ({ name: 'pwned' }),
+    status: 403,
+    code: 'ACCESS_DENIED',
+  },
+  { name: 'DELETE /api/orgs/:orgId', method: 'DELETE', path: (s) => `/api/orgs/${s.victim.orgId}`, status: 403, code: 'ACCESS_DENIED' },
+  { name: 'GET /api/orgs', method: 'GET', path: () => '/api/orgs', status: 403, code: 'ACCESS_DENIED' },
+  {
+    name: 'GET /api/orgs/name/:name',
+    method: 'GET',
+    path: (s) => `/api/orgs/name/${s.victim.orgId === 1 ? 'Main%20Org.' : 'Second%20Org.'}`,
+    status: 403,
+    code: 'ACCESS_DENIED',
+  },
+  {
+    name: 'GET /api/orgs/:orgId/users',
+    method: 'GET',
+    path: (s) => `/api/orgs/${s.victim.orgId}/users`,
+    status: 403,
+    code: 'ACCESS_DENIED',
+  },
+  {
+    name: 'GET /api/orgs/:orgId/users/search',
+    method: 'GET',
+    path: (s) => `/api/orgs/${s.victim.orgId}/users/search`,
+    status: 403,
+    code: 'ACCESS_DENIED',
+  },
+  {
+    name: 'POST /api/orgs/:orgId/users (itself)',
+    method: 'POST',
+    path: (s) => `/api/orgs/${s.victim.orgId}/users`,
+    json: (s) => ({ loginOrEmail: s.attacker.login, role: 'Admin' }),
+    status: 403,
+    code: 'ACCESS_DENIED',
+  },
+  {
+    name: 'PATCH /api/orgs/:orgId/users/:userId',
+    method: 'PATCH',
+    path: (s) => `/api/orgs/${s.victim.orgId}/users/${s.victim.userId}`,
+    json: () => ({ role: 'None' }),
+    status: 403,
+    code: 'ACCESS_DENIED',
+  },
+  {
+    name: 'DELETE /api/orgs/:orgId/users/:userId',
+    method: 'DELETE',
+    path: (s) => `/api/orgs/${s.victim.orgId}/users/${s.victim.userId}`,
+    status: 403,
+    code: 'ACCESS_DENIED',
+  },
+  // the other organization's user through the own organization's routes: not there
+  {
+    name: 'PATCH /api/org/users/:userId',
+    method: 'PATCH',
+    path: (s) => `/api/org/users/${s.victim.userId}`,
+    json: () => ({ role: 'None' }),
+    status: 404,
+    code: 'USER_NOT_FOUND',
+  },
+  {
+    name: 'DELETE /api/org/users/:userId',
+    method: 'DELETE',
+    path: (s) => `/api/org/users/${s.victim.userId}`,
+    status: 404,
+    code: 'USER_NOT_FOUND',
+  },
+  {
+    name: 'POST /api/org/users (a user of anywhere)',
+    method: 'POST',
+    path: () => '/api/org/users',
+    json: () => ({ loginOrEmail: 'admin', role: 'Viewer' }),
+    status: 403,
+    code: 'ACCESS_DENIED',
+  },
+];
+
+describe.each(SIDE_NAMES)('REST: %s', (name) => {
+  const side = () => sides().find((s) => s.name === name) as Side;
+
+  it.each(restCases.map((c) => [c.name, c] as const))('%s', async (_n, c) => {
+    const s = side();
+    const before = await snapshot(s.victim.orgId);
+    const out = await rest(app, c.method, c.path(s), { auth: s.attacker.auth, ...(c.json && { json: c.json(s) }) });
+    expectOutcome(out, c.status, c.code);
+    expect(await snapshot(s.victim.orgId)).toEqual(before);
+  });
+
+  it.each(restCases.map((c) => [c.name, c] as const))('%s with X-Service-Org-Id of the other organization: 401', async (_n, c) => {
+    const s = side();
+    const before = await snapshot(s.victim.orgId);
+    const out = await rest(app, c.method, c.path(s), {
+      auth: s.attacker.auth,
+      orgId: s.victim.orgId,
+      ...(c.json && { json: c.json(s) }),
+    });
+    expectOutcome(out, 401, 'ORG_NOT_ACCESSIBLE');
     expect(await snapshot(s.victim.orgId)).toEqual(before);
   });
 });

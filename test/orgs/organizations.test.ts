@@ -173,7 +173,7 @@ describe('updateOrgUserRole', () => {
   it('400 when the last Admin would lose the role; fine while another Admin remains', async () => {
     const org = await createOrgViaGraphql(app); // admin is its only Admin
     expect(expectGraphqlError(await app.graphql(UPDATE, { orgId: org.id, userId: 1, role: 'Editor' }), 'LAST_ORG_ADMIN')).toMatch(
-      /last organization admin/,
+      /no organization admin left/,
     );
     expect((await membership(org.id, 1))?.role).toBe('Admin');
     const second = await createUserViaGraphql(app, { orgRole: 'Viewer', orgId: org.id });

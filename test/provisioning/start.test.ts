@@ -22,7 +22,7 @@ function run(provisioning: string): Promise<{ code: number | null; out: string }
       ...process.env,
       PORT: '0',
       HOST: '127.0.0.1',
-      DATABASE_URL: 'file:./data/prov.db',
+      DATABASE_URL: `file:${join(dir, 'data/prov.db')}`,
       ADMIN_LOGIN: 'root',
       ADMIN_PASSWORD: 'prov-password',
       LOG_LEVEL: 'info',

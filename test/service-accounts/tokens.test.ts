@@ -38,9 +38,8 @@ describe('tokens', () => {
     const rows = await app.database.prisma.apiKey.findMany({ where: { serviceAccountId: id } });
     expect(rows.map((r) => r.hash)).not.toContain(token.key);
     const list = await json<unknown[]>(app.request(`/api/serviceaccounts/${id}/tokens`));
-    expect(list).toEqual([
-      expect.objectContaining({ id: token.id, name: 'ci', hasExpired: false, lastUsedAt: null, expiration: expect.any(String) }),
-    ]);
+    expect(list).toEqual([expect.objectContaining({ id: token.id, name: 'ci', hasExpired: false, expiration: expect.any(String) })]);
+    expect(list[0]).not.toHaveProperty('lastUsedAt'); // never used: left out, as Grafana's schema has no null
     // Tokens are not API keys.
     expect((await json<{ name: string }[]>(app.request('/api/auth/keys'))).map((k) => k.name)).not.toContain('ci');
     expect((await app.request(`/api/serviceaccounts/${id}/tokens/${token.id}`, { method: 'DELETE' })).status).toBe(200);

@@ -222,7 +222,7 @@ describe('addTeamMember and removeTeamMember', () => {
     expectGraphqlError(await app.graphql(query, {}, { auth }), 'ACCESS_DENIED');
   });
 
-  it("addTeamMember: 404 for a user outside the team's organization or unknown, 400 for a service account, 409 for a member", async () => {
+  it("addTeamMember: 404 for a user outside the team's organization or unknown, 400 for a service account or a member (Grafana)", async () => {
     const team = await createTeamViaGraphql(app, { auth: fx.orgAdmin.auth });
     expect(expectGraphqlError(await app.graphql(ADD, { teamId: team.id, userId: fx.org2.admin.id }), 'USER_NOT_FOUND')).toContain(
       'organization',
@@ -231,7 +231,9 @@ describe('addTeamMember and removeTeamMember', () => {
     expect(expectGraphqlError(await app.graphql(ADD, { teamId: team.id, userId: fx.serviceAccount.id }), 'VALIDATION_FAILED')).toContain(
       'service accounts',
     );
-    expectGraphqlError(await app.graphql(ADD, { teamId: fx.team.id, userId: fx.editor.id }), 'ALREADY_EXISTS');
+    expect(expectGraphqlError(await app.graphql(ADD, { teamId: fx.team.id, userId: fx.editor.id }), 'ALREADY_TEAM_MEMBER')).toContain(
+      'User is already added to this team',
+    );
     expectGraphqlError(await app.graphql(ADD, { teamId: 0, userId: fx.editor.id }), 'VALIDATION_FAILED');
     expect(await memberIds(team.id)).toEqual([]);
   });

@@ -15,3 +15,42 @@ export type UserData = { id: number; login: string; email: string; name: string;
 export async function whoami(app: TestApp, auth: Credentials, orgId?: number) {
   return app.graphql<{ viewer: { id: number; orgId: number; orgRole: string } }>(WHOAMI, {}, { auth, ...(orgId && { orgId }) });
 }
+
+export const SET_PASSWORD = 'mutation($id: Int!, $password: String!) { setUserPassword(id: $id, password: $password) { message } }';
+export const SET_SERVICE_ADMIN =
+  'mutation($id: Int!, $isServiceAdmin: Boolean!) { setUserServiceAdmin(id: $id, isServiceAdmin: $isServiceAdmin) { message } }';
+export const DISABLE = 'mutation($id: Int!) { disableUser(id: $id) { message } }';
+export const ENABLE = 'mutation($id: Int!) { enableUser(id: $id) { message } }';
+export const USER_SEARCH = `query($query: String, $page: Int, $perPage: Int) {
+  userSearch(query: $query, page: $page, perPage: $perPage) { totalCount page perPage users { id login } } }`;
+export const USER_GLOBAL = 'query($id: Int!) { user(id: $id, global: true) { id login isDisabled isServiceAdmin } }';
+export const LOOKUP = 'query($v: String!) { userByLoginOrEmail(loginOrEmail: $v) { id login email } }';
+export const USER_TEAMS = 'query($id: Int!) { user(id: $id) { teams { id name orgId } } }';
+
+const COOKIE = 'portcullis_session';
+
+/** Signs `login` in through POST /login and returns its session token. */
+export async function signIn(app: TestApp, login: string, password: string): Promise<string> {
+  const res = await app.request('/login', { method: 'POST', auth: null, json: { user: login, password } });
+  if (res.status !== 200) throw new Error(`login of ${login} failed: ${res.status} ${await res.text()}`);
+  for (const c of res.headers.getSetCookie()) {
+    const m = new RegExp(`^${COOKIE}=([^;]*)`).exec(c);
+    if (m?.[1]) return m[1];
+  }
+  throw new Error('no session cookie');
+}
+
+/** The status of GET /api/user with a session token (200 while the session lives). */
+export async function sessionStatus(app: TestApp, token: string): Promise<number> {
+  const res = await app.request('/api/user', { auth: null, headers: { cookie: `${COOKIE}=${token}` } });
+  await res.body?.cancel();
+  return res.status;
+}
+
+/** Audit events of one user resource with `action`, oldest first. */
+export async function auditOf(app: TestApp, action: string, userId: number) {
+  return app.database.prisma.auditEvent.findMany({
+    where: { action, resourceKind: 'user', resourceId: String(userId) },
+    orderBy: { id: 'asc' },
+  });
+}

@@ -4,6 +4,7 @@
  */
 import type { ApiKey } from '../../generated/prisma/client.js';
 import { parseBooleanParam, type Route } from '../shared/rest.js';
+import { createApiKeyInput } from './inputs.js';
 import { apiKeyRequirements } from './service.js';
 
 /** A key as the REST list answers it; `expiration` only for expiring keys, `lastUsedAt` once used. */
@@ -31,6 +32,8 @@ export const apiKeyRoutes: Route[] = [
     method: 'GET',
     path: '/api/auth/keys',
     requires: apiKeyRequirements.read,
+    summary: 'List the API keys of the current organization',
+    query: [{ name: 'includeExpired', type: 'boolean', description: 'Include expired keys' }],
     handler: async ({ principal, services, query }) => {
       const keys = await services.apiKeys.list(principal, {
         includeExpired: parseBooleanParam('includeExpired', query.get('includeExpired')),
@@ -42,12 +45,15 @@ export const apiKeyRoutes: Route[] = [
     method: 'POST',
     path: '/api/auth/keys',
     requires: apiKeyRequirements.create,
+    summary: 'Create an API key; the key is shown only in this answer',
+    body: createApiKeyInput,
     handler: ({ principal, services, body }) => services.apiKeys.create(principal, body),
   },
   {
     method: 'DELETE',
     path: '/api/auth/keys/:id',
     requires: apiKeyRequirements.delete,
+    summary: 'Delete an API key',
     handler: ({ principal, services, params }) => services.apiKeys.delete(principal, params.id),
   },
 ];

@@ -16,6 +16,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { ApiKey, Prisma } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
+import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { accessDenied, DomainError, notFound } from '../../kernel/errors.js';
 import { type Evaluator, permission } from '../../kernel/evaluator.js';
@@ -65,6 +66,9 @@ export interface ApiKeyServiceDeps extends FeatureDeps {
   /** `API_KEY_MAX_SECONDS_TO_LIVE`: when set, every key must expire within it. */
   maxSecondsToLive: number | undefined;
 }
+
+/** The fields of a key the audit log keeps: never `hash` (and the key itself is never stored). */
+const AUDITED_KEY_FIELDS = { id: true, orgId: true, name: true, role: true, expires: true, serviceAccountId: true } as const;
 
 const invalidKey = () => new DomainError('INVALID_API_KEY', 'Invalid API key');
 const expiredKey = () => new DomainError('EXPIRED_API_KEY', 'Expired API key');
@@ -127,11 +131,20 @@ export class ApiKeyService {
     const key = generateApiKey();
     try {
       const row = await this.deps.access.write(
-        (tx) =>
-          tx.apiKey.create({
+        async (tx) => {
+          const created = await tx.apiKey.create({
             data: { orgId: caller.orgId, name: input.name, role: input.role, hash: hashApiKey(key).toString('hex'), expires },
-            select: { id: true, name: true },
-          }),
+            select: AUDITED_KEY_FIELDS,
+          });
+          // The row without its hash; the key itself never reaches the log.
+          await recordAudit(tx, caller, {
+            action: 'api_key.create',
+            orgId: caller.orgId,
+            resource: { kind: 'api_key', id: created.id },
+            after: created,
+          });
+          return created;
+        },
         { grantsNothing: true },
       );
       return { id: row.id, name: row.name, key };
@@ -157,10 +170,13 @@ export class ApiKeyService {
     const id = parseId('id', rawId);
     await this.authorize(caller, apiKeyRequirements.delete.for({ id }));
     // Through the one write path: the key's cached permission index must not outlive it.
-    const { count } = await this.deps.access.write((tx) =>
-      tx.apiKey.deleteMany({ where: { id, orgId: caller.orgId, serviceAccountId: null } }),
-    );
-    if (count === 0) throw notFound('API_KEY_NOT_FOUND', 'API key', id);
+    await this.deps.access.write(async (tx) => {
+      const where = { id, orgId: caller.orgId, serviceAccountId: null };
+      const before = await tx.apiKey.findFirst({ where, select: AUDITED_KEY_FIELDS });
+      if (!before) throw notFound('API_KEY_NOT_FOUND', 'API key', id);
+      await tx.apiKey.deleteMany({ where });
+      await recordAudit(tx, caller, { action: 'api_key.delete', orgId: caller.orgId, resource: { kind: 'api_key', id }, before });
+    });
     this.lastUsedWrites.delete(id);
     return { message: 'API key deleted' };
   }

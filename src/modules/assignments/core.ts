@@ -14,6 +14,7 @@
 import type { z } from 'zod';
 import type { Prisma, Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
+import { recordAudit } from '../../kernel/audit.js';
 import { BASIC_PREFIX, isBasicRoleName } from '../../kernel/builtin-roles.js';
 import type { PermissionPair } from '../../kernel/catalogue.js';
 import { DomainError } from '../../kernel/errors.js';
@@ -44,6 +45,8 @@ export interface SubjectStore {
   };
   /** Grafana's success texts. */
   readonly messages: { added: string; removed: string; set: string };
+  /** The audit log's names: actions `<action>.add|remove|set` on the subject's resource kind. */
+  readonly audit: { action: string; resourceKind: string };
   /** @throws DomainError 404 unless subject `id` is in the caller's organization. */
   find(db: Db | Tx, caller: SignedInPrincipal, id: number): Promise<void>;
   /** Filter of the roles assigned to subject `id` visible in the caller's organization. */
@@ -120,7 +123,7 @@ export class SubjectAssignments {
    */
   async add(caller: Principal, rawId: unknown, rawInput: unknown): Promise<Message> {
     const parse = () => parseInput(this.store.inputs.add, rawInput);
-    return this.change(caller, rawId, parse, this.store.requirements.add, async (tx, id, orgId, index, input, signedIn) => {
+    return this.change(caller, rawId, 'add', parse, this.store.requirements.add, async (tx, id, orgId, index, input, signedIn) => {
       const role = await assignableRole(tx, signedIn, input.roleUid, orgId);
       requireDelegation(index, this.store.actions.add, role.permissions);
       const current = await this.store.current(tx, signedIn, id, orgId);
@@ -135,7 +138,7 @@ export class SubjectAssignments {
    */
   async remove(caller: Principal, rawId: unknown, rawUid: unknown, options: { global?: boolean | null }): Promise<Message> {
     const parse = () => ({ roleUid: parseInput(roleUidParam, rawUid), global: options.global });
-    return this.change(caller, rawId, parse, this.store.requirements.remove, async (tx, id, orgId, index, input, signedIn) => {
+    return this.change(caller, rawId, 'remove', parse, this.store.requirements.remove, async (tx, id, orgId, index, input, signedIn) => {
       const role = await assignableRole(tx, signedIn, input.roleUid, orgId);
       requireDelegation(index, this.store.actions.remove, role.permissions);
       await this.store.unassign(tx, id, orgId, [role.id]);
@@ -151,7 +154,7 @@ export class SubjectAssignments {
    */
   async set(caller: Principal, rawId: unknown, rawInput: unknown): Promise<Message> {
     const parse = () => parseInput(this.store.inputs.set, rawInput);
-    return this.change(caller, rawId, parse, this.store.requirements.set, async (tx, id, orgId, index, input, signedIn) => {
+    return this.change(caller, rawId, 'set', parse, this.store.requirements.set, async (tx, id, orgId, index, input, signedIn) => {
       const wanted = await assignableRoles(tx, signedIn, input.roleUids, orgId);
       const plan = planSet(await this.store.current(tx, signedIn, id, orgId), wanted, input.includeHidden ?? false);
       requireDelegation(
@@ -186,11 +189,14 @@ export class SubjectAssignments {
    * The preamble every change shares, then `work` inside the one write path: edition, sign-in,
    * id, body, the requirement, the assignment scope (0 for global, Service Admin only), the
    * caller's index loaded before the transaction (delegation reads no database inside it), the
-   * subject's organization wall.
+   * subject's organization wall. A change that changed something is logged as
+   * `<store.audit.action>.<verb>` with the subject's roles in scope before and after (an
+   * idempotent no-op, such as adding a role already assigned, logs nothing).
    */
   private async change<B extends { global?: boolean | null }>(
     caller: Principal,
     rawId: unknown,
+    verb: 'add' | 'remove' | 'set',
     parse: () => B,
     needed: Requirement,
     work: (tx: Tx, id: number, orgId: number, index: PermissionIndex, input: B, caller: SignedInPrincipal) => Promise<string>,
@@ -204,9 +210,22 @@ export class SubjectAssignments {
     const orgId = input.global ? 0 : caller.orgId;
     const message = await this.deps.access.write(async (tx) => {
       await this.store.find(tx, caller, id);
-      return work(tx, id, orgId, index, input, caller);
+      const before = await this.snapshot(tx, caller, id, orgId);
+      const done = await work(tx, id, orgId, index, input, caller);
+      const after = await this.snapshot(tx, caller, id, orgId);
+      if (before.roleUids.join('\u0000') !== after.roleUids.join('\u0000')) {
+        const { action, resourceKind } = this.store.audit;
+        await recordAudit(tx, caller, { action: `${action}.${verb}`, orgId, resource: { kind: resourceKind, id }, before, after });
+      }
+      return done;
     });
     return { message };
+  }
+
+  /** The audit log's view of subject `id`'s assignments in scope `orgId`: `{<idField>, orgId, roleUids}`, uids sorted. */
+  private async snapshot(tx: Tx, caller: SignedInPrincipal, id: number, orgId: number) {
+    const roleUids = (await this.store.current(tx, caller, id, orgId)).map((r) => r.uid).sort();
+    return { [this.store.idField]: id, orgId, roleUids };
   }
 }
 

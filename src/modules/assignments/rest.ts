@@ -4,10 +4,12 @@
  * `:userId` names a user or a service account. Both subject kinds get the same four routes from
  * one template; each handler calls one SubjectAssignments method.
  */
+import type { ZodType } from 'zod';
 import type { Requirement } from '../../kernel/requirements.js';
 import { roleToJson } from '../roles/rest.js';
 import type { Services } from '../services.js';
 import { includeHiddenParam, parseBooleanParam, type Route } from '../shared/rest.js';
+import { addTeamRoleInput, addUserRoleInput, setTeamRolesInput, setUserRolesInput } from './inputs.js';
 import { teamRoleRequirements, userRoleRequirements } from './stores.js';
 
 interface SubjectRoutes {
@@ -18,6 +20,9 @@ interface SubjectRoutes {
   requirements: { read: Requirement<'id'>; add: Requirement; remove: Requirement; set: Requirement };
   /** Users may remove a global assignment with `?global=true`; teams have none. */
   globalQuery: boolean;
+  /** For the OpenAPI document: who the subject is ("user or service account", "team") and the bodies. */
+  who: string;
+  bodies: { add: ZodType; set: ZodType };
 }
 
 /** GET (list), POST (add), PUT (set) and DELETE (remove) for one kind of subject. */
@@ -27,6 +32,8 @@ function subjectRoutes(s: SubjectRoutes): Route[] {
       method: 'GET',
       path: s.base,
       requires: s.requirements.read,
+      summary: `List the roles assigned directly to a ${s.who}`,
+      query: [{ name: 'includeHidden', type: 'boolean', description: 'Include hidden roles' }],
       handler: async ({ principal, services, params, query }) =>
         (await s.assignments(services).list(principal, params[s.param], includeHiddenParam(query))).map(roleToJson),
     },
@@ -34,18 +41,24 @@ function subjectRoutes(s: SubjectRoutes): Route[] {
       method: 'POST',
       path: s.base,
       requires: s.requirements.add,
+      summary: `Assign a role to a ${s.who}`,
+      body: s.bodies.add,
       handler: ({ principal, services, params, body }) => s.assignments(services).add(principal, params[s.param], body),
     },
     {
       method: 'PUT',
       path: s.base,
       requires: s.requirements.set,
+      summary: `Replace the roles of a ${s.who} with the given set`,
+      body: s.bodies.set,
       handler: ({ principal, services, params, body }) => s.assignments(services).set(principal, params[s.param], body),
     },
     {
       method: 'DELETE',
       path: `${s.base}/:roleUID`,
       requires: s.requirements.remove,
+      summary: `Remove a role from a ${s.who}`,
+      ...(s.globalQuery && { query: [{ name: 'global', type: 'boolean', description: 'Remove the global assignment' }] }),
       handler: ({ principal, services, params, query }) =>
         s.assignments(services).remove(principal, params[s.param], params.roleUID, {
           global: s.globalQuery && parseBooleanParam('global', query.get('global')),
@@ -61,6 +74,8 @@ export const assignmentRoutes: Route[] = [
     assignments: (services) => services.userRoles,
     requirements: userRoleRequirements,
     globalQuery: true,
+    who: 'user or service account',
+    bodies: { add: addUserRoleInput, set: setUserRolesInput },
   }),
   ...subjectRoutes({
     base: '/api/access-control/teams/:teamId/roles',
@@ -68,5 +83,7 @@ export const assignmentRoutes: Route[] = [
     assignments: (services) => services.teamRoles,
     requirements: teamRoleRequirements,
     globalQuery: false,
+    who: 'team',
+    bodies: { add: addTeamRoleInput, set: setTeamRolesInput },
   }),
 ];

@@ -44,6 +44,7 @@ export const userStore: SubjectStore = {
   actions: { add: Action.UsersRolesAdd, remove: Action.UsersRolesDelete },
   inputs: { add: addUserRoleInput, set: setUserRolesInput },
   messages: { added: 'Role added to the user.', removed: 'Role removed from user.', set: 'User roles have been updated.' },
+  audit: { action: 'user_role', resourceKind: 'user' },
   async find(db, caller, id) {
     const row = await db.orgUser.findUnique({ where: { orgId_userId: { orgId: caller.orgId, userId: id } }, select: { userId: true } });
     if (!row) throw notFound('USER_NOT_FOUND', 'user', id);
@@ -70,7 +71,8 @@ export const teamStore: SubjectStore = {
   requirements: teamRoleRequirements,
   actions: { add: Action.TeamsRolesAdd, remove: Action.TeamsRolesDelete },
   inputs: { add: addTeamRoleInput, set: setTeamRolesInput },
-  messages: { added: 'Role added to the team.', removed: 'Role removed from the team.', set: 'Team roles have been updated.' },
+  messages: { added: 'Role added to the team.', removed: 'Role removed from team.', set: 'Team roles have been updated.' },
+  audit: { action: 'team_role', resourceKind: 'team' },
   async find(db, caller, id) {
     const team = await db.team.findFirst({ where: { id, orgId: caller.orgId }, select: { id: true } });
     if (!team) throw notFound('TEAM_NOT_FOUND', 'team', id);

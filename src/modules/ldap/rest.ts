@@ -7,6 +7,7 @@ export const ldapRoutes: Route[] = [
     method: 'GET',
     path: '/api/admin/ldap/status',
     requires: ldapRequirements.status,
+    summary: 'Reachability of each configured LDAP server',
     handler: ({ principal, services }) => services.ldap.status(principal),
   },
 ];

@@ -1,10 +1,80 @@
-/** Inputs of organizations and their memberships, shared by every door. */
+/**
+ * Inputs of organizations and their memberships, shared by every door. REST bodies are the
+ * `...Body` schemas (Grafana's CreateOrgCommand, UpdateOrgForm, AddOrgUserCommand,
+ * UpdateOrgUserCommand); query strings go through `orgSearchInput` / `orgUsersInput`.
+ */
 import { z } from 'zod';
-import { idInput, nameInput, orgRoleInput } from '../../kernel/inputs.js';
+import { idInput, MAX_NAME_LENGTH, nameInput, OBJECT_ERROR, orgRoleInput } from '../../kernel/inputs.js';
 
-/** createOrganization input. */
+/** createOrganization input; the body of `POST /api/orgs`. */
 export const createOrganizationInput = z.object({ name: nameInput('name') }, { error: 'input must be an object' });
+/** updateOrganization input; the body of `PUT /api/org` and `PUT /api/orgs/:orgId`. */
+export const updateOrganizationInput = z.object({ name: nameInput('name') }, OBJECT_ERROR);
 /** addOrgUser / removeOrgUser arguments. */
 export const membershipInput = z.object({ orgId: idInput('orgId'), userId: idInput('userId') });
 /** addOrgUser / updateOrgUserRole arguments. */
 export const orgUserRoleInput = membershipInput.extend({ role: orgRoleInput });
+/** The body of `PATCH /api/org/users/:userId` and `PATCH /api/orgs/:orgId/users/:userId`. */
+export const orgUserRoleBody = z.object({ role: orgRoleInput }, OBJECT_ERROR);
+
+/** A login or email as Grafana's AddOrgUserCommand takes it (matched exactly, after trimming). */
+const loginOrEmailInput = z
+  .string({ error: 'loginOrEmail is required and must be a string' })
+  .trim()
+  .min(1, 'loginOrEmail is required')
+  .max(MAX_NAME_LENGTH, `loginOrEmail is longer than ${MAX_NAME_LENGTH} characters`);
+
+/** The body of `POST /api/org/users` and `POST /api/orgs/:orgId/users`; addOrgUserByLogin arguments. */
+export const addOrgUserByLoginBody = z.object({ loginOrEmail: loginOrEmailInput, role: orgRoleInput }, OBJECT_ERROR);
+
+/** Largest page size accepted; Grafana's default is 1000. */
+const MAX_PAGE_SIZE = 10_000;
+
+/**
+ * A whole number from a query string ("12") or a GraphQL argument (12); absent, null or "" is
+ * undefined. Grafana reads these with QueryInt, which turns garbage into 0; here garbage is a 400.
+ */
+const countParam = (field: string, max: number) =>
+  z.preprocess(
+    (value) =>
+      value === null || value === '' ? undefined : typeof value === 'string' && /^-?\d{1,10}$/.test(value) ? Number(value) : value,
+    z
+      .number({ error: `${field} must be a whole number` })
+      .int(`${field} must be a whole number`)
+      .max(max, `${field} is larger than ${max}`)
+      .optional(),
+  );
+
+/** A free-text filter, trimmed; "" and null mean none. */
+const filterParam = (field: string) =>
+  z.preprocess(
+    (value) => (value === null ? undefined : value),
+    z
+      .string({ error: `${field} must be a string` })
+      .max(MAX_NAME_LENGTH, `${field} is longer than ${MAX_NAME_LENGTH} characters`)
+      .optional(),
+  );
+
+/**
+ * `GET /api/orgs` (Grafana's SearchOrgs): `query` is a name prefix, `name` an exact name,
+ * `perpage` the page size (absent or <= 0: 1000) and `page` the 0-based page, skipping
+ * `perpage * page` organizations, as Grafana's store does.
+ */
+export const orgSearchInput = z.object({
+  query: filterParam('query'),
+  name: filterParam('name'),
+  page: countParam('page', 1_000_000),
+  perpage: countParam('perpage', MAX_PAGE_SIZE),
+});
+
+/**
+ * Members of an organization (Grafana's SearchOrgUsersQuery): `query` matches login, email or
+ * name (contains, case-insensitive for ASCII); `limit` > 0 keeps the first `limit`; `perpage` and
+ * `page` (1-based; below 1 is 1) page the search routes instead.
+ */
+export const orgUsersInput = z.object({
+  query: filterParam('query'),
+  limit: countParam('limit', MAX_PAGE_SIZE),
+  page: countParam('page', 1_000_000),
+  perpage: countParam('perpage', MAX_PAGE_SIZE),
+});

@@ -35,7 +35,8 @@ function basicSource(principal: SignedInPrincipal, basicRole: string): string {
 }
 
 /** Does holding `held` pass the check (action, scopes)? The evaluator's rule, one permission at a time. */
-function grants(held: PermissionPair, action: string, scopes: readonly string[]): boolean {
+function grants(held: PermissionPair, action: string | null, scopes: readonly string[]): boolean {
+  if (action === null) return true;
   if (held.action !== action) return false;
   if (scopes.length === 0) return true;
   const index = PermissionIndex.from([held]);
@@ -44,19 +45,21 @@ function grants(held: PermissionPair, action: string, scopes: readonly string[])
 
 /**
  * Every (role, source, permission) behind `principal` that grants `action` on one of `scopes`
- * (any scope when none is given), sorted by role name then source.
+ * (any scope when none is given), sorted by role name then source. `action` null: every
+ * permission the principal holds, each with where it comes from (the console's effective
+ * permissions).
  */
 export async function grantsOf(
   access: AccessService,
   principal: SignedInPrincipal,
-  action: string,
+  action: string | null,
   scopes: readonly string[],
 ): Promise<AccessGrant[]> {
   const basics = AccessService.basicRolesOf(principal);
   const person = principal.kind !== 'apiKey';
   const roles = await access.heldRoles(principal, {
     include: {
-      permissions: { where: { action }, select: { action: true, scope: true } },
+      permissions: { ...(action !== null && { where: { action } }), select: { action: true, scope: true } },
       basicGrants: { where: { basicRole: { in: basics }, orgId: { in: [0, principal.orgId] } }, select: { basicRole: true } },
       userRoles: { where: person ? { userId: principal.id, orgId: { in: [0, principal.orgId] } } : { id: -1 }, select: { id: true } },
       teamRoles: {

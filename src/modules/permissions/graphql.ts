@@ -95,6 +95,12 @@ builder.queryFields((t) => ({
     },
     resolve: (_root, args, ctx) => ctx.services.permissions.check(ctx.principal, args),
   }),
+  userPermissionSources: t.field({
+    type: [AccessGrant],
+    description: `Effective permissions of a user or service account in the current organization, each with the role granting it and how that role reaches the user (direct, team:<name>, basic:<role>, service-admin); a permission granted several ways appears once per way. ${needs(permissionRequirements.readUser)}`,
+    args: { userId: t.arg.int({ required: true, description: 'Id of a user or service account of the current organization.' }) },
+    resolve: (_root, args, ctx) => ctx.services.permissions.sourcesOfUser(ctx.principal, args.userId),
+  }),
   userPermissions: t.field({
     type: [PermissionEntry],
     description: `Effective permissions of a user or service account in the current organization. ${needs(permissionRequirements.readUser)}`,

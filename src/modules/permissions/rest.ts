@@ -4,6 +4,7 @@
  * 4): Grafana's permission search and user actions, and the check with its reason.
  */
 import { parseBooleanParam, type Route } from '../shared/rest.js';
+import { checkInput } from './inputs.js';
 import { permissionRequirements } from './service.js';
 
 export const permissionRoutes: Route[] = [
@@ -11,6 +12,8 @@ export const permissionRoutes: Route[] = [
     method: 'GET',
     path: '/api/access-control/user/permissions',
     requires: 'signed-in',
+    summary: 'The caller’s permissions: {action: [scopes]}',
+    query: [{ name: 'reloadcache', type: 'boolean', description: 'Rebuild the cached permissions first' }],
     handler: ({ principal, services, query }) =>
       services.permissions.own(principal, { reloadCache: parseBooleanParam('reloadcache', query.get('reloadcache')) }),
   },
@@ -18,6 +21,8 @@ export const permissionRoutes: Route[] = [
     method: 'GET',
     path: '/api/access-control/user/actions',
     requires: 'signed-in',
+    summary: 'The caller’s actions: {action: true}',
+    query: [{ name: 'reloadcache', type: 'boolean', description: 'Rebuild the cached permissions first' }],
     handler: ({ principal, services, query }) =>
       services.permissions.ownActions(principal, { reloadCache: parseBooleanParam('reloadcache', query.get('reloadcache')) }),
   },
@@ -25,6 +30,14 @@ export const permissionRoutes: Route[] = [
     method: 'GET',
     path: '/api/access-control/users/permissions/search',
     requires: permissionRequirements.search,
+    summary: 'Who holds which permissions: {userId: {action: [scopes]}} (an action filter is required)',
+    query: [
+      { name: 'action', type: 'string', description: 'Exact action' },
+      { name: 'actionPrefix', type: 'string', description: 'Actions starting with this' },
+      { name: 'scope', type: 'string', description: 'Scopes covering this one' },
+      { name: 'userId', type: 'integer', description: 'One user' },
+      { name: 'userLogin', type: 'string', description: 'One user, by login' },
+    ],
     handler: ({ principal, services, query }) => services.permissions.search(principal, Object.fromEntries(query)),
   },
   {
@@ -32,6 +45,8 @@ export const permissionRoutes: Route[] = [
     path: '/api/access-control/check',
     // Oneself needs only credentials; another user permissionRequirements.checkUser (the service checks it).
     requires: 'signed-in',
+    summary: 'May a user (default: the caller) do an action on scopes, and which roles grant it',
+    body: checkInput,
     handler: async ({ principal, services, body }) => {
       const answer = await services.permissions.check(principal, body);
       return {
@@ -48,6 +63,7 @@ export const permissionRoutes: Route[] = [
     method: 'GET',
     path: '/api/access-control/users/:userId/permissions',
     requires: permissionRequirements.readUser,
+    summary: 'The permissions of a user or service account: [{action, scope}]',
     handler: ({ principal, services, params }) => services.permissions.ofUser(principal, params.userId),
   },
 ];

@@ -16,7 +16,7 @@ import { parseId, parseInput } from '../../kernel/inputs.js';
 import { type Principal, principalOf, type SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import type { RoleQuery } from '../roles/service.js';
-import { type AccessCheck, grantsOf } from './explain.js';
+import { type AccessCheck, type AccessGrant, grantsOf } from './explain.js';
 import { checkInput, permissionSearchInput } from './inputs.js';
 
 /** What the listings need (service-interface.md "Required permissions"). */
@@ -37,6 +37,16 @@ export type PermissionSearchResult = Record<string, Record<string, string[]>>;
 
 export class PermissionService {
   constructor(private readonly deps: FeatureDeps) {}
+
+  /** A user or service account of the caller's organization as a principal acting there. */
+  private async member(caller: SignedInPrincipal, userId: number): Promise<SignedInPrincipal> {
+    const membership = await this.deps.db.orgUser.findUnique({
+      where: { orgId_userId: { orgId: caller.orgId, userId } },
+      select: { role: true, user: true },
+    });
+    if (!membership) throw notFound('USER_NOT_FOUND', 'user', userId);
+    return principalOf(membership.user, caller.orgId, membership.role, 'none');
+  }
 
   /**
    * The caller's effective permissions as a map action -> sorted scopes (GET
@@ -86,13 +96,30 @@ export class PermissionService {
     requireSignedIn(caller);
     const id = parseId('userId', userId);
     await this.deps.access.check(caller, permissionRequirements.readUser.for({ userId: id }));
-    const membership = await this.deps.db.orgUser.findUnique({
-      where: { orgId_userId: { orgId: caller.orgId, userId: id } },
-      select: { role: true, user: true },
-    });
-    if (!membership) throw notFound('USER_NOT_FOUND', 'user', id);
-    const principal = principalOf(membership.user, caller.orgId, membership.role, 'none');
-    return (await this.deps.access.permissionsOf(principal)).list();
+    return (await this.deps.access.permissionsOf(await this.member(caller, id))).list();
+  }
+
+  /**
+   * GraphQL `userPermissionSources` (the console's effective permissions): every permission of a
+   * user or service account in the caller's organization with the role that grants it and how
+   * that role reaches it (`direct`, `team:<name>`, `basic:<role>`, `service-admin`), sorted by
+   * action, scope, then role name. The same roles the evaluator loads (explain.ts), so the
+   * listing agrees with `ofUser`. Needs users.permissions:read on users:id:<userId>.
+   * @throws DomainError as `ofUser`.
+   */
+  async sourcesOfUser(caller: Principal, userId: unknown): Promise<AccessGrant[]> {
+    this.deps.edition.assertAvailable();
+    requireSignedIn(caller);
+    const id = parseId('userId', userId);
+    await this.deps.access.check(caller, permissionRequirements.readUser.for({ userId: id }));
+    const grants = await grantsOf(this.deps.access, await this.member(caller, id), null, []);
+    return grants.sort(
+      (a, b) =>
+        a.permission.action.localeCompare(b.permission.action) ||
+        a.permission.scope.localeCompare(b.permission.scope) ||
+        a.role.name.localeCompare(b.role.name) ||
+        a.source.localeCompare(b.source),
+    );
   }
   /**
    * GET /api/access-control/user/actions (Grafana's): the caller's actions as `{"<action>": true}`;
@@ -167,12 +194,7 @@ export class PermissionService {
     let subject: SignedInPrincipal = caller;
     if (input.userId != null && !(caller.kind !== 'apiKey' && caller.id === input.userId)) {
       await this.deps.access.check(caller, permissionRequirements.checkUser.for({ userId: input.userId }));
-      const membership = await this.deps.db.orgUser.findUnique({
-        where: { orgId_userId: { orgId: caller.orgId, userId: input.userId } },
-        select: { role: true, user: true },
-      });
-      if (!membership) throw notFound('USER_NOT_FOUND', 'user', input.userId);
-      subject = principalOf(membership.user, caller.orgId, membership.role, 'none');
+      subject = await this.member(caller, input.userId);
     }
     const allowed = permission(input.action, ...scopes).evaluate(await this.deps.access.permissionsOf(subject));
     const grantedBy = allowed ? await grantsOf(this.deps.access, subject, input.action, scopes) : [];

@@ -15,12 +15,13 @@
  */
 import type { Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
+import { type RoleSnapshot, recordAudit, snapshotRole } from '../../kernel/audit.js';
 import { PRODUCT_PREFIX, productRoleUid } from '../../kernel/builtin-roles.js';
 import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
 import { permission } from '../../kernel/evaluator.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
-import { type BasicRoleName, type Principal, SERVICE_ADMIN } from '../../kernel/principal.js';
+import { type BasicRoleName, localOperator, type Principal, SERVICE_ADMIN } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import type { Tx } from '../../platform/database.js';
 import type { RoleQuery } from '../roles/service.js';
@@ -55,10 +56,18 @@ function sameSet(a: Iterable<string>, b: Iterable<string>): boolean {
 
 /**
  * Replaces the registration of `productId` with `roles` inside `tx` (rules in the module
- * comment). Inputs must already be parsed with productRolesInput(productId).
+ * comment). Inputs must already be parsed with productRolesInput(productId). Each role created,
+ * updated or deleted is logged (`product_role.create|update|delete`, with its permissions and
+ * grants before and after) as done by `actor`: the API's caller, or for provisioning files the
+ * local operator whose files they are.
  * @returns the names of the roles created, updated and deleted.
  */
-export async function applyProductRoles(tx: Tx, productId: string, roles: readonly ProductRoleInput[]): Promise<RegistrationResult> {
+export async function applyProductRoles(
+  tx: Tx,
+  productId: string,
+  roles: readonly ProductRoleInput[],
+  actor: Principal = localOperator(0),
+): Promise<RegistrationResult> {
   const prefix = `${PRODUCT_PREFIX}${productId}:`;
   const result: RegistrationResult = { created: [], updated: [], deleted: [] };
   const stored = (
@@ -71,7 +80,9 @@ export async function applyProductRoles(tx: Tx, productId: string, roles: readon
 
   for (const old of stored) {
     if (declared.has(old.name)) continue;
+    const before = await snapshotRole(tx, old.id);
     await tx.role.delete({ where: { id: old.id } }); // assignments, grants and permissions cascade
+    await recordAudit(tx, actor, { action: 'product_role.delete', orgId: 0, resource: { kind: 'role', id: old.uid }, before });
     result.deleted.push(old.name);
   }
 
@@ -81,6 +92,8 @@ export async function applyProductRoles(tx: Tx, productId: string, roles: readon
     const wantedGrants = new Set((grants ?? []).flatMap((g) => REACHES[g]));
     const old = stored.find((r) => r.name === role.name);
     let roleId: number;
+    let changed = true;
+    let before: RoleSnapshot | null = null;
     if (!old) {
       const created = await tx.role.create({
         data: { ...fields, uid: productRoleUid(role.name), orgId: 0, name: role.name, version: 1, permissions: { create: permissions } },
@@ -96,7 +109,9 @@ export async function applyProductRoles(tx: Tx, productId: string, roles: readon
         old.basicGrants.map((g) => g.basicRole),
         wantedGrants,
       );
-      if (!samePermissions || !sameFields || !sameGrants) {
+      changed = !samePermissions || !sameFields || !sameGrants;
+      if (changed) {
+        before = await snapshotRole(tx, roleId);
         await tx.role.update({ where: { id: roleId }, data: { ...fields, version: { increment: 1 } } });
         result.updated.push(role.name);
       }
@@ -110,6 +125,15 @@ export async function applyProductRoles(tx: Tx, productId: string, roles: readon
     }
     if (wantedGrants.size > 0) {
       await tx.basicRoleGrant.createMany({ data: [...wantedGrants].map((basicRole) => ({ basicRole, orgId: 0, roleId })) });
+    }
+    if (changed) {
+      await recordAudit(tx, actor, {
+        action: before ? 'product_role.update' : 'product_role.create',
+        orgId: 0,
+        resource: { kind: 'role', id: old?.uid ?? productRoleUid(role.name) },
+        ...(before && { before }),
+        after: await snapshotRole(tx, roleId),
+      });
     }
   }
   return result;
@@ -134,7 +158,7 @@ export class ProductService {
     await this.deps.access.check(caller, productRequirements.register.for({}));
     const productId = parseInput(productIdInput, rawProductId);
     const roles = parseInput(productRolesInput(productId), rawRoles);
-    await this.deps.access.write((tx) => applyProductRoles(tx, productId, roles));
+    await this.deps.access.write((tx) => applyProductRoles(tx, productId, roles, caller));
     const prefix = `${PRODUCT_PREFIX}${productId}:`;
     const rows = await this.deps.db.role.findMany({
       ...query,

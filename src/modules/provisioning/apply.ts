@@ -14,8 +14,10 @@
  * revoked with `state: absent`.
  */
 import { createHash } from 'node:crypto';
+import { recordAudit, roleAssignments, snapshotRole } from '../../kernel/audit.js';
 import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
 import type { PermissionPair } from '../../kernel/catalogue.js';
+import { localOperator } from '../../kernel/principal.js';
 import type { Tx } from '../../platform/database.js';
 import { type DocPath, problemAt, type SourceFile } from './files.js';
 import type { FileRole, FileTeam, RoleRef } from './inputs.js';
@@ -37,6 +39,9 @@ export const emptySummary = (): ApplySummary => ({
   assignmentsAdded: 0,
   assignmentsRemoved: 0,
 });
+
+/** Who the audit log names for provisioned changes: the files are the operator's. */
+const OPERATOR = localOperator(0);
 
 type Located<T> = { file: SourceFile; path: DocPath; value: T };
 
@@ -83,7 +88,9 @@ export async function applyRole(tx: Tx, entry: Located<FileRole>, summary: Apply
         `role "${existing.name}" is assigned ${assigned} time(s); add force: true to delete it with its assignments`,
       );
     }
+    const before = { ...(await snapshotRole(tx, existing.id)), ...(await roleAssignments(tx, existing.id)) };
     await tx.role.delete({ where: { id: existing.id } });
+    await recordAudit(tx, OPERATOR, { action: 'role.delete', orgId: existing.orgId, resource: { kind: 'role', id: existing.uid }, before });
     summary.rolesDeleted++;
     return;
   }
@@ -104,7 +111,7 @@ export async function applyRole(tx: Tx, entry: Located<FileRole>, summary: Apply
     if (orgId !== 0 && !(await tx.org.findUnique({ where: { id: orgId }, select: { id: true } }))) {
       throw problemAt(file, [...path, 'orgId'], `organization ${orgId} does not exist`);
     }
-    await tx.role.create({
+    const created = await tx.role.create({
       data: {
         ...fields,
         uid: role.uid ?? `prov_${createHash('sha1').update(`${orgId}:${role.name}`).digest('base64url')}`,
@@ -114,6 +121,8 @@ export async function applyRole(tx: Tx, entry: Located<FileRole>, summary: Apply
         permissions: { create: permissions },
       },
     });
+    const after = await snapshotRole(tx, created.id);
+    await recordAudit(tx, OPERATOR, { action: 'role.create', orgId, resource: { kind: 'role', id: created.uid }, after });
     summary.rolesCreated++;
     return;
   }
@@ -121,9 +130,18 @@ export async function applyRole(tx: Tx, entry: Located<FileRole>, summary: Apply
     throw problemAt(file, [...path, 'name'], `basic role "${existing.name}" cannot be renamed`);
   }
   if (role.version == null || role.version <= existing.version) return; // the API's version rule
+  const before = await snapshotRole(tx, existing.id);
   await tx.role.update({ where: { id: existing.id }, data: { ...fields, ...(role.name && { name: role.name }), version: role.version } });
   await tx.permission.deleteMany({ where: { roleId: existing.id } });
   await tx.permission.createMany({ data: permissions.map((p) => ({ ...p, roleId: existing.id })) });
+  const after = await snapshotRole(tx, existing.id);
+  await recordAudit(tx, OPERATOR, {
+    action: 'role.update',
+    orgId: existing.orgId,
+    resource: { kind: 'role', id: existing.uid },
+    before,
+    after,
+  });
   summary.rolesUpdated++;
 }
 
@@ -143,14 +161,24 @@ export async function applyTeam(tx: Tx, { file, path, value: team }: Located<Fil
     if (role.orgId !== 0 && role.orgId !== orgId) throw problemAt(file, at, `role ${show(ref)} belongs to another organization`);
     const where = { teamId_roleId: { teamId: row.id, roleId: role.id } };
     const assigned = await tx.teamRole.findUnique({ where, select: { id: true } });
-    if (ref.state === 'absent') {
-      if (assigned) {
-        await tx.teamRole.delete({ where });
-        summary.assignmentsRemoved++;
-      }
-    } else if (!assigned) {
+    const removing = ref.state === 'absent';
+    if (removing ? !assigned : assigned) continue;
+    const before = await teamRolesSnapshot(tx, row.id, orgId);
+    if (removing) {
+      await tx.teamRole.delete({ where });
+      summary.assignmentsRemoved++;
+    } else {
       await tx.teamRole.create({ data: { teamId: row.id, roleId: role.id, orgId } });
       summary.assignmentsAdded++;
     }
+    const after = await teamRolesSnapshot(tx, row.id, orgId);
+    const action = removing ? 'team_role.remove' : 'team_role.add';
+    await recordAudit(tx, OPERATOR, { action, orgId, resource: { kind: 'team', id: row.id }, before, after });
   }
+}
+
+/** A team's assignments as the audit log keeps them (as the assignment API does): `{teamId, orgId, roleUids}`, uids sorted. */
+async function teamRolesSnapshot(tx: Tx, teamId: number, orgId: number) {
+  const rows = await tx.teamRole.findMany({ where: { teamId }, select: { role: { select: { uid: true } } } });
+  return { teamId, orgId, roleUids: rows.map((r) => r.role.uid).sort() };
 }

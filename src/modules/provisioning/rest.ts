@@ -9,6 +9,7 @@ export const provisioningRoutes: Route[] = [
     method: 'POST',
     path: '/api/admin/provisioning/access-control/reload',
     requires: provisioningRequirements.reload,
+    summary: 'Apply the RBAC provisioning files again',
     handler: ({ principal, services }) => services.provisioning.reload(principal),
   },
 ];

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import type { FeatureDeps } from '../../kernel/access.js';
+import { recordAudit, snapshotRole } from '../../kernel/audit.js';
 import { BASIC_ROLES, type BasicRoleDefinition } from '../../kernel/builtin-roles.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { permission } from '../../kernel/evaluator.js';
@@ -51,17 +52,21 @@ export class BasicRoleService {
     await this.deps.access.check(caller, resetRequirements.reset.for({}));
     if (!input?.BasicRoles) return { message: RESET_MESSAGES.nothing };
     await this.deps.access.write(async (tx) => {
-      for (const def of BASIC_ROLES) await restoreBasicRole(tx, def);
+      for (const def of BASIC_ROLES) await restoreBasicRole(tx, caller, def);
     });
     return { message: RESET_MESSAGES.performed };
   }
 }
 
-/** Writes `def` over the stored basic role with its uid (creating it when missing), inside `tx`. */
-async function restoreBasicRole(tx: Tx, def: BasicRoleDefinition): Promise<void> {
+/**
+ * Writes `def` over the stored basic role with its uid (creating it when missing), inside `tx`,
+ * and logs it as `basic_role.reset` by `caller`, with the role before and after.
+ */
+async function restoreBasicRole(tx: Tx, caller: Principal, def: BasicRoleDefinition): Promise<void> {
   const fields = { name: def.name, displayName: def.displayName, description: def.description, group: def.group, hidden: def.hidden };
   const existing = await tx.role.findUnique({ where: { uid: def.uid }, select: { id: true } });
   let roleId: number;
+  const before = existing ? await snapshotRole(tx, existing.id) : null;
   if (existing) {
     roleId = existing.id;
     await tx.role.update({ where: { id: roleId }, data: { ...fields, orgId: 0, version: { increment: 1 } } });
@@ -74,5 +79,13 @@ async function restoreBasicRole(tx: Tx, def: BasicRoleDefinition): Promise<void>
     where: { basicRole_orgId_roleId: { basicRole: def.basicRole, orgId: 0, roleId } },
     create: { basicRole: def.basicRole, orgId: 0, roleId },
     update: {},
+  });
+  const after = await snapshotRole(tx, roleId);
+  await recordAudit(tx, caller, {
+    action: 'basic_role.reset',
+    orgId: 0,
+    resource: { kind: 'role', id: def.uid },
+    ...(before && { before }),
+    after,
   });
 }

@@ -5,7 +5,8 @@
  */
 import type { Role } from '../../generated/prisma/client.js';
 import { parseBooleanParam, type Route } from '../shared/rest.js';
-import { resetRequirements } from './reset.js';
+import { createRoleInput, updateRoleInput } from './inputs.js';
+import { resetInput, resetRequirements } from './reset.js';
 import { roleRequirements } from './service.js';
 
 /** A role as the REST door answers it (upstream-behaviour.md "Roles", JSON role). */
@@ -58,12 +59,18 @@ export const roleRoutes: Route[] = [
     method: 'GET',
     path: '/api/access-control/status',
     requires: roleRequirements.status,
+    summary: 'Whether role-based access control is enabled',
     handler: ({ principal, services }) => services.roles.status(principal),
   },
   {
     method: 'GET',
     path: '/api/access-control/roles',
     requires: roleRequirements.read,
+    summary: 'List the global roles and those of the current organization (without permissions)',
+    query: [
+      { name: 'includeHidden', type: 'boolean', description: 'Include hidden roles' },
+      { name: 'delegatable', type: 'boolean', description: 'Only roles the caller may assign (every permission held)' },
+    ],
     handler: async ({ principal, services, query }) => {
       const roles = await services.roles.list(principal, {
         includeHidden: parseBooleanParam('includeHidden', query.get('includeHidden')),
@@ -76,6 +83,7 @@ export const roleRoutes: Route[] = [
     method: 'GET',
     path: '/api/access-control/roles/:uid',
     requires: roleRequirements.read,
+    summary: 'Get a role with its permissions',
     handler: async ({ principal, services, params }) =>
       roleToJson(await services.roles.get(principal, params.uid as string, withPermissions)),
   },
@@ -83,12 +91,16 @@ export const roleRoutes: Route[] = [
     method: 'POST',
     path: '/api/access-control/roles',
     requires: roleRequirements.write,
+    summary: 'Create a custom role',
+    body: createRoleInput,
     handler: async ({ principal, services, body }) => roleToJson(await services.roles.create(principal, body, withPermissions)),
   },
   {
     method: 'PUT',
     path: '/api/access-control/roles/:uid',
     requires: roleRequirements.write,
+    summary: 'Update a custom or basic role (a higher version; permissions replaced)',
+    body: updateRoleInput,
     handler: async ({ principal, services, params, body }) =>
       roleToJson(await services.roles.update(principal, params.uid as string, body, withPermissions)),
   },
@@ -96,6 +108,11 @@ export const roleRoutes: Route[] = [
     method: 'DELETE',
     path: '/api/access-control/roles/:uid',
     requires: roleRequirements.delete,
+    summary: 'Delete a custom role',
+    query: [
+      { name: 'force', type: 'boolean', description: 'Also remove its assignments (otherwise an assigned role is kept, 400)' },
+      { name: 'global', type: 'boolean', description: 'The role is global' },
+    ],
     handler: ({ principal, services, params, query }) =>
       services.roles.delete(principal, params.uid as string, {
         force: parseBooleanParam('force', query.get('force')),
@@ -106,6 +123,8 @@ export const roleRoutes: Route[] = [
     method: 'POST',
     path: '/api/access-control/roles/hard-reset',
     requires: resetRequirements.reset,
+    summary: 'Reset the basic roles to their default permissions',
+    body: resetInput,
     handler: ({ principal, services, body }) => services.basicRoles.reset(principal, body),
   },
 ];

@@ -9,6 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Prisma, Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
+import { recordAudit, roleAssignments, snapshotRole } from '../../kernel/audit.js';
 import { BASIC_PREFIX, isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
 import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
@@ -157,8 +158,8 @@ export class RoleService {
     const orgId = global ? 0 : caller.orgId;
     try {
       const role = await this.deps.access.write(
-        (tx) =>
-          tx.role.create({
+        async (tx) => {
+          const created = await tx.role.create({
             data: {
               uid,
               orgId,
@@ -171,14 +172,16 @@ export class RoleService {
               permissions: { create: permissions },
             },
             select: { id: true },
-          }),
+          });
+          const after = await snapshotRole(tx, created.id);
+          await recordAudit(tx, caller, { action: 'role.create', orgId, resource: { kind: 'role', id: uid }, after });
+          return created;
+        },
         { grantsNothing: true },
       );
       return await this.deps.db.role.findUniqueOrThrow({ ...query, where: { id: role.id } });
     } catch (error) {
-      if (isUniqueViolation(error)) {
-        throw new DomainError('ROLE_ALREADY_EXISTS', `a role with uid "${uid}" or name "${input.name}" already exists`);
-      }
+      if (isUniqueViolation(error)) throw await roleTaken(this.deps.db, { orgId, name: input.name, uid });
       throw error;
     }
   }
@@ -220,6 +223,7 @@ export class RoleService {
         }
         const current = await permissionsOfRole(tx, role.id);
         requireDelegation(index, Action.RolesWrite, input.permissions ? [...current, ...input.permissions] : current);
+        const before = await snapshotRole(tx, role.id);
 
         await tx.role.update({
           where: { id: role.id },
@@ -236,9 +240,14 @@ export class RoleService {
           await tx.permission.deleteMany({ where: { roleId: role.id } });
           await tx.permission.createMany({ data: input.permissions.map((p) => ({ ...p, roleId: role.id })) });
         }
+        const after = await snapshotRole(tx, role.id);
+        await recordAudit(tx, caller, { action: 'role.update', orgId: role.orgId, resource: { kind: 'role', id: uid }, before, after });
       });
     } catch (error) {
-      if (isUniqueViolation(error)) throw new DomainError('ROLE_ALREADY_EXISTS', `a role named "${input.name}" already exists`);
+      if (isUniqueViolation(error)) {
+        const role = await db.role.findUnique({ where: { uid }, select: { orgId: true } });
+        throw await roleTaken(db, { orgId: role?.orgId ?? caller.orgId, name: input.name });
+      }
       throw error;
     }
     return db.role.findUniqueOrThrow({ ...query, where: { uid } });
@@ -277,11 +286,27 @@ export class RoleService {
           );
         }
       }
+      const before = { ...(await snapshotRole(tx, role.id)), ...(await roleAssignments(tx, role.id)) };
       // Assignments and permissions go with the role (ON DELETE CASCADE).
       await tx.role.delete({ where: { id: role.id } });
+      await recordAudit(tx, caller, { action: 'role.delete', orgId: role.orgId, resource: { kind: 'role', id: uid }, before });
     });
     return { message: 'Role deleted' };
   }
+}
+
+/**
+ * 409 ROLE_ALREADY_EXISTS for a create or update that hit a unique index, naming what exists:
+ * the role holding `name` in `orgId` (0: global) with its uid, or else the taken `uid` (uids are
+ * unique across organizations). Issue #12 item 6: the message named the uid generated for the
+ * role that was never created.
+ */
+async function roleTaken(db: Tx, clash: { orgId: number; name: string; uid?: string }): Promise<DomainError> {
+  const holder = await db.role.findFirst({ where: { orgId: clash.orgId, name: clash.name }, select: { uid: true } });
+  const scope = clash.orgId === 0 ? 'global role' : `role in organization ${clash.orgId}`;
+  if (holder) return new DomainError('ROLE_ALREADY_EXISTS', `a ${scope} named "${clash.name}" already exists (uid "${holder.uid}")`);
+  if (clash.uid !== undefined) return new DomainError('ROLE_ALREADY_EXISTS', `a role with uid "${clash.uid}" already exists`);
+  return new DomainError('ROLE_ALREADY_EXISTS', `a ${scope} named "${clash.name}" already exists`);
 }
 
 /** 404 ROLE_NOT_FOUND for `uid`. */

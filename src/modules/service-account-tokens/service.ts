@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import type { FeatureDeps } from '../../kernel/access.js';
+import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { all, permission } from '../../kernel/evaluator.js';
@@ -51,6 +52,9 @@ export interface TokenServiceDeps extends FeatureDeps {
   /** API_KEY_MAX_SECONDS_TO_LIVE applies to tokens as well. */
   maxSecondsToLive: number | undefined;
 }
+
+/** The fields of a token the audit log keeps: never `hash` (and the token itself is never stored). */
+const AUDITED_TOKEN_FIELDS = { id: true, orgId: true, name: true, role: true, expires: true, serviceAccountId: true } as const;
 
 async function accountInOrg(tx: Tx, caller: Principal, id: number): Promise<{ id: number; role: string }> {
   const account = await tx.user.findFirst({
@@ -110,7 +114,7 @@ export class ServiceAccountTokenService {
       const row = await this.deps.access.write(
         async (tx) => {
           const account = await accountInOrg(tx, caller, id);
-          return tx.apiKey.create({
+          const token = await tx.apiKey.create({
             data: {
               orgId: caller.orgId,
               name: input.name,
@@ -119,8 +123,15 @@ export class ServiceAccountTokenService {
               expires,
               serviceAccountId: id,
             },
-            select: { id: true, name: true },
+            select: AUDITED_TOKEN_FIELDS,
           });
+          await recordAudit(tx, caller, {
+            action: 'service_account_token.create',
+            orgId: caller.orgId,
+            resource: { kind: 'service_account_token', id: token.id },
+            after: token,
+          });
+          return token;
         },
         { grantsNothing: true },
       );
@@ -144,8 +155,15 @@ export class ServiceAccountTokenService {
     await this.deps.access.check(caller, tokenRequirements.write.for({ id }));
     await this.deps.access.write(async (tx) => {
       await accountInOrg(tx, caller, id);
-      const { count } = await tx.apiKey.deleteMany({ where: { id: tokenId, serviceAccountId: id } });
-      if (count === 0) throw notFound('TOKEN_NOT_FOUND', 'service account token', tokenId);
+      const before = await tx.apiKey.findFirst({ where: { id: tokenId, serviceAccountId: id }, select: AUDITED_TOKEN_FIELDS });
+      if (!before) throw notFound('TOKEN_NOT_FOUND', 'service account token', tokenId);
+      await tx.apiKey.deleteMany({ where: { id: tokenId, serviceAccountId: id } });
+      await recordAudit(tx, caller, {
+        action: 'service_account_token.delete',
+        orgId: caller.orgId,
+        resource: { kind: 'service_account_token', id: tokenId },
+        before,
+      });
     });
     return { message: 'Service account token deleted' };
   }
@@ -176,7 +194,20 @@ export class ServiceAccountTokenService {
               orgs: { create: { orgId: caller.orgId, role: key.role } },
             },
           });
-          await tx.apiKey.update({ where: { id: key.id }, data: { serviceAccountId: account.id } });
+          const after = await tx.apiKey.update({
+            where: { id: key.id },
+            data: { serviceAccountId: account.id },
+            select: AUDITED_TOKEN_FIELDS,
+          });
+          const { orgId } = caller;
+          await recordAudit(tx, caller, {
+            action: 'service_account.create',
+            orgId,
+            resource: { kind: 'service_account', id: account.id },
+            after: { id: account.id, login, name, orgId, role: key.role, isServiceAccount: true },
+          });
+          const before = { id: key.id, orgId: key.orgId, name: key.name, role: key.role, expires: key.expires, serviceAccountId: null };
+          await recordAudit(tx, caller, { action: 'api_key.migrate', orgId, resource: { kind: 'api_key', id: key.id }, before, after });
         });
       } catch {
         failed.push(key.id);

@@ -1,15 +1,40 @@
+/**
+ * Service accounts of the caller's organization: User rows with isServiceAccount, one org
+ * membership (their org role) and no password; their tokens live in service-account-tokens.
+ *
+ * Permissions (Grafana's service account routes): serviceaccounts:create;
+ * serviceaccounts:read, serviceaccounts:write, serviceaccounts:delete on serviceaccounts:id:<id>,
+ * each checked before the body is validated; an org role above the caller's own is refused
+ * (Grafana: "Cannot assign a role higher than user's role"). Accounts are looked up within the
+ * caller's organization only: another organization's account, or a user's id, is 404 (the wall).
+ * Every change goes through `access.write()` and is recorded in the audit log
+ * (service_account.create, service_account.update, service_account.delete).
+ */
 import type { Prisma, User } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
+import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { alreadyExists, DomainError, notFound } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
 import { idFilter, permittedIds, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
 import { MAX_NAME_LENGTH, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
+import { requirement } from '../../kernel/requirements.js';
 import { isUniqueViolation, type Tx } from '../../platform/database.js';
-import { createServiceAccountInput, updateServiceAccountInput } from './inputs.js';
+import { accessControlMetadata, pageOffset, type SearchPage } from '../shared/directory.js';
+import { createServiceAccountInput, serviceAccountSearchInput, updateServiceAccountInput } from './inputs.js';
 
+/** What a Pothos `query` (or any caller) may ask Prisma to load with each account. */
 export type ServiceAccountQuery = { include?: Prisma.UserInclude; select?: Prisma.UserSelect };
+
+/** The permission each service account operation needs; `id` is the account's id. */
+export const serviceAccountRequirements = {
+  create: requirement([], () => permission(Action.ServiceAccountsCreate)),
+  search: requirement([], () => permission(Action.ServiceAccountsRead)),
+  read: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsRead, Scope.serviceAccount(id))),
+  write: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsWrite, Scope.serviceAccount(id))),
+  delete: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsDelete, Scope.serviceAccount(id))),
+};
 
 /**
  * Grafana's generated login: `sa-<orgId>-<name>` lower-cased, runs of anything but letters,
@@ -31,8 +56,26 @@ function inOrg(caller: Principal, id?: number): Prisma.UserWhereInput {
   return { isServiceAccount: true, orgId: caller.orgId, ...(id !== undefined && { id }) };
 }
 
-async function findServiceAccount(tx: Tx, caller: Principal, id: number): Promise<{ id: number; orgId: number }> {
-  const account = await tx.user.findFirst({ where: inOrg(caller, id), select: { id: true, orgId: true } });
+/** What the audit log keeps of an account: its fields and its org role. */
+const SNAPSHOT = {
+  id: true,
+  login: true,
+  name: true,
+  orgId: true,
+  isDisabled: true,
+  orgs: { select: { orgId: true, role: true } },
+} satisfies Prisma.UserSelect;
+
+type Snapshot = Prisma.UserGetPayload<{ select: typeof SNAPSHOT }>;
+
+/** `{id, login, name, orgId, isDisabled, role}` of a SNAPSHOT row. */
+function snapshot(account: Snapshot) {
+  const { orgs, ...fields } = account;
+  return { ...fields, role: orgs.find((m) => m.orgId === account.orgId)?.role ?? 'None' };
+}
+
+async function findServiceAccount(tx: Tx, caller: Principal, id: number): Promise<Snapshot> {
+  const account = await tx.user.findFirst({ where: inOrg(caller, id), select: SNAPSHOT });
   if (!account) throw notFound('SERVICE_ACCOUNT_NOT_FOUND', 'service account', id);
   return account;
 }
@@ -45,19 +88,21 @@ async function assertNameFree(tx: Tx, orgId: number, name: string, exceptId?: nu
   if (taken) throw alreadyExists(`a service account named "${name}" already exists in this organization`);
 }
 
+/** Service accounts; every method authorizes its caller (rules in the module comment). */
 export class ServiceAccountService {
   constructor(private readonly deps: FeatureDeps) {}
 
   /**
    * Creates a service account in the caller's organization with org role `role` (Viewer when
-   * omitted). Needs serviceaccounts:create and a role no higher than the caller's.
+   * omitted), disabled when `isDisabled`. Needs serviceaccounts:create and a role no higher than
+   * the caller's.
    * @throws DomainError VALIDATION_FAILED (400), 401, 403, ORG_NOT_FOUND (404),
    *   ALREADY_EXISTS (409: name, or the login derived from it, taken in the organization).
    */
   async create(caller: Principal, rawInput: unknown, query: ServiceAccountQuery = {}): Promise<User> {
     requireSignedIn(caller);
+    await this.deps.access.check(caller, serviceAccountRequirements.create.for({}));
     const input = parseInput(createServiceAccountInput, rawInput);
-    await this.deps.access.check(caller, permission(Action.ServiceAccountsCreate));
     const role = input.role ?? 'Viewer';
     requireRoleWithin(caller, role);
     const orgId = caller.orgId;
@@ -75,10 +120,17 @@ export class ServiceAccountService {
             email: login, // Grafana stores the login as email; user emails contain "@", so no clash
             name: input.name,
             isServiceAccount: true,
+            isDisabled: input.isDisabled ?? false,
             orgId,
             orgs: { create: { orgId, role } },
           },
-          select: { id: true },
+          select: SNAPSHOT,
+        });
+        await recordAudit(tx, caller, {
+          action: 'service_account.create',
+          orgId,
+          resource: { kind: 'service_account', id: account.id },
+          after: snapshot(account),
         });
         return account.id;
       });
@@ -95,22 +147,71 @@ export class ServiceAccountService {
    */
   async list(caller: Principal, query: ServiceAccountQuery = {}): Promise<User[]> {
     requireSignedIn(caller);
-    const index = await this.deps.access.check(caller, permission(Action.ServiceAccountsRead));
+    const index = await this.deps.access.check(caller, serviceAccountRequirements.search.for({}));
     const ids = permittedIds(index, Action.ServiceAccountsRead, 'serviceaccounts:id:');
     return this.deps.db.user.findMany({ ...query, where: { ...inOrg(caller), ...idFilter(ids) }, orderBy: [{ name: 'asc' }] });
   }
 
   /**
-   * One service account of the caller's organization. Needs serviceaccounts:read on serviceaccounts:id:<id>.
-   * @throws DomainError 400, 401, 403, SERVICE_ACCOUNT_NOT_FOUND (404: unknown or of another organization).
+   * One page of the service accounts of the caller's organization it may read (Grafana's
+   * service account search): `query` is part of the name or login (any case), `disabled` keeps
+   * disabled accounts only; `page` (from 1) of `perPage` (default 1000) rows by name, then id;
+   * `totalCount` counts every match. Needs serviceaccounts:read; rows are filtered by
+   * serviceaccounts:id:<id> as in `list`.
+   * @throws DomainError VALIDATION_FAILED (400), 401, 403.
    */
-  async get(caller: Principal, rawId: unknown, query: ServiceAccountQuery = {}): Promise<User> {
+  async search(caller: Principal, rawParams: unknown, query: ServiceAccountQuery = {}): Promise<SearchPage<User>> {
+    requireSignedIn(caller);
+    const index = await this.deps.access.check(caller, serviceAccountRequirements.search.for({}));
+    const params = parseInput(serviceAccountSearchInput, rawParams ?? {});
+    const ids = permittedIds(index, Action.ServiceAccountsRead, 'serviceaccounts:id:');
+    const where: Prisma.UserWhereInput = {
+      ...inOrg(caller),
+      AND: [
+        idFilter(ids),
+        params.query ? { OR: [{ name: { contains: params.query } }, { login: { contains: params.query } }] } : {},
+        params.disabled ? { isDisabled: true } : {},
+      ],
+    };
+    const { db } = this.deps;
+    const [totalCount, rows] = await Promise.all([
+      db.user.count({ where }),
+      db.user.findMany({
+        ...query,
+        where,
+        orderBy: [{ name: 'asc' }, { id: 'asc' }],
+        skip: pageOffset(params.page, params.perPage),
+        take: params.perPage,
+      }),
+    ]);
+    return {
+      totalCount,
+      page: params.page,
+      perPage: params.perPage,
+      rows,
+      ...(params.accessControl && {
+        accessControl: new Map(rows.map((a) => [a.id, accessControlMetadata(index, Scope.serviceAccount(a.id))])),
+      }),
+    };
+  }
+
+  /**
+   * One service account of the caller's organization. Needs serviceaccounts:read on
+   * serviceaccounts:id:<id>. With `accessControl`, the row carries the caller's actions on it.
+   * @throws DomainError 400, 401, 403, SERVICE_ACCOUNT_NOT_FOUND (404: unknown, a user's id or of another organization).
+   */
+  async get(
+    caller: Principal,
+    rawId: unknown,
+    query: ServiceAccountQuery = {},
+    options: { accessControl?: boolean } = {},
+  ): Promise<User & { accessControl?: Record<string, boolean> }> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
-    await this.deps.access.check(caller, permission(Action.ServiceAccountsRead, Scope.serviceAccount(id)));
+    const index = await this.deps.access.check(caller, serviceAccountRequirements.read.for({ id }));
     const account = await this.deps.db.user.findFirst({ ...query, where: inOrg(caller, id) });
     if (!account) throw notFound('SERVICE_ACCOUNT_NOT_FOUND', 'service account', id);
-    return account;
+    return options.accessControl ? { ...account, accessControl: accessControlMetadata(index, Scope.serviceAccount(id)) } : account;
   }
 
   /**
@@ -121,36 +222,50 @@ export class ServiceAccountService {
   async update(caller: Principal, rawId: unknown, rawInput: unknown, query: ServiceAccountQuery = {}): Promise<User> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
+    await this.deps.access.check(caller, serviceAccountRequirements.write.for({ id }));
     const input = parseInput(updateServiceAccountInput, rawInput);
-    await this.deps.access.check(caller, permission(Action.ServiceAccountsWrite, Scope.serviceAccount(id)));
     if (input.role != null) requireRoleWithin(caller, input.role);
     const { db } = this.deps;
     await this.deps.access.write(async (tx) => {
-      const account = await findServiceAccount(tx, caller, id);
-      if (input.name != null) await assertNameFree(tx, account.orgId, input.name, id);
+      const before = await findServiceAccount(tx, caller, id);
+      if (input.name != null) await assertNameFree(tx, before.orgId, input.name, id);
       await tx.user.update({
         where: { id },
         data: { ...(input.name != null && { name: input.name }), ...(input.isDisabled != null && { isDisabled: input.isDisabled }) },
       });
       if (input.role != null) {
-        await tx.orgUser.update({ where: { orgId_userId: { orgId: account.orgId, userId: id } }, data: { role: input.role } });
+        await tx.orgUser.update({ where: { orgId_userId: { orgId: before.orgId, userId: id } }, data: { role: input.role } });
       }
+      const after = await findServiceAccount(tx, caller, id);
+      await recordAudit(tx, caller, {
+        action: 'service_account.update',
+        orgId: before.orgId,
+        resource: { kind: 'service_account', id },
+        before: snapshot(before),
+        after: snapshot(after),
+      });
     });
     return db.user.findUniqueOrThrow({ ...query, where: { id } });
   }
 
   /**
-   * Deletes a service account with its membership and role assignments.
+   * Deletes a service account with its membership, tokens and role assignments.
    * Needs serviceaccounts:delete on serviceaccounts:id:<id>.
    * @throws DomainError 400, 401, 403, SERVICE_ACCOUNT_NOT_FOUND (404).
    */
   async delete(caller: Principal, rawId: unknown): Promise<{ message: string }> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
-    await this.deps.access.check(caller, permission(Action.ServiceAccountsDelete, Scope.serviceAccount(id)));
+    await this.deps.access.check(caller, serviceAccountRequirements.delete.for({ id }));
     await this.deps.access.write(async (tx) => {
-      await findServiceAccount(tx, caller, id);
+      const before = await findServiceAccount(tx, caller, id);
       await tx.user.delete({ where: { id } });
+      await recordAudit(tx, caller, {
+        action: 'service_account.delete',
+        orgId: before.orgId,
+        resource: { kind: 'service_account', id },
+        before: snapshot(before),
+      });
     });
     return { message: 'Service account deleted' };
   }

@@ -24,6 +24,13 @@ export interface RouteRequest {
   clientAddress: string;
 }
 
+/** A query parameter a route reads, for the OpenAPI document (src/http/openapi.ts). */
+export interface QueryParam {
+  name: string;
+  type: 'boolean' | 'string' | 'integer';
+  description: string;
+}
+
 export interface Route {
   method: Method;
   /** `/api/...` with `:name` parameters. */
@@ -41,15 +48,23 @@ export interface Route {
   body?: ZodType;
   /** Status of a successful answer: 200 unless Grafana answers otherwise (201 for some creations). */
   status?: 200 | 201 | 202;
+  /** The query parameters the handler reads, for the OpenAPI document. */
+  query?: readonly QueryParam[];
 }
 
+/** Go's strconv.ParseBool spellings, which Grafana's query parsing accepts. */
+const TRUE_WORDS = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const FALSE_WORDS = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
 /**
- * Query-string boolean: "true"/"1" true, "false"/"0"/absent false.
- * @throws DomainError VALIDATION_FAILED (400) "<name>: must be true or false" for anything else.
+ * Query-string boolean, as Grafana reads it (Go's `strconv.ParseBool`): `1 t T TRUE true True`
+ * are true, `0 f F FALSE false False` and an absent or empty parameter false.
+ * @throws DomainError VALIDATION_FAILED (400) "<name>: must be true or false" for anything else
+ *   (`yes`, `on`, `tRUE`, ` true`).
  */
 export function parseBooleanParam(name: string, value: string | null | undefined): boolean {
-  if (value === null || value === undefined || value === '' || value === 'false' || value === '0') return false;
-  if (value === 'true' || value === '1') return true;
+  if (value === null || value === undefined || value === '' || FALSE_WORDS.has(value)) return false;
+  if (TRUE_WORDS.has(value)) return true;
   throw new DomainError('VALIDATION_FAILED', `${name}: must be true or false`);
 }
 

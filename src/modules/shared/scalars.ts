@@ -10,3 +10,9 @@ builder.scalarType('DateTime', {
     return date;
   },
 });
+
+builder.scalarType('JSON', {
+  description: 'Any JSON value (object, array, string, number, boolean or null), answered as stored, e.g. an audit snapshot.',
+  serialize: (value) => value,
+  parseValue: (value) => value,
+});

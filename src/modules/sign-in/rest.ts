@@ -3,25 +3,36 @@
  * organizations, organization switch, password change. Any signed-in user.
  */
 import type { Route } from '../shared/rest.js';
+import { changePasswordInput } from './service.js';
 
 export const signInRoutes: Route[] = [
-  { method: 'GET', path: '/api/user', requires: 'signed-in', handler: ({ principal, services }) => services.signIn.currentUser(principal) },
+  {
+    method: 'GET',
+    path: '/api/user',
+    requires: 'signed-in',
+    summary: 'The signed-in user',
+    handler: ({ principal, services }) => services.signIn.currentUser(principal),
+  },
   {
     method: 'GET',
     path: '/api/user/orgs',
     requires: 'signed-in',
+    summary: 'The organizations of the signed-in user',
     handler: ({ principal, services }) => services.signIn.ownOrgs(principal),
   },
   {
     method: 'POST',
     path: '/api/user/using/:orgId',
     requires: 'signed-in',
+    summary: 'Switch the signed-in user’s current (and default) organization',
     handler: ({ principal, services, params }) => services.signIn.switchOrg(principal, params.orgId),
   },
   {
     method: 'PUT',
     path: '/api/user/password',
     requires: 'signed-in',
+    summary: 'Change the signed-in user’s password; other sessions end',
+    body: changePasswordInput,
     // Wrong old passwords count against the login and the client address, like failed logins.
     handler: ({ principal, services, body, clientAddress }) => services.signIn.changePassword(principal, body, clientAddress),
   },

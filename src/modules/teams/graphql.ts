@@ -1,18 +1,30 @@
-/** The Team type with the team queries and mutations; every resolver calls one TeamService method. */
-
+/**
+ * The Team type with the team queries and mutations; every resolver calls one TeamService
+ * method, the same as its REST twin (rest.ts).
+ */
+import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { Team } from '../../generated/prisma/client.js';
 import { needs } from '../../kernel/requirements.js';
 import { teamRoleRequirements } from '../assignments/service.js';
 import { builder } from '../shared/builder.js';
+import { avatarUrl } from '../shared/directory.js';
 import { MessagePayload } from '../shared/message.js';
 import { UserType } from '../users/graphql.js';
+import { teamRequirements } from './service.js';
 
-builder.prismaObject('Team', {
+export const TeamType = builder.prismaObject('Team', {
   description: 'A team of one organization. Its id is the one REST paths take as :teamId.',
   fields: (t) => ({
     id: t.exposeInt('id'),
     orgId: t.exposeInt('orgId'),
     name: t.exposeString('name'),
     email: t.exposeString('email'),
+    avatarUrl: t.string({
+      description: "Grafana's avatar address: /avatar/<md5 of the email, or of the name when there is none>.",
+      select: { email: true, name: true },
+      resolve: (team) => avatarUrl(team.email, team.name),
+    }),
+    memberCount: t.relationCount('members', { description: 'Number of members.' }),
     members: t.field({
       type: [UserType],
       description: 'Members of the team, by login.',
@@ -32,6 +44,19 @@ builder.prismaObject('Team', {
     }),
   }),
 });
+
+/** One page of teamSearch, the shape of Grafana's SearchTeamQueryResult. */
+const TeamSearchResult = builder
+  .objectRef<{ totalCount: number; page: number; perPage: number; teams: Team[] }>('TeamSearchResult')
+  .implement({
+    description: 'One page of a team search (REST: GET /api/teams/search).',
+    fields: (t) => ({
+      totalCount: t.exposeInt('totalCount', { description: 'Number of matching teams on every page.' }),
+      page: t.exposeInt('page'),
+      perPage: t.exposeInt('perPage'),
+      teams: t.field({ type: [TeamType], description: 'This page, in the requested order.', resolve: (result) => result.teams }),
+    }),
+  });
 
 export const CreateTeamInput = builder.inputType('CreateTeamInput', {
   fields: (t) => ({
@@ -55,46 +80,70 @@ const memberArgs = (t: Parameters<Parameters<typeof builder.mutationFields>[0]>[
 builder.queryFields((t) => ({
   teams: t.prismaField({
     type: ['Team'],
-    description: 'Teams of the current organization the caller may read (teams:read).',
+    description: `Teams of the current organization the caller may read (${teamRequirements.search.text()}).`,
     resolve: (query, _root, _args, ctx) => ctx.services.teams.list(ctx.principal, query),
+  }),
+  teamSearch: t.field({
+    type: TeamSearchResult,
+    description: `One page of the teams of the current organization the caller may read, as Grafana's team search. ${needs(teamRequirements.search)}`,
+    args: {
+      query: t.arg.string({ description: 'Part of the name, in any case.' }),
+      name: t.arg.string({ description: 'The whole name.' }),
+      teamIds: t.arg.intList({ description: 'Only these teams.' }),
+      page: t.arg.int({ description: 'Page number from 1 (default 1).' }),
+      perPage: t.arg.int({ description: 'Teams per page (default 1000).' }),
+      sort: t.arg.string({
+        description: 'Comma-separated name-asc, name-desc, email-asc, email-desc, memberCount-asc, memberCount-desc (default name-asc).',
+      }),
+    },
+    resolve: async (_root, args, ctx, info) => {
+      const page = await ctx.services.teams.search(ctx.principal, args, queryFromInfo({ context: ctx, info, path: ['teams'] }));
+      return { totalCount: page.totalCount, page: page.page, perPage: page.perPage, teams: page.rows };
+    },
   }),
   team: t.prismaField({
     type: 'Team',
-    description: 'One team of the current organization. Needs teams:read on teams:id:<id>.',
+    description: `One team of the current organization. ${needs(teamRequirements.read)}`,
     args: { id: t.arg.int({ required: true }) },
     resolve: (query, _root, args, ctx) => ctx.services.teams.get(ctx.principal, args.id, query),
+  }),
+  teamMembers: t.prismaField({
+    type: ['User'],
+    description: `Members of a team of the current organization, by login (REST: GET /api/teams/:teamId/members). ${needs(teamRequirements.readMembers)}`,
+    args: { teamId: t.arg.int({ required: true }) },
+    resolve: (query, _root, args, ctx) => ctx.services.teams.members(ctx.principal, args.teamId, query),
   }),
 }));
 
 builder.mutationFields((t) => ({
   createTeam: t.prismaField({
     type: 'Team',
-    description: 'Creates a team in the current organization. Needs teams:create.',
+    description: `Creates a team in the current organization. ${needs(teamRequirements.create)}`,
     args: { input: t.arg({ type: CreateTeamInput, required: true }) },
     resolve: (query, _root, args, ctx) => ctx.services.teams.create(ctx.principal, args.input, query),
   }),
   updateTeam: t.prismaField({
     type: 'Team',
-    description: 'Renames a team or changes its email. Needs teams:write on teams:id:<id>.',
+    description: `Renames a team or changes its email. ${needs(teamRequirements.write)}`,
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateTeamInput, required: true }) },
     resolve: (query, _root, args, ctx) => ctx.services.teams.update(ctx.principal, args.id, args.input, query),
   }),
   deleteTeam: t.field({
     type: MessagePayload,
-    description: 'Deletes a team with its memberships and role assignments. Needs teams:delete on teams:id:<id>.',
+    description: `Deletes a team with its memberships and role assignments. ${needs(teamRequirements.delete)}`,
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.teams.delete(ctx.principal, args.id),
   }),
   addTeamMember: t.prismaField({
     type: 'Team',
-    description: 'Adds a member of the organization to a team. Needs teams:write on teams:id:<teamId>.',
+    description: `Adds a member of the organization to a team. ${needs(teamRequirements.writeMembers)}`,
     args: memberArgs(t),
-    resolve: (query, _root, args, ctx) => ctx.services.teams.addMember(ctx.principal, args, query),
+    resolve: (query, _root, args, ctx) => ctx.services.teams.addMember(ctx.principal, args.teamId, { userId: args.userId }, query),
   }),
   removeTeamMember: t.prismaField({
     type: 'Team',
-    description: 'Removes a member from a team. Needs teams:write on teams:id:<teamId>.',
+    description: `Removes a member from a team. ${needs(teamRequirements.writeMembers)}`,
     args: memberArgs(t),
-    resolve: (query, _root, args, ctx) => ctx.services.teams.removeMember(ctx.principal, args, query),
+    resolve: (query, _root, args, ctx) => ctx.services.teams.removeMember(ctx.principal, args.teamId, args.userId, query),
   }),
 }));

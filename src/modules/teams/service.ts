@@ -1,27 +1,51 @@
 /**
  * Teams of the caller's organization and their members.
  *
- * Permissions (Grafana): teams:create; teams:read, teams:write (also for members),
- * teams:delete on teams:id:<id> (org Admin, fixed:teams:*; every org role reads). Teams are
- * looked up within the caller's organization only: another organization's team is 404 (the
- * wall, kernel/guards.ts). A member must already belong to the team's organization; service
- * accounts are not team members (upstream-behaviour.md: their permissions come from their own
- * roles and org role only). Membership changes and deletions change permissions, so they end
- * through `access.write()`.
+ * Permissions (Grafana's route table, pkg/api team routes): teams:create; teams:read,
+ * teams:write, teams:delete on teams:id:<id> (org Admin, fixed:teams:*; every org role reads).
+ * Members: Grafana checks teams.permissions:read / teams.permissions:write on teams:id:<id>; this
+ * service accepts those or teams:read / teams:write (which it has always required, and which
+ * GraphQL's Team.members follows), so either kind of role works. Every permission is checked
+ * before the body is validated. Teams are looked up within the caller's organization only:
+ * another organization's team is 404 (the wall, kernel/guards.ts). A member must already belong
+ * to the team's organization; service accounts are not team members (upstream-behaviour.md:
+ * their permissions come from their own roles and org role only). Every change goes through
+ * `access.write()` and is recorded in the audit log (team.create, team.update, team.delete,
+ * team_member.add, team_member.remove).
  */
-import type { Prisma, Team } from '../../generated/prisma/client.js';
+import type { Prisma, Team, User } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
+import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { alreadyExists, DomainError, notFound } from '../../kernel/errors.js';
-import { permission } from '../../kernel/evaluator.js';
+import { any, permission } from '../../kernel/evaluator.js';
 import { idFilter, permittedIds, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
+import { requirement } from '../../kernel/requirements.js';
 import { type Db, isUniqueViolation, type Tx } from '../../platform/database.js';
-import { createTeamInput, memberInput, updateTeamInput } from './inputs.js';
+import { accessControlMetadata, pageOffset, type SearchPage } from '../shared/directory.js';
+import { addTeamMemberInput, createTeamInput, teamSearchInput, updateTeamInput } from './inputs.js';
 
 /** What a Pothos `query` (or any caller) may ask Prisma to load with each team. */
 export type TeamQuery = { include?: Prisma.TeamInclude; select?: Prisma.TeamSelect };
+/** What may be loaded with each member (a User row). */
+export type MemberQuery = { include?: Prisma.UserInclude; select?: Prisma.UserSelect };
+
+/** The permission each team operation needs; `id` is the team's id. */
+export const teamRequirements = {
+  create: requirement([], () => permission(Action.TeamsCreate)),
+  search: requirement([], () => permission(Action.TeamsRead)),
+  read: requirement(['id'], ({ id }) => permission(Action.TeamsRead, Scope.team(id))),
+  write: requirement(['id'], ({ id }) => permission(Action.TeamsWrite, Scope.team(id))),
+  delete: requirement(['id'], ({ id }) => permission(Action.TeamsDelete, Scope.team(id))),
+  readMembers: requirement(['id'], ({ id }) =>
+    any(permission(Action.TeamsRead, Scope.team(id)), permission(Action.TeamsPermissionsRead, Scope.team(id))),
+  ),
+  writeMembers: requirement(['id'], ({ id }) =>
+    any(permission(Action.TeamsWrite, Scope.team(id)), permission(Action.TeamsPermissionsWrite, Scope.team(id))),
+  ),
+};
 
 /** The team `id` of the caller's organization, or 404. */
 async function findTeam(db: Db | Tx, caller: Principal, id: number): Promise<Team> {
@@ -30,7 +54,8 @@ async function findTeam(db: Db | Tx, caller: Principal, id: number): Promise<Tea
   return team;
 }
 
-const duplicateName = (name: string) => alreadyExists(`a team named "${name}" already exists in this organization`);
+/** 409 with Grafana's text ("Team name taken"). */
+const duplicateName = (name: string) => alreadyExists(`Team name taken: a team named "${name}" already exists in this organization`);
 
 /** Teams and their members; every method authorizes its caller (rules in the module comment). */
 export class TeamService {
@@ -42,14 +67,15 @@ export class TeamService {
    */
   async create(caller: Principal, rawInput: unknown, query: TeamQuery = {}): Promise<Team> {
     requireSignedIn(caller);
+    await this.deps.access.check(caller, teamRequirements.create.for({}));
     const input = parseInput(createTeamInput, rawInput);
-    await this.deps.access.check(caller, permission(Action.TeamsCreate));
     const { db } = this.deps;
     const orgId = caller.orgId;
     try {
       const id = await this.deps.access.write(async (tx) => {
         if ((await tx.org.count({ where: { id: orgId } })) === 0) throw notFound('ORG_NOT_FOUND', 'organization', orgId);
-        const team = await tx.team.create({ data: { orgId, name: input.name, email: input.email ?? '' }, select: { id: true } });
+        const team = await tx.team.create({ data: { orgId, name: input.name, email: input.email ?? '' } });
+        await recordAudit(tx, caller, { action: 'team.create', orgId, resource: { kind: 'team', id: team.id }, after: team });
         return team.id;
       });
       return await db.team.findUniqueOrThrow({ ...query, where: { id } });
@@ -80,22 +106,71 @@ export class TeamService {
    */
   async list(caller: Principal, query: TeamQuery = {}): Promise<Team[]> {
     requireSignedIn(caller);
-    const index = await this.deps.access.check(caller, permission(Action.TeamsRead));
+    const index = await this.deps.access.check(caller, teamRequirements.search.for({}));
     const ids = permittedIds(index, Action.TeamsRead, 'teams:id:');
     return this.deps.db.team.findMany({ ...query, where: { orgId: caller.orgId, ...idFilter(ids) }, orderBy: [{ name: 'asc' }] });
   }
 
   /**
-   * One team of the caller's organization. Needs teams:read on teams:id:<id>.
+   * One page of the teams of the caller's organization it may read (Grafana's team search):
+   * `query` is part of the name (any case), `name` the whole name, `teamIds` limits to those ids;
+   * `page` (from 1) of `perPage` (default 1000) rows, sorted by `sort` (default name ascending,
+   * then id); `totalCount` counts every match. Needs teams:read; rows are filtered by
+   * teams:id:<id> as in `list`.
+   * @throws DomainError VALIDATION_FAILED (400: unknown sort option, bad types), 401, 403.
+   */
+  async search(caller: Principal, rawParams: unknown, query: TeamQuery = {}): Promise<SearchPage<Team>> {
+    requireSignedIn(caller);
+    const index = await this.deps.access.check(caller, teamRequirements.search.for({}));
+    const params = parseInput(teamSearchInput, rawParams ?? {});
+    const ids = permittedIds(index, Action.TeamsRead, 'teams:id:');
+    const where: Prisma.TeamWhereInput = {
+      orgId: caller.orgId,
+      AND: [
+        idFilter(ids),
+        params.teamIds ? { id: { in: params.teamIds } } : {},
+        params.query ? { name: { contains: params.query } } : {},
+        params.name != null && params.name !== '' ? { name: params.name } : {},
+      ],
+    };
+    const orderBy: Prisma.TeamOrderByWithRelationInput[] = (params.sort ?? []).map(({ field, direction }) =>
+      field === 'memberCount' ? { members: { _count: direction } } : { [field]: direction },
+    );
+    if (orderBy.length === 0) orderBy.push({ name: 'asc' });
+    orderBy.push({ id: 'asc' });
+    const { db } = this.deps;
+    const [totalCount, rows] = await Promise.all([
+      db.team.count({ where }),
+      db.team.findMany({ ...query, where, orderBy, skip: pageOffset(params.page, params.perPage), take: params.perPage }),
+    ]);
+    return {
+      totalCount,
+      page: params.page,
+      perPage: params.perPage,
+      rows,
+      ...(params.accessControl && {
+        accessControl: new Map(rows.map((t) => [t.id, accessControlMetadata(index, Scope.team(t.id))])),
+      }),
+    };
+  }
+
+  /**
+   * One team of the caller's organization. Needs teams:read on teams:id:<id>. With
+   * `accessControl`, the row carries the caller's actions on it (Grafana's metadata).
    * @throws DomainError 400, 401, 403, TEAM_NOT_FOUND (404: unknown or of another organization).
    */
-  async get(caller: Principal, rawId: unknown, query: TeamQuery = {}): Promise<Team> {
+  async get(
+    caller: Principal,
+    rawId: unknown,
+    query: TeamQuery = {},
+    options: { accessControl?: boolean } = {},
+  ): Promise<Team & { accessControl?: Record<string, boolean> }> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
-    await this.deps.access.check(caller, permission(Action.TeamsRead, Scope.team(id)));
+    const index = await this.deps.access.check(caller, teamRequirements.read.for({ id }));
     const team = await this.deps.db.team.findFirst({ ...query, where: { id, orgId: caller.orgId } });
     if (!team) throw notFound('TEAM_NOT_FOUND', 'team', id);
-    return team;
+    return options.accessControl ? { ...team, accessControl: accessControlMetadata(index, Scope.team(id)) } : team;
   }
 
   /**
@@ -105,16 +180,17 @@ export class TeamService {
   async update(caller: Principal, rawId: unknown, rawInput: unknown, query: TeamQuery = {}): Promise<Team> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
+    await this.deps.access.check(caller, teamRequirements.write.for({ id }));
     const input = parseInput(updateTeamInput, rawInput);
-    await this.deps.access.check(caller, permission(Action.TeamsWrite, Scope.team(id)));
     const { db } = this.deps;
     try {
       await this.deps.access.write(async (tx) => {
-        await findTeam(tx, caller, id);
-        await tx.team.update({
+        const before = await findTeam(tx, caller, id);
+        const after = await tx.team.update({
           where: { id },
           data: { ...(input.name != null && { name: input.name }), ...(input.email != null && { email: input.email }) },
         });
+        await recordAudit(tx, caller, { action: 'team.update', orgId: before.orgId, resource: { kind: 'team', id }, before, after });
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw duplicateName(input.name ?? '');
@@ -130,26 +206,46 @@ export class TeamService {
   async delete(caller: Principal, rawId: unknown): Promise<{ message: string }> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
-    await this.deps.access.check(caller, permission(Action.TeamsDelete, Scope.team(id)));
+    await this.deps.access.check(caller, teamRequirements.delete.for({ id }));
     await this.deps.access.write(async (tx) => {
-      await findTeam(tx, caller, id);
+      const team = await findTeam(tx, caller, id);
+      const members = await tx.teamMember.findMany({ where: { teamId: id }, select: { userId: true }, orderBy: { userId: 'asc' } });
       await tx.team.delete({ where: { id } }); // members and team roles: ON DELETE CASCADE
+      const before = { ...team, memberIds: members.map((m) => m.userId) };
+      await recordAudit(tx, caller, { action: 'team.delete', orgId: team.orgId, resource: { kind: 'team', id }, before });
     });
     return { message: 'Team deleted' };
   }
 
   /**
-   * Adds a member of the team's organization to the team. Needs teams:write on teams:id:<teamId>.
+   * Members of a team of the caller's organization, by login (Grafana's `GET
+   * /api/teams/:teamId/members`). Needs teams:read or teams.permissions:read on teams:id:<teamId>.
+   * @throws DomainError 400, 401, 403, TEAM_NOT_FOUND (404).
+   */
+  async members(caller: Principal, rawTeamId: unknown, query: MemberQuery = {}): Promise<User[]> {
+    requireSignedIn(caller);
+    const teamId = parseId('teamId', rawTeamId);
+    await this.deps.access.check(caller, teamRequirements.readMembers.for({ id: teamId }));
+    const { db } = this.deps;
+    await findTeam(db, caller, teamId);
+    return db.user.findMany({ ...query, where: { teams: { some: { teamId } } }, orderBy: [{ login: 'asc' }] });
+  }
+
+  /**
+   * Adds `{userId}`, a member of the team's organization, to team `teamId`. Needs teams:write or
+   * teams.permissions:write on teams:id:<teamId>. Returns the team.
    * @throws DomainError VALIDATION_FAILED (400: also for a service account), 401, 403,
    *   TEAM_NOT_FOUND (404), USER_NOT_FOUND (404: unknown or not in the team's organization),
-   *   ALREADY_EXISTS (409: already a member).
+   *   ALREADY_TEAM_MEMBER (400, Grafana's "User is already added to this team").
    */
-  async addMember(caller: Principal, rawInput: unknown, query: TeamQuery = {}): Promise<Team> {
+  async addMember(caller: Principal, rawTeamId: unknown, rawInput: unknown, query: TeamQuery = {}): Promise<Team> {
     requireSignedIn(caller);
-    const { teamId, userId } = parseInput(memberInput, rawInput);
-    await this.deps.access.check(caller, permission(Action.TeamsWrite, Scope.team(teamId)));
+    const teamId = parseId('teamId', rawTeamId);
+    await this.deps.access.check(caller, teamRequirements.writeMembers.for({ id: teamId }));
+    const { userId } = parseInput(addTeamMemberInput, rawInput);
     const { db } = this.deps;
-    const alreadyMember = () => alreadyExists(`user ${userId} is already a member of team ${teamId}`);
+    const alreadyMember = () =>
+      new DomainError('ALREADY_TEAM_MEMBER', `User is already added to this team (user ${userId}, team ${teamId})`);
     try {
       await this.deps.access.write(async (tx) => {
         const team = await findTeam(tx, caller, teamId);
@@ -163,6 +259,12 @@ export class TeamService {
           throw alreadyMember();
         }
         await tx.teamMember.create({ data: { teamId, userId, orgId: team.orgId } });
+        await recordAudit(tx, caller, {
+          action: 'team_member.add',
+          orgId: team.orgId,
+          resource: { kind: 'team_member', id: `${teamId}:${userId}` },
+          after: { teamId, userId },
+        });
       });
     } catch (error) {
       if (isUniqueViolation(error)) throw alreadyMember();
@@ -172,18 +274,26 @@ export class TeamService {
   }
 
   /**
-   * Removes a member from a team. Needs teams:write on teams:id:<teamId>.
+   * Removes user `userId` from team `teamId`. Needs teams:write or teams.permissions:write on
+   * teams:id:<teamId>. Returns the team.
    * @throws DomainError 400, 401, 403, TEAM_NOT_FOUND (404), USER_NOT_FOUND (404: not a member).
    */
-  async removeMember(caller: Principal, rawInput: unknown, query: TeamQuery = {}): Promise<Team> {
+  async removeMember(caller: Principal, rawTeamId: unknown, rawUserId: unknown, query: TeamQuery = {}): Promise<Team> {
     requireSignedIn(caller);
-    const { teamId, userId } = parseInput(memberInput, rawInput);
-    await this.deps.access.check(caller, permission(Action.TeamsWrite, Scope.team(teamId)));
+    const teamId = parseId('teamId', rawTeamId);
+    await this.deps.access.check(caller, teamRequirements.writeMembers.for({ id: teamId }));
+    const userId = parseId('userId', rawUserId);
     const { db } = this.deps;
     await this.deps.access.write(async (tx) => {
-      await findTeam(tx, caller, teamId);
+      const team = await findTeam(tx, caller, teamId);
       const { count } = await tx.teamMember.deleteMany({ where: { teamId, userId } });
-      if (count === 0) throw notFound('USER_NOT_FOUND', 'user', userId, ` in team ${teamId}`);
+      if (count === 0) throw notFound('USER_NOT_FOUND', 'user', userId, ` in team ${teamId} (Team member not found)`);
+      await recordAudit(tx, caller, {
+        action: 'team_member.remove',
+        orgId: team.orgId,
+        resource: { kind: 'team_member', id: `${teamId}:${userId}` },
+        before: { teamId, userId },
+      });
     });
     return db.team.findUniqueOrThrow({ ...query, where: { id: teamId } });
   }

@@ -1,8 +1,9 @@
 /**
  * The User type (a person; service accounts have their own type on the same table), with the
- * user queries and mutations; every resolver calls one UserService method. No field exposes
- * the password hash.
+ * user queries and mutations; every resolver calls one UserService method, the same as its REST
+ * twin (rest.ts). No field exposes the password hash.
  */
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import { visibleMemberships } from '../../kernel/guards.js';
 import { needs } from '../../kernel/requirements.js';
 import { userRoleRequirements } from '../assignments/service.js';
@@ -11,6 +12,7 @@ import { builder } from '../shared/builder.js';
 import { MessagePayload } from '../shared/message.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
 import { PermissionEntry } from '../shared/permission.js';
+import { type SearchedUser, userRequirements } from './service.js';
 
 export const UserType = builder.prismaObject('User', {
   description: 'A user. Its numeric id is the one REST paths take as :userId.',
@@ -24,6 +26,12 @@ export const UserType = builder.prismaObject('User', {
     orgs: t.relation('orgs', {
       description: "Memberships with org roles: the current organization's only, all of them for a Service Admin.",
       query: (_args, ctx) => ({ where: visibleMemberships(ctx.principal), orderBy: [{ orgId: 'asc' }] }),
+    }),
+    teams: t.prismaField({
+      type: ['Team'],
+      description:
+        "The user's teams in the current organization that the caller may read (teams:read on teams:id:<id>), by name (REST: GET /api/users/:id/teams).",
+      resolve: (query, user, _args, ctx) => ctx.services.users.teamsOf(ctx.principal, user.id, query),
     }),
     created: t.expose('created', { type: 'DateTime' }),
     updated: t.expose('updated', { type: 'DateTime' }),
@@ -47,7 +55,10 @@ export const CreateUserInput = builder.inputType('CreateUserInput', {
     email: t.string({ required: true, description: 'Unique email address.' }),
     name: t.string({ description: 'Display name.' }),
     password: t.string({ required: true, description: 'At least 4 characters. Stored as an argon2 hash, never returned.' }),
-    orgRole: t.field({ type: OrgRoleEnum, description: "Role in the request's organization. Default Viewer; at most your own." }),
+    orgId: t.int({
+      description: "Organization to join (REST: OrgId). Default the request's; another one needs a Service Admin.",
+    }),
+    orgRole: t.field({ type: OrgRoleEnum, description: 'Role in the organization joined. Default Viewer; at most your own.' }),
     isServiceAdmin: t.boolean({ description: 'Make the user a Service Admin (Service Admin only). Default false.' }),
   }),
 });
@@ -62,6 +73,19 @@ export const UpdateUserInput = builder.inputType('UpdateUserInput', {
   }),
 });
 
+/** One page of userSearch, the shape of Grafana's SearchUserQueryResult. */
+const UserSearchResult = builder
+  .objectRef<{ totalCount: number; page: number; perPage: number; users: SearchedUser[] }>('UserSearchResult')
+  .implement({
+    description: 'One page of a user search (REST: GET /api/users/search).',
+    fields: (t) => ({
+      totalCount: t.exposeInt('totalCount', { description: 'Number of matching users on every page.' }),
+      page: t.exposeInt('page'),
+      perPage: t.exposeInt('perPage'),
+      users: t.field({ type: [UserType], resolve: (result) => result.users }),
+    }),
+  });
+
 builder.queryFields((t) => ({
   users: t.prismaField({
     type: ['User'],
@@ -69,31 +93,77 @@ builder.queryFields((t) => ({
     args: { global: t.arg.boolean({ description: 'List every user of the service instead of the current organization.' }) },
     resolve: (query, _root, args, ctx) => ctx.services.users.list(ctx.principal, args, query),
   }),
+  userSearch: t.field({
+    type: UserSearchResult,
+    description: `One page of every user whose login, email or name contains query, by login (REST: GET /api/users/search). ${needs(userRequirements.search)}`,
+    args: {
+      query: t.arg.string({ description: 'Part of the login, email or name (ASCII letters in any case).' }),
+      page: t.arg.int({ description: 'Page number from 1 (default 1).' }),
+      perPage: t.arg.int({ description: 'Users per page (default 1000).' }),
+    },
+    resolve: (_root, args, ctx, info) =>
+      ctx.services.users.search(ctx.principal, args, queryFromInfo({ context: ctx, info, path: ['users'] })),
+  }),
   user: t.prismaField({
     type: 'User',
-    description: 'One user: a member of the current organization (org.users:read), or any user with users:read on global.users:*.',
-    args: { id: t.arg.int({ required: true }) },
-    resolve: (query, _root, args, ctx) => ctx.services.users.get(ctx.principal, args.id, query),
+    description: `One user: a member of the current organization (org.users:read), or any user with users:read on global.users:id:<id>. With global: true only the latter, as REST GET /api/users/:id (${userRequirements.read.text()}).`,
+    args: {
+      id: t.arg.int({ required: true }),
+      global: t.arg.boolean({
+        description: "Read it as a server administrator (Grafana's rule), not as a member of the current organization.",
+      }),
+    },
+    resolve: (query, _root, args, ctx) => ctx.services.users.get(ctx.principal, args.id, query, args),
+  }),
+  userByLoginOrEmail: t.prismaField({
+    type: 'User',
+    description: `The user whose login or email this is (REST: GET /api/users/lookup). ${needs(userRequirements.search)}`,
+    args: { loginOrEmail: t.arg.string({ required: true }) },
+    resolve: (query, _root, args, ctx) => ctx.services.users.lookup(ctx.principal, args.loginOrEmail, query),
   }),
 }));
 
 builder.mutationFields((t) => ({
   createUser: t.prismaField({
     type: 'User',
-    description: "Creates a user who joins the request's organization with orgRole (Viewer by default). Needs users:create.",
+    description: `Creates a user who joins orgId (default the request's organization) with orgRole (Viewer by default); a taken login or email is ALREADY_EXISTS (409). REST twin: POST /api/admin/users (412 there, as Grafana). Needs ${userRequirements.create.text()}.`,
     args: { input: t.arg({ type: CreateUserInput, required: true }) },
     resolve: (query, _root, args, ctx) => ctx.services.users.create(ctx.principal, args.input, query),
   }),
   updateUser: t.prismaField({
     type: 'User',
-    description: 'Updates a user. Needs users:write on global.users:id:<id>.',
+    description: `Updates a user (REST: PUT /api/users/:id). Needs ${userRequirements.write.text()}; a password also ${userRequirements.setPassword.text()}, isServiceAdmin also ${userRequirements.setServiceAdmin.text()}.`,
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateUserInput, required: true }) },
     resolve: (query, _root, args, ctx) => ctx.services.users.update(ctx.principal, args.id, args.input, query),
   }),
   deleteUser: t.field({
     type: MessagePayload,
-    description: 'Deletes a user with its memberships and role assignments. Needs users:delete on global.users:id:<id>.',
+    description: `Deletes a user with its memberships, role assignments and sessions (REST: DELETE /api/admin/users/:id). ${needs(userRequirements.delete)}`,
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.users.delete(ctx.principal, args.id),
+  }),
+  setUserPassword: t.field({
+    type: MessagePayload,
+    description: `Sets a local user's password (at least 4 characters); its sessions end (REST: PUT /api/admin/users/:id/password). ${needs(userRequirements.setPassword)}`,
+    args: { id: t.arg.int({ required: true }), password: t.arg.string({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.users.setPassword(ctx.principal, args.id, { password: args.password }),
+  }),
+  setUserServiceAdmin: t.field({
+    type: MessagePayload,
+    description: `Grants or revokes the Service Admin flag; the last enabled Service Admin keeps it (REST: PUT /api/admin/users/:id/permissions). ${needs(userRequirements.setServiceAdmin)}`,
+    args: { id: t.arg.int({ required: true }), isServiceAdmin: t.arg.boolean({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.users.setServiceAdmin(ctx.principal, args.id, { isGrafanaAdmin: args.isServiceAdmin }),
+  }),
+  disableUser: t.field({
+    type: MessagePayload,
+    description: `Disables a user: it cannot sign in and its sessions end; it keeps its data (REST: POST /api/admin/users/:id/disable). ${needs(userRequirements.disable)}`,
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.users.disable(ctx.principal, args.id),
+  }),
+  enableUser: t.field({
+    type: MessagePayload,
+    description: `Enables a disabled user (REST: POST /api/admin/users/:id/enable). ${needs(userRequirements.enable)}`,
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.users.enable(ctx.principal, args.id),
   }),
 }));

@@ -1,0 +1,245 @@
+/**
+ * The OpenAPI 3.1 document of the REST door, generated from the route table (src/http/routes.ts)
+ * so it cannot drift from what is served (issue #12 item 3): one operation per route, with its
+ * path parameters, the query parameters and JSON body the route declares (the body's JSON Schema
+ * comes from the same zod schema the service parses it with, through zod's `toJSONSchema`), the
+ * permission it needs (`description` and `x-required-permission`, from the requirement the service
+ * checks), its success status and the one error shape. Served by use-openapi.ts.
+ */
+import { type ZodType, z } from 'zod';
+import { needs } from '../kernel/requirements.js';
+import type { Method, QueryParam, Route } from '../modules/shared/rest.js';
+
+/** A JSON Schema object (OpenAPI 3.1 uses JSON Schema 2020-12 as is). */
+type JsonSchema = Record<string, unknown>;
+
+/** The subset of an OpenAPI 3.1 operation this generator writes. */
+export interface OpenApiOperation {
+  operationId: string;
+  summary: string;
+  description: string;
+  tags: string[];
+  'x-required-permission': string;
+  parameters?: OpenApiParameter[];
+  requestBody?: { required: boolean; content: { 'application/json': { schema: JsonSchema } } };
+  responses: Record<string, unknown>;
+  security: Record<string, string[]>[];
+}
+
+interface OpenApiParameter {
+  name: string;
+  in: 'path' | 'query';
+  required: boolean;
+  description: string;
+  schema: JsonSchema;
+}
+
+/** The document: `openapi: 3.1.0`, info, tags, paths, components. */
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  tags: { name: string }[];
+  paths: Record<string, Partial<Record<Lowercase<Method>, OpenApiOperation>>>;
+  components: {
+    securitySchemes: Record<string, JsonSchema>;
+    schemas: Record<string, JsonSchema>;
+    responses: Record<string, JsonSchema>;
+  };
+}
+
+export interface OpenApiOptions {
+  /** The service's version (package.json). */
+  version: string;
+  /** Name of the session cookie (LOGIN_COOKIE_NAME), for the cookie security scheme. */
+  cookieName: string;
+  /** Routes under this prefix are left out (the oss edition's /api/access-control/, answered 404). */
+  unavailablePrefix?: string;
+}
+
+/** Operations that are not in the route table but are served under /api/: health and this document. */
+const EXTRA_PATHS: OpenApiDocument['paths'] = {
+  '/api/health': {
+    get: {
+      operationId: 'getHealth',
+      summary: 'Health of the service and its database (Grafana shape), no credentials',
+      description: 'Answers 503 with `database: "failing"` when the database does not answer within a second.',
+      tags: ['health'],
+      'x-required-permission': 'none',
+      responses: {
+        '200': jsonResponse('The service and its database answer', { $ref: '#/components/schemas/Health' }),
+        '503': jsonResponse('The database does not answer', { $ref: '#/components/schemas/Health' }),
+      },
+      security: [],
+    },
+  },
+  '/api/openapi.json': {
+    get: {
+      operationId: 'getOpenApiDocument',
+      summary: 'This OpenAPI 3.1 document, no credentials',
+      description: 'Generated from the route table at start. The browsable reference is `/swagger`.',
+      tags: ['documentation'],
+      'x-required-permission': 'none',
+      responses: { '200': jsonResponse('The document', { type: 'object' }) },
+      security: [],
+    },
+  },
+};
+
+const ERROR_SCHEMA: JsonSchema = {
+  type: 'object',
+  description:
+    'Every error: a message for people and a stable code (src/kernel/errors.ts). A 403 also has Grafana’s title and accessErrorId.',
+  properties: {
+    message: { type: 'string' },
+    code: { type: 'string', description: 'SCREAMING_SNAKE code, e.g. VALIDATION_FAILED, ACCESS_DENIED, ROLE_NOT_FOUND' },
+    title: { type: 'string', description: '403 only: "Access denied"' },
+    accessErrorId: { type: 'string', description: '403 only: "ACE" and ten digits, also logged', pattern: '^ACE[0-9]{10}$' },
+  },
+  required: ['message', 'code'],
+};
+
+const ERROR_RESPONSES: Record<string, JsonSchema> = {
+  BadRequest: errorResponse('Bad request: invalid JSON, wrong content type, or missing or invalid fields (VALIDATION_FAILED, ...)'),
+  Unauthorized: errorResponse('Missing or invalid credentials'),
+  Forbidden: errorResponse('The caller lacks the permission named in the message (ACCESS_DENIED)'),
+  NotFound: errorResponse('No such object, or one behind another organization’s wall'),
+};
+
+function errorResponse(description: string): JsonSchema {
+  return { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
+}
+
+function jsonResponse(description: string, schema: JsonSchema): JsonSchema {
+  return { description, content: { 'application/json': { schema } } };
+}
+
+/** `/api/access-control/roles/:uid` -> `/api/access-control/roles/{uid}` and its parameter names. */
+function openApiPath(path: string): { path: string; params: string[] } {
+  const params: string[] = [];
+  const converted = path.replace(/:([A-Za-z_][A-Za-z0-9_]*)/g, (_m, name: string) => {
+    params.push(name);
+    return `{${name}}`;
+  });
+  return { path: converted, params };
+}
+
+/** Grafana-like group of a path: `/api/access-control/...` -> `access-control`. */
+function tagOf(path: string): string {
+  return path.split('/').filter(Boolean)[1] ?? 'api';
+}
+
+/** `GET /api/access-control/roles/:uid` -> `getAccessControlRolesByUid` (unique per method and path). */
+function operationId(route: Route): string {
+  const words = route.path
+    .split('/')
+    .filter((s) => s.length > 0 && s !== 'api')
+    .map((s) => (s.startsWith(':') ? `by-${s.slice(1)}` : s))
+    .flatMap((s) => s.split(/[^A-Za-z0-9]+/))
+    .filter(Boolean);
+  return [route.method.toLowerCase(), ...words.map((w) => w.charAt(0).toUpperCase() + w.slice(1))].join('');
+}
+
+/** JSON Schema of what a client sends for `schema`: the input side of transforms and defaults. */
+function inputSchema(schema: ZodType): JsonSchema {
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
+  return rest;
+}
+
+function pathParameter(name: string): OpenApiParameter {
+  const numeric = /id$/i.test(name) && !/uid$/i.test(name);
+  return {
+    name,
+    in: 'path',
+    required: true,
+    description: numeric ? `${name}: a positive id` : name,
+    schema: numeric ? { type: 'integer', minimum: 1 } : { type: 'string' },
+  };
+}
+
+function queryParameter(q: QueryParam): OpenApiParameter {
+  const schema: JsonSchema =
+    q.type === 'boolean'
+      ? // Go's strconv.ParseBool spellings, as Grafana reads them (parseBooleanParam).
+        { type: 'string', enum: ['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'] }
+      : { type: q.type };
+  return { name: q.name, in: 'query', required: false, description: q.description, schema };
+}
+
+/** The operation of one route. */
+function operationOf(route: Route): OpenApiOperation {
+  const { params } = openApiPath(route.path);
+  const guarded = route.requires !== 'signed-in';
+  const permission = route.requires === 'signed-in' ? 'signed-in' : route.requires.text();
+  const success = String(route.status ?? 200);
+  const responses: Record<string, unknown> = {
+    [success]: jsonResponse('Success', {}),
+    '400': { $ref: '#/components/responses/BadRequest' },
+    '401': { $ref: '#/components/responses/Unauthorized' },
+  };
+  if (guarded) responses['403'] = { $ref: '#/components/responses/Forbidden' };
+  if (params.length > 0) responses['404'] = { $ref: '#/components/responses/NotFound' };
+  const parameters = [...params.map(pathParameter), ...(route.query ?? []).map(queryParameter)];
+  const op: OpenApiOperation = {
+    operationId: operationId(route),
+    summary: route.summary ?? `${route.method} ${route.path}`,
+    description: route.requires === 'signed-in' ? 'Needs credentials only.' : needs(route.requires),
+    tags: [tagOf(route.path)],
+    'x-required-permission': permission,
+    responses,
+    security: [{ basic: [] }, { bearer: [] }, { session: [] }],
+  };
+  if (parameters.length > 0) op.parameters = parameters;
+  if (route.body) {
+    const schema = inputSchema(route.body);
+    op.requestBody = { required: !route.body.safeParse(undefined).success, content: { 'application/json': { schema } } };
+  }
+  return op;
+}
+
+/**
+ * Builds the document for `routes`.
+ * @throws Error when two routes share a method and path (the router would shadow one).
+ */
+export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiOptions): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  for (const route of routes) {
+    if (options.unavailablePrefix && route.path.startsWith(options.unavailablePrefix)) continue;
+    const { path } = openApiPath(route.path);
+    const item = paths[path] ?? {};
+    const method = route.method.toLowerCase() as Lowercase<Method>;
+    if (item[method]) throw new Error(`two routes for ${route.method} ${route.path}`);
+    item[method] = operationOf(route);
+    paths[path] = item;
+  }
+  Object.assign(paths, EXTRA_PATHS);
+  const sorted = Object.fromEntries(Object.entries(paths).sort(([a], [b]) => a.localeCompare(b)));
+  const tags = [...new Set(Object.values(sorted).flatMap((item) => Object.values(item).flatMap((op) => op?.tags ?? [])))].sort();
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'portcullis',
+      version: options.version,
+      description:
+        'Access-control gateway implementing Grafana’s access-control, API-key and directory HTTP API. Generated from the route table. ' +
+        'Send `X-Service-Org-Id` (or Grafana’s `X-Grafana-Org-Id`) to act in another organization.',
+    },
+    tags: tags.map((name) => ({ name })),
+    paths: sorted,
+    components: {
+      securitySchemes: {
+        basic: { type: 'http', scheme: 'basic', description: 'Login (or email) and password; or user `api_key` and a key as password' },
+        bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'API key or service-account token' },
+        session: { type: 'apiKey', in: 'cookie', name: options.cookieName, description: 'Session cookie from POST /login' },
+      },
+      schemas: {
+        Error: ERROR_SCHEMA,
+        Health: {
+          type: 'object',
+          properties: { database: { type: 'string', enum: ['ok', 'failing'] }, version: { type: 'string' }, commit: { type: 'string' } },
+          required: ['database', 'version', 'commit'],
+        },
+      },
+      responses: ERROR_RESPONSES,
+    },
+  };
+}

@@ -1,0 +1,168 @@
+/**
+ * One structured log line and one HTTP metric sample per request (issue #12 item 4), and the
+ * request id in `X-Request-Id` on every response (the caller's own when it sent a sane one,
+ * request-id.ts; the audit log records the same id).
+ *
+ * The line: `reqId`, `method`, `route` (the template that answered, never the raw path), `status`,
+ * `ms`, the principal (`kind`, `id`, `orgId`, `authMethod`; never a credential) and, for GraphQL,
+ * the operation name and type, the document's signature and the error codes. Never a body, a
+ * document, variables or a header. The signature is the SHA-256 of the document with every
+ * literal blanked (strings "", numbers 0, lists empty; input objects keep their field names),
+ * after Apollo's operation signatures: a hash of the raw text would let anyone holding the logs
+ * test guesses of a password typed inline, while this one is the same for every document of the
+ * same shape. Level `info`; `error` for a 5xx; `debug` for the probes
+ * (health, readiness, metrics: orchestrators call them every few seconds and see their failures
+ * themselves).
+ *
+ * List the plugin LAST: its onResponse then sees the final response (after compression and the
+ * security headers) and sets the header on it. Its start time comes from the request
+ * instrumentation, which wraps every plugin, so answers ended early (GraphiQL, CORS preflights)
+ * are timed too.
+ */
+import { createHash } from 'node:crypto';
+import { type DocumentNode, type GraphQLError, getOperationAST, Kind, print, visit } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { Principal } from '../kernel/principal.js';
+import type { Logger } from '../platform/logger.js';
+import type { Metrics } from '../platform/metrics.js';
+import type { RequestAuth } from './request-auth.js';
+import { requestIdOf } from './request-id.js';
+import { routeOf } from './request-route.js';
+
+/** Paths answered by doors that do not tag their route: static, so safe as labels. */
+const STATIC_ROUTES = new Set(['/graphql', '/login', '/logout', '/login/generic_oauth']);
+/** Routes called by orchestrators and scrapers every few seconds: logged at debug. */
+const PROBES = new Set(['/api/health', '/api/ready', '/metrics']);
+
+interface GraphQLFacts {
+  operation?: string;
+  type?: string;
+  document?: string;
+  errors?: string[];
+}
+
+const principals = new WeakMap<Request, Principal>();
+
+/** Wraps the request authenticator so the log line can name who called (never how). */
+export function trackPrincipal(auth: RequestAuth): RequestAuth {
+  return async (request) => {
+    const principal = await auth(request);
+    principals.set(request, principal);
+    return principal;
+  };
+}
+
+/**
+ * The label of the route that answered `request`: its template when a door tagged one, a known
+ * static path, else `unmatched` for a 404 and `other` otherwise (bounded in every case).
+ */
+export function routeLabel(request: Request, status: number): string {
+  const tagged = routeOf(request);
+  if (tagged) return tagged;
+  const path = new URL(request.url).pathname;
+  if (STATIC_ROUTES.has(path)) return path;
+  return status === 404 ? 'unmatched' : 'other';
+}
+
+const signatures = new WeakMap<DocumentNode, string>();
+
+/** SHA-256 (hex) of `document` printed with its literals blanked (module comment). */
+export function documentSignature(document: DocumentNode): string {
+  let signature = signatures.get(document);
+  if (signature === undefined) {
+    const blanked = visit(document, {
+      StringValue: () => ({ kind: Kind.STRING, value: '' }),
+      IntValue: () => ({ kind: Kind.INT, value: '0' }),
+      FloatValue: () => ({ kind: Kind.FLOAT, value: '0' }),
+      ListValue: () => ({ kind: Kind.LIST, values: [] }),
+    });
+    signature = createHash('sha256').update(print(blanked)).digest('hex');
+    // Yoga's parse cache hands out one AST per distinct text: hash it once.
+    signatures.set(document, signature);
+  }
+  return signature;
+}
+
+function errorCodes(errors: readonly GraphQLError[] | undefined): string[] | undefined {
+  if (!errors || errors.length === 0) return undefined;
+  return [...new Set(errors.map((e) => String(e.extensions?.code ?? 'UNCODED')))];
+}
+
+export interface RequestLogDeps {
+  log: Logger;
+  metrics: Metrics;
+}
+
+/** Yoga plugin: the log line, the metric sample and the `X-Request-Id` header (module comment). */
+export function useRequestLog(deps: RequestLogDeps): Plugin {
+  const started = new WeakMap<Request, number>();
+  const graphql = new WeakMap<Request, GraphQLFacts>();
+  const factsOf = (request: Request): GraphQLFacts => {
+    let facts = graphql.get(request);
+    if (!facts) {
+      facts = {};
+      graphql.set(request, facts);
+    }
+    return facts;
+  };
+  return {
+    instrumentation: {
+      request({ request }, wrapped) {
+        started.set(request, performance.now());
+        return wrapped();
+      },
+    },
+    onParams({ params, request }) {
+      if (params.operationName) factsOf(request).operation = params.operationName;
+    },
+    onValidate({ context, params }) {
+      // After parsing, so also for documents that fail validation; parse failures have no AST.
+      const request = (context as { request?: Request }).request;
+      if (!request) return;
+      const facts = factsOf(request);
+      facts.document = documentSignature(params.documentAST);
+      const operation = getOperationAST(params.documentAST, facts.operation);
+      if (operation) {
+        facts.type = operation.operation;
+        if (operation.name) facts.operation = operation.name.value;
+      }
+    },
+    onResultProcess({ request, result }) {
+      if (Array.isArray(result) || !('errors' in result)) return;
+      const codes = errorCodes(result.errors as readonly GraphQLError[] | undefined);
+      if (codes) factsOf(request).errors = codes;
+    },
+    onResponse({ request, response, setResponse }) {
+      const reqId = requestIdOf(request);
+      try {
+        response.headers.set('x-request-id', reqId);
+      } catch {
+        // Headers of Response.redirect() and Response.error() are immutable: answer a copy.
+        const headers = new Headers(response.headers);
+        headers.set('x-request-id', reqId);
+        setResponse(new Response(response.body, { status: response.status, statusText: response.statusText, headers }));
+      }
+      const start = started.get(request);
+      const seconds = start === undefined ? 0 : (performance.now() - start) / 1000;
+      const route = routeLabel(request, response.status);
+      deps.metrics.request(request.method, route, response.status, seconds);
+      const principal = principals.get(request);
+      const facts = graphql.get(request);
+      const line = {
+        reqId,
+        method: request.method,
+        route,
+        status: response.status,
+        ms: Math.round(seconds * 10_000) / 10,
+        ...(principal &&
+          principal.kind !== 'anonymous' && {
+            principal: { kind: principal.kind, id: principal.id, orgId: principal.orgId, authMethod: principal.authMethod },
+          }),
+        ...(facts && { graphql: facts }),
+      };
+      if (PROBES.has(route)) deps.log.debug(line, 'request');
+      else if (response.status >= 500) deps.log.error(line, 'request');
+      else deps.log.info(line, 'request');
+    },
+  };
+}

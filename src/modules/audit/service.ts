@@ -1,0 +1,173 @@
+/**
+ * Reading the audit log (issue #12 item 5): what Grafana Enterprise writes to files, kept in the
+ * database and queryable. Every change to roles, assignments, basic roles, API keys,
+ * service-account tokens, users, teams and organization membership is written by the service
+ * that makes it, in the change's own transaction (kernel/audit.ts `recordAudit`); this service
+ * only reads.
+ *
+ * Who may read (Grafana keeps its audit log for server administrators): holders of `audit:read`
+ * (basic:service_admin holds it by default; `fixed:audit:reader` carries it for anyone else).
+ * - a Service Admin sees every event: every organization's and the global ones (org 0: global
+ *   roles, basic roles, users, organizations), and may filter by `orgId`;
+ * - anyone else holding `audit:read` in the organization it acts in sees that organization's
+ *   events only, never global ones nor another organization's (asking for another `orgId` is 403).
+ * Enterprise edition only, like the rest of /api/access-control (404 in oss); events are recorded
+ * in both editions.
+ */
+import type { AuditEvent, Prisma } from '../../generated/prisma/client.js';
+import type { FeatureDeps } from '../../kernel/access.js';
+import { Action } from '../../kernel/catalogue.js';
+import { DomainError } from '../../kernel/errors.js';
+import { permission } from '../../kernel/evaluator.js';
+import { requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
+import { parseInput } from '../../kernel/inputs.js';
+import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';
+import { requirement } from '../../kernel/requirements.js';
+import { type AuditFilter, auditCursorInput, auditFilterInput, auditPageInput, DEFAULT_AUDIT_PAGE_SIZE } from './inputs.js';
+
+/** What reading the log needs. */
+export const auditRequirements = {
+  read: requirement(
+    [],
+    () => permission(Action.AuditRead),
+    "a Service Admin sees every organization's events and the global ones, anyone else those of the organization it acts in",
+  ),
+};
+
+/** One page of REST search paging (Grafana's `{totalCount, <items>, page, perPage}`). */
+export interface AuditPage {
+  /** Events matching the filter, on every page. */
+  totalCount: number;
+  /** Newest first. */
+  events: AuditEvent[];
+  page: number;
+  perPage: number;
+}
+
+/** A Relay connection over events, newest first. */
+export interface AuditConnection {
+  edges: { cursor: string; node: AuditEvent }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  /** Events matching the filter, on every page (counted only when asked for). */
+  totalCount: () => Promise<number>;
+}
+
+const CURSOR_PREFIX = 'audit:';
+
+/** The opaque cursor of event `id`: base64url("audit:<id>"). */
+export function auditCursor(id: number): string {
+  return Buffer.from(`${CURSOR_PREFIX}${id}`).toString('base64url');
+}
+
+/**
+ * The event id behind a cursor of auditCursor.
+ * @throws DomainError VALIDATION_FAILED (400) for anything else.
+ */
+function cursorId(cursor: string): number {
+  const decoded = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
+  const match = /^audit:(\d{1,10})$/.exec(decoded);
+  if (!match) throw new DomainError('VALIDATION_FAILED', 'after: not a cursor of auditEvents');
+  return Number(match[1]);
+}
+
+/** A stored snapshot (JSON text, or null) as a value. */
+export function auditSnapshotValue(text: string | null): unknown {
+  return text === null ? null : JSON.parse(text);
+}
+
+/** Prisma `where` on a text column for values starting with `prefix`: a case-sensitive range (SQLite's LIKE ignores case). */
+function startsWith(prefix: string): Prisma.StringFilter {
+  return { gte: prefix, lt: `${prefix}\u{10FFFF}` };
+}
+
+export class AuditService {
+  constructor(private readonly deps: FeatureDeps) {}
+
+  /**
+   * GET /api/access-control/audit: events matching the filter, newest first, in pages of
+   * `perpage` (1..1000, default 100), page `page` (from 1, default 1), with the total count.
+   * Needs audit:read; the organization rule is in the module comment.
+   * @throws DomainError UNAUTHENTICATED (401), ACCESS_DENIED (403: no audit:read, or another
+   *   organization asked by a caller that is not a Service Admin), VALIDATION_FAILED (400: a bad
+   *   filter or paging value), ACCESS_CONTROL_UNAVAILABLE (404 in oss).
+   */
+  async list(caller: Principal, rawFilter: unknown, rawPaging: unknown): Promise<AuditPage> {
+    const where = await this.authorize(caller, rawFilter);
+    const paging = parseInput(auditPageInput, rawPaging);
+    const perPage = paging.perpage ?? DEFAULT_AUDIT_PAGE_SIZE;
+    const page = paging.page ?? 1;
+    const { db } = this.deps;
+    const [totalCount, events] = await Promise.all([
+      db.auditEvent.count({ where }),
+      db.auditEvent.findMany({ where, orderBy: { id: 'desc' }, skip: (page - 1) * perPage, take: perPage }),
+    ]);
+    return { totalCount, events, page, perPage };
+  }
+
+  /**
+   * GraphQL `auditEvents(filter, first, after)`: the `first` (1..1000, default 100) events
+   * matching the filter after cursor `after`, newest first (keyset paging on the id, so events
+   * written meanwhile never shift a page). Rules and errors as `list`; a cursor not from this
+   * listing is 400.
+   */
+  async connection(caller: Principal, rawFilter: unknown, rawPaging: unknown): Promise<AuditConnection> {
+    const where = await this.authorize(caller, rawFilter);
+    const paging = parseInput(auditCursorInput, rawPaging);
+    const first = paging.first ?? DEFAULT_AUDIT_PAGE_SIZE;
+    const after = paging.after ? cursorId(paging.after) : undefined;
+    const { db } = this.deps;
+    const rows = await db.auditEvent.findMany({
+      where: after === undefined ? where : { AND: [where, { id: { lt: after } }] },
+      orderBy: { id: 'desc' },
+      take: first + 1,
+    });
+    const edges = rows.slice(0, first).map((node) => ({ cursor: auditCursor(node.id), node }));
+    return {
+      edges,
+      pageInfo: {
+        hasNextPage: rows.length > first,
+        hasPreviousPage: after !== undefined,
+        startCursor: edges[0]?.cursor ?? null,
+        endCursor: edges.at(-1)?.cursor ?? null,
+      },
+      totalCount: () => db.auditEvent.count({ where }),
+    };
+  }
+
+  /**
+   * The edition, sign-in and audit:read (before the filter is read), then the filter and the
+   * organization rule, as one Prisma `where`.
+   */
+  private async authorize(caller: Principal, rawFilter: unknown): Promise<Prisma.AuditEventWhereInput> {
+    this.deps.edition.assertAvailable();
+    requireSignedIn(caller);
+    await this.deps.access.check(caller, auditRequirements.read.for({}));
+    const filter = parseInput(auditFilterInput, rawFilter ?? {});
+    return whereOf(caller, filter);
+  }
+}
+
+/**
+ * The filter as a Prisma `where`, walled: a Service Admin reads every organization (or the one
+ * asked), anyone else only the organization it acts in.
+ * @throws DomainError ACCESS_DENIED (403) when a caller that is not a Service Admin asks for
+ *   another organization.
+ */
+function whereOf(caller: SignedInPrincipal, filter: AuditFilter): Prisma.AuditEventWhereInput {
+  if (filter.orgId != null && filter.orgId !== caller.orgId) {
+    requireServiceAdmin(caller, "read another organization's audit events");
+  }
+  const orgId = caller.isServiceAdmin ? (filter.orgId ?? undefined) : caller.orgId;
+  const and: Prisma.AuditEventWhereInput[] = [];
+  if (orgId !== undefined) and.push({ orgId });
+  if (filter.action != null) and.push({ action: filter.action });
+  if (filter.actionPrefix != null) and.push({ action: startsWith(filter.actionPrefix) });
+  if (filter.resourceKind != null) and.push({ resourceKind: filter.resourceKind });
+  if (filter.resourceId != null) and.push({ resourceId: filter.resourceId });
+  if (filter.actorKind != null) and.push({ actorKind: filter.actorKind });
+  if (filter.actorId != null) and.push({ actorId: filter.actorId });
+  if (filter.actorLogin != null) and.push({ actorLogin: filter.actorLogin });
+  if (filter.from != null) and.push({ created: { gte: filter.from } });
+  if (filter.to != null) and.push({ created: { lte: filter.to } });
+  return { AND: and };
+}

@@ -1,0 +1,108 @@
+/**
+ * Shapes every directory feature (users, organizations, teams, service accounts) answers the
+ * way Grafana does: avatar addresses, "last seen" times and their age text, search paging, and
+ * Go-style case-insensitive JSON keys. One copy each, used by both doors.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import type { PermissionIndex } from '../../kernel/evaluator.js';
+
+/**
+ * Grafana's avatar address of `text` (an email): `/avatar/<md5 of the lower-cased text>`; with
+ * no text, of `<fallback with only letters and digits>@localhost` (dtos.GetGravatarUrlWithDefault).
+ */
+export function avatarUrl(text: string, fallback = ''): string {
+  const source = text !== '' ? text : `${fallback.replace(/[^a-zA-Z0-9]+/g, '')}@localhost`;
+  return `/avatar/${createHash('md5').update(source.toLowerCase(), 'utf8').digest('hex')}`;
+}
+
+/**
+ * Grafana's age text of a time (util.GetAgeString): whole years "3y", else months "2M", days
+ * "5d", hours "4h", minutes "7m", else "< 1 minute".
+ */
+export function ageString(then: Date, now: Date): string {
+  const minutes = Math.max(0, (now.getTime() - then.getTime()) / 60_000);
+  const units: [number, string][] = [
+    [525_600, 'y'],
+    [43_800, 'M'],
+    [1_440, 'd'],
+    [60, 'h'],
+    [1, 'm'],
+  ];
+  for (const [size, unit] of units) {
+    const amount = Math.floor(minutes / size);
+    if (amount > 0) return `${amount}${unit}`;
+  }
+  return '< 1 minute';
+}
+
+/** A user never seen is shown as seen this many years before its creation, as Grafana stores it. */
+const NEVER_SEEN_YEARS = 10;
+
+/**
+ * When a user was last seen: its newest session's `lastSeenAt`, or for a user never seen
+ * Grafana's "created minus 10 years" (new users get that last_seen_at).
+ */
+export function lastSeenAt(newestSession: Date | null | undefined, created: Date): Date {
+  if (newestSession) return newestSession;
+  const never = new Date(created);
+  never.setUTCFullYear(never.getUTCFullYear() - NEVER_SEEN_YEARS);
+  return never;
+}
+
+/** Grafana's default `perpage` of its directory searches. */
+export const DEFAULT_PER_PAGE = 1000;
+/** Largest page size or page number taken as given; larger ones are clamped (SQLite LIMIT/OFFSET stay exact). */
+const MAX_PAGING = 1_000_000;
+
+/**
+ * A page number or page size, as lenient as Grafana's `QueryInt`: digits from a query string or
+ * a number from GraphQL; anything missing, unreadable or below 1 means `fallback`.
+ */
+export const pagingInput = (fallback: number) =>
+  z
+    .preprocess(
+      (value) => (typeof value === 'string' ? (/^\s*-?\d{1,15}\s*$/.test(value) ? Number(value) : undefined) : value),
+      z.number().int().nullish().catch(undefined),
+    )
+    .transform((n) => (n == null || n < 1 ? fallback : Math.min(n, MAX_PAGING)));
+
+/** Rows to skip for `page` of `perPage` (1-based pages; both at most MAX_PAGING, so the product is exact). */
+export function pageOffset(page: number, perPage: number): number {
+  return (page - 1) * perPage;
+}
+
+/** One page of a directory search (Grafana's SearchTeamQueryResult / SearchOrgServiceAccountsResult). */
+export interface SearchPage<T> {
+  totalCount: number;
+  page: number;
+  perPage: number;
+  rows: T[];
+  /** Per row id, the caller's actions on it; only when the search asked for `accessControl`. */
+  accessControl?: Map<number, Record<string, boolean>>;
+}
+
+/**
+ * Grafana's `accessControl` metadata of one object: every action `index` holds on a scope that
+ * covers `scope` (`teams:id:7`, `serviceaccounts:id:3`), as `{action: true}`. Scopeless
+ * permissions cover no object. Source: Grafana's accesscontrol.GetResourcesMetadata.
+ */
+export function accessControlMetadata(index: PermissionIndex, scope: string): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  for (const { action } of index.list()) if (!(action in out) && index.matches(action, scope)) out[action] = true;
+  return out;
+}
+
+/**
+ * A JSON body with its keys matched to `keys` in any case, as Go's JSON decoding does for
+ * Grafana (its OpenAPI spells UpdateTeamCommand `Name`, `Email`); other values pass unchanged.
+ */
+export function grafanaBody(body: unknown, keys: readonly string[]): unknown {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(body)) {
+    const known = keys.find((k) => k.toLowerCase() === key.toLowerCase()) ?? key;
+    if (!(known in out) || known === key) out[known] = value;
+  }
+  return out;
+}

@@ -1,0 +1,214 @@
+/**
+ * REST door of users, Grafana's paths, bodies and JSON shapes (pkg/api/user.go,
+ * pkg/api/admin_users.go; docs "User HTTP API" and "Admin HTTP API"): the user directory
+ * (`/api/users...`) and the server administrator's user routes (`/api/admin/users...`). Every
+ * handler calls one UserService method; the rules live there.
+ */
+import type { Team, User } from '../../generated/prisma/client.js';
+import { avatarUrl } from '../shared/directory.js';
+import type { Route } from '../shared/rest.js';
+import { AUTH_MODULE } from '../sign-in/service.js';
+import { adminCreateUserBody, setPasswordInput, setServiceAdminInput, updateUserProfileBody } from './inputs.js';
+import { type MembershipWithOrg, type SearchedUser, type UserSearchPage, userRequirements } from './service.js';
+
+/** Grafana's auth label of a user's identity provider (login.GetAuthProviderLabel); none for local users. */
+function authLabels(authModule: string): string[] {
+  if (authModule === AUTH_MODULE.local) return [];
+  return [authModule === AUTH_MODULE.ldap ? 'LDAP' : 'Generic OAuth'];
+}
+
+/** One hit of `GET /api/users` and `/api/users/search` (Grafana's UserSearchHitDTO). */
+export interface UserSearchHitJson {
+  id: number;
+  name: string;
+  login: string;
+  email: string;
+  avatarUrl: string;
+  isAdmin: boolean;
+  isDisabled: boolean;
+  lastSeenAt: string;
+  lastSeenAtAge: string;
+  authLabels: string[];
+}
+
+/** A search hit from a searched user row. */
+export function userSearchHitJson(user: SearchedUser): UserSearchHitJson {
+  return {
+    id: user.id,
+    name: user.name,
+    login: user.login,
+    email: user.email,
+    avatarUrl: avatarUrl(user.email),
+    isAdmin: user.isServiceAdmin,
+    isDisabled: user.isDisabled,
+    lastSeenAt: user.lastSeenAt.toISOString(),
+    lastSeenAtAge: user.lastSeenAtAge,
+    authLabels: authLabels(user.authModule),
+  };
+}
+
+/** `GET /api/users/search` (Grafana's SearchUserQueryResult). */
+function searchPageJson(page: UserSearchPage) {
+  return { totalCount: page.totalCount, users: page.users.map(userSearchHitJson), page: page.page, perPage: page.perPage };
+}
+
+/**
+ * `GET /api/users/:id` and `/api/users/lookup` (Grafana's UserProfileDTO). `isGrafanaAdmin` is the
+ * Service Admin flag; `theme` is not kept here (""); LDAP and OAuth users are synced at each login.
+ */
+export function userProfileJson(user: User) {
+  const external = user.authModule !== AUTH_MODULE.local;
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    login: user.login,
+    theme: '',
+    orgId: user.orgId,
+    isGrafanaAdmin: user.isServiceAdmin,
+    isDisabled: user.isDisabled,
+    isExternal: external,
+    isExternallySynced: external,
+    isGrafanaAdminExternallySynced: external,
+    authLabels: authLabels(user.authModule),
+    updatedAt: user.updated.toISOString(),
+    createdAt: user.created.toISOString(),
+    avatarUrl: avatarUrl(user.email),
+  };
+}
+
+/** `GET /api/users/:id/orgs` entry (Grafana's UserOrgDTO). */
+function userOrgJson(membership: MembershipWithOrg) {
+  return { orgId: membership.orgId, name: membership.org.name, role: membership.role };
+}
+
+/**
+ * `GET /api/users/:id/teams` entry (Grafana's TeamDTO). The avatar of a team without email is
+ * made from its name (Grafana's GetGravatarUrlWithDefault); `permission` 0 is Grafana's "member".
+ */
+function userTeamJson(team: Team & { _count: { members: number } }) {
+  const avatarText = team.email || `${team.name.replace(/[^a-zA-Z0-9]+/g, '')}@localhost`;
+  return {
+    id: team.id,
+    orgId: team.orgId,
+    name: team.name,
+    email: team.email,
+    avatarUrl: avatarUrl(avatarText),
+    memberCount: team._count.members,
+    permission: 0,
+  };
+}
+
+/** `perpage`, `page` and `query` of the search routes, as the service reads them. */
+function searchOptions(query: URLSearchParams) {
+  return { query: query.get('query'), page: query.get('page'), perPage: query.get('perpage') };
+}
+
+/** The user routes: the directory (`/api/users...`) and the server administrator's (`/api/admin/users...`). */
+export const userRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/api/users',
+    requires: userRequirements.search,
+    summary: 'Search users (perpage default 1000, page default 1, query in login, email or name): an array of hits.',
+    handler: async ({ principal, services, query }) =>
+      (await services.users.search(principal, searchOptions(query))).users.map(userSearchHitJson),
+  },
+  {
+    method: 'GET',
+    path: '/api/users/search',
+    requires: userRequirements.search,
+    summary: 'Search users with paging: {totalCount, users, page, perPage}.',
+    handler: async ({ principal, services, query }) => searchPageJson(await services.users.search(principal, searchOptions(query))),
+  },
+  {
+    method: 'GET',
+    path: '/api/users/lookup',
+    requires: userRequirements.search,
+    summary: 'The user whose login or email is ?loginOrEmail=.',
+    handler: async ({ principal, services, query }) => userProfileJson(await services.users.lookup(principal, query.get('loginOrEmail'))),
+  },
+  {
+    method: 'GET',
+    path: '/api/users/:id',
+    requires: userRequirements.read,
+    summary: 'One user.',
+    handler: async ({ principal, services, params }) =>
+      userProfileJson(await services.users.get(principal, params.id, {}, { global: true })),
+  },
+  {
+    method: 'PUT',
+    path: '/api/users/:id',
+    requires: userRequirements.write,
+    summary: "Update a user's login, email and name.",
+    body: updateUserProfileBody,
+    handler: ({ principal, services, params, body }) => services.users.updateProfile(principal, params.id, body),
+  },
+  {
+    method: 'GET',
+    path: '/api/users/:id/orgs',
+    requires: userRequirements.read,
+    summary: "A user's organizations with its role in each.",
+    handler: async ({ principal, services, params }) => (await services.users.orgsOf(principal, params.id)).map(userOrgJson),
+  },
+  {
+    method: 'GET',
+    path: '/api/users/:id/teams',
+    requires: userRequirements.read,
+    summary: "A user's teams in the organization acted in.",
+    handler: async ({ principal, services, params }) => {
+      const teams = await services.users.teamsOf(
+        principal,
+        params.id,
+        { include: { _count: { select: { members: true } } } },
+        { global: true },
+      );
+      return (teams as (Team & { _count: { members: number } })[]).map(userTeamJson);
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/admin/users',
+    requires: userRequirements.create,
+    summary: 'Create a user with a password (login falls back to email and back): {id, message}.',
+    body: adminCreateUserBody,
+    handler: ({ principal, services, body }) => services.users.adminCreate(principal, body),
+  },
+  {
+    method: 'DELETE',
+    path: '/api/admin/users/:id',
+    requires: userRequirements.delete,
+    summary: 'Delete a user with its memberships, roles and sessions.',
+    handler: ({ principal, services, params }) => services.users.delete(principal, params.id),
+  },
+  {
+    method: 'PUT',
+    path: '/api/admin/users/:id/password',
+    requires: userRequirements.setPassword,
+    summary: "Set a local user's password; its sessions end.",
+    body: setPasswordInput,
+    handler: ({ principal, services, params, body }) => services.users.setPassword(principal, params.id, body),
+  },
+  {
+    method: 'PUT',
+    path: '/api/admin/users/:id/permissions',
+    requires: userRequirements.setServiceAdmin,
+    summary: 'Grant or revoke the Service Admin flag ({isGrafanaAdmin}).',
+    body: setServiceAdminInput,
+    handler: ({ principal, services, params, body }) => services.users.setServiceAdmin(principal, params.id, body),
+  },
+  {
+    method: 'POST',
+    path: '/api/admin/users/:id/disable',
+    requires: userRequirements.disable,
+    summary: 'Disable a user: it cannot sign in and its sessions end.',
+    handler: ({ principal, services, params }) => services.users.disable(principal, params.id),
+  },
+  {
+    method: 'POST',
+    path: '/api/admin/users/:id/enable',
+    requires: userRequirements.enable,
+    summary: 'Enable a disabled user.',
+    handler: ({ principal, services, params }) => services.users.enable(principal, params.id),
+  },
+];

@@ -1,0 +1,105 @@
+/**
+ * What the console's browser tests need: the console built, a Chromium to drive (from the
+ * system, or from the `@sparticuz/chromium` npm package when it is installed; never downloaded),
+ * the app listening on a loopback port, and the page checks every test repeats (accessibility
+ * with axe-core, no horizontal scrolling, screenshots for review).
+ */
+import { accessSync, constants, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { delimiter, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import axe from 'axe-core';
+import type { Page } from 'playwright-core';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+/** Where screenshots are saved for review (git-ignored). */
+export const SHOTS = join(ROOT, 'test-results', 'console');
+
+/** Builds dist/console when it is missing or older than web/ (what `npm install` did already). */
+export async function ensureConsoleBuilt(): Promise<void> {
+  const script = (await import(pathToFileURL(join(ROOT, 'scripts', 'build-console.mjs')).href)) as {
+    buildConsole(options: { quiet: boolean }): Promise<unknown>;
+  };
+  await script.buildConsole({ quiet: true });
+}
+
+function onPath(name: string): string | null {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+/**
+ * A Chromium executable: CHROMIUM_PATH, a system `chromium` (Debian's package; CI installs it),
+ * `chromium-browser` or Google Chrome, else the binary of the `@sparticuz/chromium` package when
+ * it is installed. Null when there is none: the browser tests then skip, saying so.
+ */
+export async function findChromium(): Promise<string | null> {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  for (const name of ['chromium', 'chromium-browser', 'google-chrome-stable', 'google-chrome']) {
+    const found = onPath(name);
+    if (found) return found;
+  }
+  try {
+    const spec = '@sparticuz/chromium';
+    const mod = (await import(spec)) as { default: { executablePath(): Promise<string> } };
+    return await mod.default.executablePath();
+  } catch {
+    return null;
+  }
+}
+
+/** Listens with the app's handler on 127.0.0.1 (any free port); resolves with its base URL. */
+export async function listen(handler: Parameters<typeof createServer>[1]): Promise<{ server: Server; base: string }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** One accessibility violation as axe reports it, trimmed for a readable failure. */
+export interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * axe-core's WCAG 2.x A and AA rules on the page as it is; answers the serious and critical
+ * violations. Injected through the DevTools protocol, so the page's CSP needs no exception.
+ */
+export async function seriousViolations(page: Page): Promise<Violation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(axe.source);
+  const results = await page.evaluate(() =>
+    (window as unknown as { axe: typeof axe }).axe.run(document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] },
+      resultTypes: ['violations'],
+    }),
+  );
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => ({ id: v.id, impact: v.impact ?? null, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
+}
+
+/** The document's width beyond the viewport's (0: no horizontal scrolling). */
+export async function horizontalOverflow(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const el = document.scrollingElement ?? document.documentElement;
+    return el.scrollWidth - window.innerWidth;
+  });
+}
+
+/** Saves a full-page screenshot as test-results/console/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}

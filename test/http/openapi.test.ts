@@ -1,0 +1,152 @@
+/**
+ * The OpenAPI 3.1 document (issue #12 item 3): generated from the route table, served without
+ * credentials at /api/openapi.json, valid against the OpenAPI 3.1 schema (an independent
+ * validator), naming every route with its permission; and the Swagger UI reference page, whose
+ * policy allows no inline script and no eval, with its files served with their types and a long cache.
+ */
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument, type OpenApiDocument } from '../../src/http/openapi.js';
+import { routes } from '../../src/http/routes.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+
+let app: TestApp;
+let doc: OpenApiDocument;
+
+beforeAll(async () => {
+  app = await createTestApp();
+  const res = await app.request('/api/openapi.json', { auth: null });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+  doc = (await res.json()) as OpenApiDocument;
+});
+
+afterAll(() => app.close());
+
+const openApiPath = (path: string) => path.replace(/:([A-Za-z_]\w*)/g, '{$1}');
+
+describe('GET /api/openapi.json', () => {
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(doc) as unknown as Parameters<Validator['validate']>[0]);
+    expect(result.errors ?? [], JSON.stringify(result.errors, null, 1)?.slice(0, 2000)).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('has every route of the table, with its method, path parameters and success status', () => {
+    for (const route of routes) {
+      const op = doc.paths[openApiPath(route.path)]?.[route.method.toLowerCase() as 'get'];
+      expect(op, `${route.method} ${route.path}`).toBeDefined();
+      if (!op) continue;
+      const params = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]);
+      expect(op.parameters?.filter((p) => p.in === 'path').map((p) => p.name) ?? [], route.path).toEqual(params);
+      expect(Object.keys(op.responses), route.path).toContain(String(route.status ?? 200));
+    }
+    const operations = Object.values(doc.paths).flatMap((item) => Object.values(item));
+    expect(operations.length).toBe(routes.length + 2); // + /api/health and the document itself
+    expect(new Set(operations.map((op) => op?.operationId)).size).toBe(operations.length);
+  });
+
+  it('names the permission of each guarded route, from the requirement the service checks', () => {
+    for (const route of routes) {
+      const op = doc.paths[openApiPath(route.path)]?.[route.method.toLowerCase() as 'get'];
+      if (route.requires === 'signed-in') {
+        expect(op?.['x-required-permission']).toBe('signed-in');
+        continue;
+      }
+      expect(op?.['x-required-permission'], route.path).toBe(route.requires.text());
+      expect(op?.description).toContain(route.requires.text());
+      expect(Object.keys(op?.responses ?? {})).toContain('403');
+    }
+    const createRole = doc.paths['/api/access-control/roles']?.post;
+    expect(createRole?.['x-required-permission']).toContain('roles:write on permissions:type:delegate');
+  });
+
+  it('describes request bodies with the JSON Schema of the zod schema the service parses', () => {
+    const createRole = doc.paths['/api/access-control/roles']?.post;
+    const schema = createRole?.requestBody?.content['application/json'].schema as {
+      properties: Record<string, { maxLength?: number }>;
+      required: string[];
+    };
+    expect(createRole?.requestBody?.required).toBe(true);
+    expect(schema.required).toEqual(['name']);
+    expect(schema.properties.name?.maxLength).toBe(190);
+    expect(Object.keys(schema.properties)).toEqual(expect.arrayContaining(['uid', 'global', 'version', 'permissions']));
+    const reset = doc.paths['/api/access-control/roles/hard-reset']?.post;
+    expect(reset?.requestBody?.required).toBe(false);
+    for (const route of routes.filter((r) => r.body)) {
+      const op = doc.paths[openApiPath(route.path)]?.[route.method.toLowerCase() as 'get'];
+      expect(op?.requestBody, `${route.method} ${route.path}`).toBeDefined();
+    }
+  });
+
+  it('declares query parameters with Grafana’s boolean spellings', () => {
+    const list = doc.paths['/api/access-control/roles']?.get;
+    const includeHidden = list?.parameters?.find((p) => p.name === 'includeHidden');
+    expect(includeHidden).toMatchObject({ in: 'query', required: false });
+    expect(includeHidden?.schema.enum).toEqual(['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False']);
+  });
+
+  it('declares basic, bearer and the session cookie, and the error shape with Grafana’s 403 fields', () => {
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['basic', 'bearer', 'session']);
+    expect(doc.components.securitySchemes.session).toMatchObject({ type: 'apiKey', in: 'cookie', name: app.config.auth.cookieName });
+    expect(Object.keys(doc.components.schemas.Error?.properties as object)).toEqual(['message', 'code', 'title', 'accessErrorId']);
+    expect(Object.keys(doc.components.responses).sort()).toEqual(['BadRequest', 'Forbidden', 'NotFound', 'Unauthorized']);
+  });
+
+  it('leaves out the access-control paths in the oss edition, where they answer 404', async () => {
+    const oss = buildOpenApiDocument(routes, { version: 'x', cookieName: 'c', unavailablePrefix: '/api/access-control/' });
+    expect(Object.keys(oss.paths).filter((p) => p.startsWith('/api/access-control/'))).toEqual([]);
+    expect(oss.paths['/api/auth/keys']).toBeDefined();
+  });
+
+  it('refuses two routes for one method and path', () => {
+    const [first] = routes;
+    if (!first) throw new Error('no routes');
+    expect(() => buildOpenApiDocument([first, first], { version: 'x', cookieName: 'c' })).toThrow(/two routes/);
+  });
+});
+
+describe('GET /swagger', () => {
+  it('serves Swagger UI without credentials, with no inline script', async () => {
+    const res = await app.request('/swagger', { auth: null });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const policy = res.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("frame-ancestors 'none'");
+    expect(policy).not.toMatch(/unsafe-eval|script-src[^;]*unsafe-inline/);
+    const html = await res.text();
+    expect(html).not.toMatch(/<script(?![^>]*\ssrc=)[^>]*>/);
+    expect(html).not.toMatch(/\son[a-z]+=/i);
+    expect(html).toContain('data-url="api/openapi.json"');
+  });
+
+  it('serves the files the page names, with their content types and a year-long immutable cache', async () => {
+    const html = await (await app.request('/swagger')).text();
+    const files = [...html.matchAll(/(?:src|href)="(swagger\/assets\/[^"]+)"/g)].map((m) => `/${m[1]}`);
+    expect(files.length).toBeGreaterThanOrEqual(4);
+    for (const file of files) {
+      const res = await app.request(file, { auth: null });
+      expect(res.status, file).toBe(200);
+      const type = res.headers.get('content-type') ?? '';
+      if (file.endsWith('.js')) expect(type).toBe('text/javascript; charset=utf-8');
+      if (file.endsWith('.css')) expect(type).toBe('text/css; charset=utf-8');
+      if (file.endsWith('.png')) expect(type).toBe('image/png');
+      expect(res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+      expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+      expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(100);
+    }
+  });
+
+  it('answers 404 for any other file, and HEAD without a body', async () => {
+    const html = await (await app.request('/swagger')).text();
+    const bundle = /src="(swagger\/assets\/[^"]+\/)swagger-ui-bundle\.js"/.exec(html)?.[1];
+    expect((await app.request(`/${bundle}package.json`, { auth: null })).status).toBe(404);
+    expect((await app.request(`/${bundle}..%2Fpackage.json`, { auth: null })).status).toBe(404);
+    const head = await app.request('/api/openapi.json', { method: 'HEAD', auth: null });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+  });
+});

@@ -1,0 +1,165 @@
+/**
+ * The console's frame: GraphQL client, session, the header (organization switcher, who is signed
+ * in, sign-out), the navigation (only the pages the caller may use) and the page of the path.
+ * Signed-out visitors land on the sign-in page, and come back where they were going.
+ */
+import { Provider } from '@urql/preact';
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
+import { createGraphqlClient, errorMessage } from './api.js';
+import { SECTIONS } from './nav.js';
+import { ApiKeysPage } from './pages/api-keys.js';
+import { AssignmentsPage } from './pages/assignments.js';
+import { BasicRolesPage } from './pages/basic-roles.js';
+import { OverviewPage } from './pages/overview.js';
+import { RoleEditorPage } from './pages/role-editor.js';
+import { RolesPage } from './pages/roles.js';
+import { SignInPage } from './pages/sign-in.js';
+import { WhyPage } from './pages/why.js';
+import { CONSOLE_PAGES } from './paths.js';
+import { SessionProvider, useSession } from './session.js';
+import { Loading, Notice, Page } from './ui.js';
+
+/** Links to these paths are routed in the page; any other (/logout, /graphql...) loads normally. */
+const SCOPE = new RegExp(`^(${Object.keys(CONSOLE_PAGES).join('|')})([?#]|$)`);
+
+export function App() {
+  const client = useMemo(createGraphqlClient, []);
+  return (
+    <Provider value={client}>
+      <LocationProvider scope={SCOPE}>
+        <SessionProvider>
+          <Shell />
+        </SessionProvider>
+      </LocationProvider>
+    </Provider>
+  );
+}
+
+function Shell() {
+  const session = useSession();
+  const { path, url, route } = useLocation();
+  const signedOut = !session.loading && !session.viewer && !session.error;
+
+  useEffect(() => {
+    if (signedOut && path !== '/login') route(`/login?next=${encodeURIComponent(url)}`, true);
+  }, [signedOut, path, url, route]);
+
+  if (session.loading) return <Loading what="the console" />;
+  if (session.error) {
+    return (
+      <main id="main" class="narrow">
+        <Page title="The console cannot start">
+          <Notice kind="error">{session.error}</Notice>
+          <button type="button" onClick={() => void session.reload()}>
+            Try again
+          </button>
+        </Page>
+      </main>
+    );
+  }
+  if (!session.viewer || path === '/login') {
+    return (
+      <main id="main" class="narrow">
+        <SignInPage />
+      </main>
+    );
+  }
+  return (
+    <>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
+      <Header />
+      <Nav />
+      <main id="main" tabIndex={-1} key={session.viewer.orgId}>
+        <Router>
+          <Route path="/" component={OverviewPage} />
+          <Route path="/api-keys" component={ApiKeysPage} />
+          <Route path="/roles" component={RolesPage} />
+          <Route path="/roles/new" component={RoleEditorPage} />
+          <Route path="/roles/edit" component={RoleEditorPage} />
+          <Route path="/assignments" component={AssignmentsPage} />
+          <Route path="/why" component={WhyPage} />
+          <Route path="/basic-roles" component={BasicRolesPage} />
+          <Route default component={NotFound} />
+        </Router>
+      </main>
+    </>
+  );
+}
+
+function Header() {
+  const session = useSession();
+  const viewer = session.viewer;
+  const [error, setError] = useState<string | null>(null);
+  if (!viewer) return null;
+  const current = session.orgs.find((o) => o.orgId === viewer.orgId);
+  return (
+    <header class="topbar">
+      <a class="brand" href="/">
+        portcullis
+      </a>
+      <div class="topbar-tools">
+        {session.orgs.length > 1 ? (
+          <div class="org-switch">
+            <label for="org-switch">Organization</label>
+            <select
+              id="org-switch"
+              value={String(viewer.orgId)}
+              onChange={(e) => {
+                setError(null);
+                session.switchOrg(Number(e.currentTarget.value)).catch((err: unknown) => setError(errorMessage(err)));
+              }}
+            >
+              {session.orgs.map((o) => (
+                <option key={o.orgId} value={String(o.orgId)}>
+                  {o.name} ({o.role})
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : (
+          current && <span class="org-name">{current.name}</span>
+        )}
+        <span class="who">
+          {viewer.login}
+          <span class="badge">{viewer.isServiceAdmin ? 'Service Admin' : viewer.orgRole}</span>
+        </span>
+        <a class="signout" href="/logout">
+          Sign out
+        </a>
+      </div>
+      {error && <Notice kind="error">{error}</Notice>}
+    </header>
+  );
+}
+
+function Nav() {
+  const { access, rbac } = useSession();
+  const { path } = useLocation();
+  const section = path.startsWith('/roles') ? '/roles' : path;
+  return (
+    <nav class="nav" aria-label="Console">
+      <ul>
+        {SECTIONS.filter((n) => n.visible(access, rbac)).map((n) => (
+          <li key={n.path}>
+            <a href={n.path} aria-current={section === n.path ? 'page' : undefined}>
+              {n.label}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+function NotFound() {
+  return (
+    <Page title="Page not found">
+      <p>
+        This page does not exist. Go to the <a href="/">overview</a>.
+      </p>
+    </Page>
+  );
+}

@@ -1,0 +1,370 @@
+/**
+ * Assignments: pick a user, a team or a service account (`?user=<id>`, `?team=<id>`, `?sa=<id>`),
+ * see the roles assigned to it, add one of the roles the caller may assign (`roles(delegatable:
+ * true)`) or remove one, and for users and service accounts every effective permission with
+ * where it comes from (assigned directly, through a team, or the basic role of the org role).
+ * Everything the page shows comes in one GraphQL request, each part included only when the
+ * caller may read it.
+ */
+import { useClient, useMutation } from '@urql/preact';
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { errorMessage } from '../api.js';
+import { useSession } from '../session.js';
+import { ConfirmDialog, Loading, NotAllowed, Notice, Page, plural, QueryError, roleKind, sourceLabel, useGraphql } from '../ui.js';
+
+type SubjectKind = 'user' | 'team' | 'sa';
+
+const QUERY = `query ConsoleAssignments(
+  $users: Boolean!, $teams: Boolean!, $accounts: Boolean!, $assignable: Boolean!, $id: Int!,
+  $isUser: Boolean!, $isTeam: Boolean!, $isSa: Boolean!, $roles: Boolean!, $sources: Boolean!
+) {
+  users @include(if: $users) { id login name }
+  teams @include(if: $teams) { id name }
+  serviceAccounts @include(if: $accounts) { id name }
+  assignable: roles(delegatable: true) @include(if: $assignable) { uid name displayName global }
+  user(id: $id) @include(if: $isUser) { id login name roles @include(if: $roles) { uid name displayName global } }
+  team(id: $id) @include(if: $isTeam) { id name members { id login } roles @include(if: $roles) { uid name displayName global } }
+  serviceAccount(id: $id) @include(if: $isSa) { id name role roles @include(if: $roles) { uid name displayName global } }
+  userPermissionSources(userId: $id) @include(if: $sources) { source role { uid name displayName } permission { action scope } }
+}`;
+
+const USER_ROLES = `query ConsoleUserRoles($id: Int!) { user(id: $id) { roles { uid } } }`;
+const ADD_USER = `mutation ConsoleAddUserRole($userId: Int!, $roleUid: String!) { addUserRole(userId: $userId, roleUid: $roleUid) { message } }`;
+const REMOVE_USER = `mutation ConsoleRemoveUserRole($userId: Int!, $roleUid: String!, $global: Boolean) {
+  removeUserRole(userId: $userId, roleUid: $roleUid, global: $global) { message }
+}`;
+const ADD_TEAM = `mutation ConsoleAddTeamRole($teamId: Int!, $roleUid: String!) { addTeamRole(teamId: $teamId, roleUid: $roleUid) { message } }`;
+const REMOVE_TEAM = `mutation ConsoleRemoveTeamRole($teamId: Int!, $roleUid: String!) { removeTeamRole(teamId: $teamId, roleUid: $roleUid) { message } }`;
+
+interface RoleRef {
+  uid: string;
+  name: string;
+  displayName: string;
+  global: boolean;
+}
+interface Grant {
+  source: string;
+  role: { uid: string; name: string; displayName: string };
+  permission: { action: string; scope: string };
+}
+interface Data {
+  users?: { id: number; login: string; name: string }[];
+  teams?: { id: number; name: string }[];
+  serviceAccounts?: { id: number; name: string }[];
+  assignable?: RoleRef[];
+  user?: { id: number; login: string; name: string; roles?: RoleRef[] };
+  team?: { id: number; name: string; members: { id: number; login: string }[]; roles?: RoleRef[] };
+  serviceAccount?: { id: number; name: string; role: string; roles?: RoleRef[] };
+  userPermissionSources?: Grant[];
+}
+
+const KINDS: { value: SubjectKind; label: string }[] = [
+  { value: 'user', label: 'User' },
+  { value: 'team', label: 'Team' },
+  { value: 'sa', label: 'Service account' },
+];
+
+export function AssignmentsPage() {
+  const { access } = useSession();
+  const { query, route } = useLocation();
+  const kind: SubjectKind = 'team' in query ? 'team' : 'sa' in query ? 'sa' : 'user';
+  const id = Number(query[kind] ?? 0) || 0;
+  const subjectScope = kind === 'team' ? `teams:id:${id}` : `users:id:${id}`;
+  const roleRead = kind === 'team' ? 'teams.roles:read' : 'users.roles:read';
+  const [add, remove] = kind === 'team' ? ['teams.roles:add', 'teams.roles:delete'] : ['users.roles:add', 'users.roles:delete'];
+  const variables = {
+    users: access.can('org.users:read'),
+    teams: access.can('teams:read'),
+    accounts: access.can('serviceaccounts:read'),
+    assignable: access.can('roles:read', 'roles:*') && access.canManage(add),
+    id,
+    isUser: kind === 'user' && id > 0,
+    isTeam: kind === 'team' && id > 0,
+    isSa: kind === 'sa' && id > 0,
+    roles: id > 0 && access.can(roleRead, subjectScope),
+    sources: id > 0 && kind !== 'team' && access.can('users.permissions:read', subjectScope),
+  };
+  const { data, error, fetching, refresh } = useGraphql<Data>(QUERY, variables);
+  const [status, setStatus] = useState<string | null>(null);
+
+  const choose = (next: SubjectKind, nextId = 0) => {
+    setStatus(null);
+    route(nextId > 0 ? `/assignments?${next}=${nextId}` : `/assignments${next === 'user' ? '' : `?${next}=`}`);
+  };
+
+  const subjects =
+    kind === 'user'
+      ? (data?.users ?? []).map((u) => ({ id: u.id, label: u.name && u.name !== u.login ? `${u.login} (${u.name})` : u.login }))
+      : kind === 'team'
+        ? (data?.teams ?? []).map((t) => ({ id: t.id, label: t.name }))
+        : (data?.serviceAccounts ?? []).map((s) => ({ id: s.id, label: s.name }));
+  const subject = data?.user ?? data?.team ?? data?.serviceAccount;
+  const subjectName = data?.user?.login ?? data?.team?.name ?? data?.serviceAccount?.name ?? '';
+  const listable = kind === 'user' ? variables.users : kind === 'team' ? variables.teams : variables.accounts;
+
+  return (
+    <Page
+      title="Assignments"
+      intro="Roles assigned to a user, a team or a service account, and where each of their permissions comes from."
+    >
+      <div class="toolbar">
+        <fieldset class="segmented">
+          <legend>Show the roles of a</legend>
+          {KINDS.map((k) => (
+            <label key={k.value}>
+              <input type="radio" name="subject-kind" value={k.value} checked={kind === k.value} onChange={() => choose(k.value)} />
+              {k.label}
+            </label>
+          ))}
+        </fieldset>
+        {listable ? (
+          <div class="field">
+            <label for="subject">{KINDS.find((k) => k.value === kind)?.label}</label>
+            <select id="subject" value={String(id)} onChange={(e) => choose(kind, Number(e.currentTarget.value))}>
+              <option value="0">Choose…</option>
+              {subjects.map((s) => (
+                <option key={s.id} value={String(s.id)}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : (
+          <NotAllowed
+            what={`list ${kind === 'sa' ? 'service accounts' : `${kind}s`}`}
+            needs={kind === 'user' ? 'org.users:read' : kind === 'team' ? 'teams:read' : 'serviceaccounts:read'}
+          />
+        )}
+      </div>
+      {status && <Notice kind="status">{status}</Notice>}
+      <QueryError error={error} />
+      {!data && fetching && <Loading what="assignments" />}
+      {subject && (
+        <>
+          <AssignedRoles
+            key={`${kind}-${id}`}
+            kind={kind}
+            id={id}
+            name={subjectName}
+            roles={subject.roles}
+            assignable={data?.assignable}
+            canAdd={access.canManage(add)}
+            canRemove={access.canManage(remove)}
+            readNeeds={`${roleRead} on ${subjectScope}`}
+            onChanged={(message) => {
+              setStatus(message);
+              refresh();
+            }}
+          />
+          {data?.team && (
+            <section aria-labelledby="members-heading">
+              <h2 id="members-heading">Members</h2>
+              <p>
+                {data.team.members.length === 0
+                  ? 'The team has no members.'
+                  : `Every member holds the team's roles: ${data.team.members.map((m) => m.login).join(', ')}.`}
+              </p>
+            </section>
+          )}
+          {kind !== 'team' &&
+            (data?.userPermissionSources ? (
+              <EffectivePermissions grants={data.userPermissionSources} name={subjectName} />
+            ) : (
+              <NotAllowed what="see these permissions" needs={`users.permissions:read on ${subjectScope}`} />
+            ))}
+        </>
+      )}
+    </Page>
+  );
+}
+
+function AssignedRoles(props: {
+  kind: SubjectKind;
+  id: number;
+  name: string;
+  roles: RoleRef[] | undefined;
+  assignable: RoleRef[] | undefined;
+  canAdd: boolean;
+  canRemove: boolean;
+  readNeeds: string;
+  onChanged: (message: string) => void;
+}) {
+  const { viewer } = useSession();
+  const client = useClient();
+  const team = props.kind === 'team';
+  const [, addUser] = useMutation(ADD_USER);
+  const [, removeUser] = useMutation(REMOVE_USER);
+  const [, addTeam] = useMutation(ADD_TEAM);
+  const [, removeTeam] = useMutation(REMOVE_TEAM);
+  const [chosen, setChosen] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [removing, setRemoving] = useState<RoleRef | null>(null);
+  const [removeError, setRemoveError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const assigned = new Set((props.roles ?? []).map((r) => r.uid));
+  const choices = (props.assignable ?? []).filter((r) => !assigned.has(r.uid));
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (!chosen) {
+      setError('Choose a role to assign.');
+      return;
+    }
+    setError(null);
+    const result = team ? await addTeam({ teamId: props.id, roleUid: chosen }) : await addUser({ userId: props.id, roleUid: chosen });
+    if (result.error) {
+      setError(errorMessage(result.error));
+      return;
+    }
+    const role = choices.find((r) => r.uid === chosen);
+    setChosen('');
+    props.onChanged(`Role “${role?.displayName || role?.name || chosen}” assigned to ${props.name}.`);
+  };
+
+  const runRemove = async () => {
+    if (!removing) return;
+    setBusy(true);
+    const result = team
+      ? await removeTeam({ teamId: props.id, roleUid: removing.uid })
+      : await removeUser({ userId: props.id, roleUid: removing.uid });
+    let failure = result.error;
+    if (!failure && !team && removing.global && viewer?.isServiceAdmin) {
+      // A global role may also be assigned globally (in every organization): remove that too.
+      const still = await client.query(USER_ROLES, { id: props.id }).toPromise();
+      const roles = (still.data as { user?: { roles: { uid: string }[] } } | undefined)?.user?.roles ?? [];
+      if (roles.some((r) => r.uid === removing.uid))
+        failure = (await removeUser({ userId: props.id, roleUid: removing.uid, global: true })).error;
+    }
+    setBusy(false);
+    if (failure) {
+      setRemoveError(errorMessage(failure));
+      return;
+    }
+    const role = removing;
+    setRemoving(null);
+    props.onChanged(`Role “${role.displayName || role.name}” removed from ${props.name}.`);
+  };
+
+  return (
+    <section aria-labelledby="assigned-heading">
+      <h2 id="assigned-heading">Roles of {props.name}</h2>
+      {props.roles === undefined ? (
+        <NotAllowed what="see these roles" needs={props.readNeeds} />
+      ) : props.roles.length === 0 ? (
+        <p>No roles assigned{team ? '' : ' directly (the basic role of the org role and team roles still apply)'}.</p>
+      ) : (
+        <ul class="assigned">
+          {props.roles.map((r) => (
+            <li key={r.uid}>
+              <span class={`kind kind-${roleKind(r.name)}`}>{roleKind(r.name)}</span>
+              <span class="role-title">{r.displayName || r.name}</span>
+              <span class="mono muted">{r.name}</span>
+              {props.canRemove && (
+                <button
+                  type="button"
+                  class="danger small push-right"
+                  aria-label={`Remove role ${r.displayName || r.name} from ${props.name}`}
+                  onClick={() => {
+                    setRemoveError(null);
+                    setRemoving(r);
+                  }}
+                >
+                  Remove
+                </button>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {props.canAdd && props.assignable && (
+        <form class="form-grid card" onSubmit={submit} aria-label={`Assign a role to ${props.name}`}>
+          <div class="field field-wide">
+            <label for="assign-role">Role to assign</label>
+            <select id="assign-role" value={chosen} onChange={(e) => setChosen(e.currentTarget.value)} aria-describedby="assign-role-hint">
+              <option value="">Choose a role…</option>
+              {choices.map((r) => (
+                <option key={r.uid} value={r.uid}>
+                  {r.displayName ? `${r.displayName} (${r.name})` : r.name}
+                </option>
+              ))}
+            </select>
+            <span id="assign-role-hint" class="hint">
+              Only the roles you may assign: those whose permissions you hold.
+            </span>
+          </div>
+          <div class="field field-end">
+            <button type="submit">Assign role</button>
+          </div>
+          {error && <Notice kind="error">{error}</Notice>}
+        </form>
+      )}
+      {removing && (
+        <ConfirmDialog
+          title={`Remove role “${removing.displayName || removing.name}”?`}
+          confirmLabel="Remove role"
+          busy={busy}
+          error={removeError}
+          onConfirm={() => void runRemove()}
+          onCancel={() => setRemoving(null)}
+        >
+          <p>
+            {props.name} {team ? 'and its members lose' : 'loses'} the permissions of this role at once, unless another role grants them.
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
+
+function EffectivePermissions({ grants, name }: { grants: Grant[]; name: string }) {
+  const [text, setText] = useState('');
+  const needle = text.trim().toLowerCase();
+  const shown = grants.filter(
+    (g) =>
+      !needle ||
+      g.permission.action.toLowerCase().includes(needle) ||
+      g.permission.scope.toLowerCase().includes(needle) ||
+      (g.role.displayName || g.role.name).toLowerCase().includes(needle) ||
+      sourceLabel(g.source).toLowerCase().includes(needle),
+  );
+  const distinct = new Set(grants.map((g) => `${g.permission.action} ${g.permission.scope}`)).size;
+  return (
+    <section aria-labelledby="effective-heading">
+      <h2 id="effective-heading">Effective permissions of {name}</h2>
+      <p>
+        {plural(distinct, 'permission')} from {plural(new Set(grants.map((g) => g.role.uid)).size, 'role')}. A permission granted several
+        ways is listed once per way.
+      </p>
+      <div class="field">
+        <label for="effective-filter">Filter by action, scope, role or source</label>
+        <input id="effective-filter" type="search" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+      </div>
+      <table class="responsive compact">
+        <caption class="visually-hidden">Effective permissions of {name} and where each comes from</caption>
+        <thead>
+          <tr>
+            <th scope="col">Action</th>
+            <th scope="col">Scope</th>
+            <th scope="col">Granted by role</th>
+            <th scope="col">Comes from</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((g) => (
+            <tr key={`${g.permission.action} ${g.permission.scope} ${g.role.uid} ${g.source}`}>
+              <td data-label="Action" class="mono">
+                {g.permission.action}
+              </td>
+              <td data-label="Scope" class="mono">
+                {g.permission.scope || '(none)'}
+              </td>
+              <td data-label="Role">{g.role.displayName || g.role.name}</td>
+              <td data-label="From">{sourceLabel(g.source)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}

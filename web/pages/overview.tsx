@@ -1,0 +1,62 @@
+/** Overview: who is signed in, where, with which roles, and the sections this caller may use. */
+import { SECTIONS } from '../nav.js';
+import { useSession } from '../session.js';
+import { Loading, Notice, Page, plural, QueryError, roleKind, useGraphql } from '../ui.js';
+
+const QUERY = `query ConsoleOverview {
+  viewer { roles { uid name displayName } teams { id name } }
+}`;
+
+interface Data {
+  viewer: { roles: { uid: string; name: string; displayName: string }[]; teams: { id: number; name: string }[] };
+}
+
+export function OverviewPage() {
+  const { viewer, access, orgs, rbac } = useSession();
+  const { data, error, fetching } = useGraphql<Data>(QUERY, {}, !rbac);
+  if (!viewer) return null;
+  const org = orgs.find((o) => o.orgId === viewer.orgId)?.name ?? `organization ${viewer.orgId}`;
+  return (
+    <Page title="Overview">
+      <p>
+        Signed in as <strong>{viewer.login}</strong> in <strong>{org}</strong> with the org role <strong>{viewer.orgRole}</strong>
+        {viewer.isServiceAdmin && ', and Service Admin of this server'}.
+        {rbac && ` You hold ${plural(viewer.permissions.length, 'permission')}.`}
+      </p>
+      {!rbac && (
+        <Notice kind="info">
+          This server runs the oss edition: role-based access control is off, so roles, assignments and permission checks are not available.
+          Org Admins manage the API keys.
+        </Notice>
+      )}
+      <QueryError error={error} />
+      {!data && fetching && <Loading what="your roles" />}
+      {data && (
+        <section aria-labelledby="own-roles">
+          <h2 id="own-roles">Your roles</h2>
+          <ul class="chips">
+            {data.viewer.roles.map((r) => (
+              <li key={r.uid}>
+                <span class={`kind kind-${roleKind(r.name)}`}>{roleKind(r.name)}</span> {r.displayName || r.name}
+              </li>
+            ))}
+          </ul>
+          {data.viewer.teams.length > 0 && <p>Your teams: {data.viewer.teams.map((t) => t.name).join(', ')}.</p>}
+        </section>
+      )}
+      <section aria-labelledby="sections">
+        <h2 id="sections">What you can do here</h2>
+        <ul class="cards">
+          {SECTIONS.filter((s) => s.path !== '/' && s.visible(access, rbac)).map((s) => (
+            <li key={s.path} class="card">
+              <h3>
+                <a href={s.path}>{s.label}</a>
+              </h3>
+              <p>{s.description}</p>
+            </li>
+          ))}
+        </ul>
+      </section>
+    </Page>
+  );
+}

@@ -1,0 +1,223 @@
+/**
+ * Roles: every role the caller may read (global and this organization's, hidden ones included),
+ * filtered by kind (basic, fixed, custom, product) and by text, each with its permissions. Custom
+ * roles can be edited and deleted by holders of roles:write / roles:delete (delegate or escalate);
+ * deleting an assigned role asks again and then deletes it with its assignments (force).
+ */
+import { useMutation } from '@urql/preact';
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { errorCode, errorMessage } from '../api.js';
+import { useSession } from '../session.js';
+import { ConfirmDialog, Loading, NotAllowed, Notice, Page, plural, QueryError, type RoleKind, roleKind, useGraphql } from '../ui.js';
+
+const QUERY = `query ConsoleRoles {
+  roles(includeHidden: true) { uid name displayName description group global hidden version permissions { action scope } }
+}`;
+const DELETE = `mutation ConsoleDeleteRole($uid: String!, $global: Boolean, $force: Boolean) {
+  deleteRole(uid: $uid, global: $global, force: $force) { message }
+}`;
+
+export interface RoleRow {
+  uid: string;
+  name: string;
+  displayName: string;
+  description: string;
+  group: string;
+  global: boolean;
+  hidden: boolean;
+  version: number;
+  permissions: { action: string; scope: string }[];
+}
+
+const KINDS: { value: RoleKind | 'all'; label: string }[] = [
+  { value: 'all', label: 'All' },
+  { value: 'custom', label: 'Custom' },
+  { value: 'fixed', label: 'Fixed' },
+  { value: 'product', label: 'Product' },
+  { value: 'basic', label: 'Basic' },
+];
+
+/** A role's permissions as a table. */
+export function PermissionTable({ permissions, caption }: { permissions: { action: string; scope: string }[]; caption: string }) {
+  if (permissions.length === 0) return <p>No permissions.</p>;
+  // Two narrow columns fit a phone as they are: no stacking.
+  return (
+    <table class="compact">
+      <caption class="visually-hidden">{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Action</th>
+          <th scope="col">Scope</th>
+        </tr>
+      </thead>
+      <tbody>
+        {permissions.map((p) => (
+          <tr key={`${p.action} ${p.scope}`}>
+            <td data-label="Action" class="mono">
+              {p.action}
+            </td>
+            <td data-label="Scope" class="mono">
+              {p.scope || '(none)'}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function RolesPage() {
+  const { access, viewer } = useSession();
+  const { query } = useLocation();
+  const canRead = access.can('roles:read', 'roles:*');
+  const { data, error, fetching, refresh } = useGraphql<{ roles: RoleRow[] }>(QUERY, {}, !canRead);
+  const [kind, setKind] = useState<RoleKind | 'all'>('all');
+  const [text, setText] = useState('');
+  const [deleting, setDeleting] = useState<{ role: RoleRow; force: boolean } | null>(null);
+  const [deleteError, setDeleteError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [done, setDone] = useState<string | null>(query.saved ? 'Role saved.' : null);
+  const [, deleteRole] = useMutation(DELETE);
+
+  if (!canRead) {
+    return (
+      <Page title="Roles">
+        <NotAllowed what="list roles" needs="roles:read on roles:*" />
+      </Page>
+    );
+  }
+  const canWrite = access.canManage('roles:write');
+  const canDelete = access.canManage('roles:delete');
+  const editable = (r: RoleRow) => roleKind(r.name) === 'custom' && (!r.global || viewer?.isServiceAdmin === true);
+  const needle = text.trim().toLowerCase();
+  const roles = (data?.roles ?? [])
+    .filter((r) => kind === 'all' || roleKind(r.name) === kind)
+    .filter(
+      (r) =>
+        !needle ||
+        r.name.toLowerCase().includes(needle) ||
+        r.displayName.toLowerCase().includes(needle) ||
+        r.permissions.some((p) => p.action.includes(needle)),
+    )
+    .sort((a, b) => (a.displayName || a.name).localeCompare(b.displayName || b.name));
+
+  const runDelete = async () => {
+    if (!deleting) return;
+    setBusy(true);
+    const { role, force } = deleting;
+    const result = await deleteRole({ uid: role.uid, global: role.global, force });
+    setBusy(false);
+    if (result.error) {
+      if (errorCode(result.error) === 'ROLE_ASSIGNED' && !force) {
+        setDeleting({ role, force: true });
+        setDeleteError(null);
+        return;
+      }
+      setDeleteError(errorMessage(result.error));
+      return;
+    }
+    setDeleting(null);
+    setDone(`Role “${role.displayName || role.name}” deleted.`);
+    refresh();
+  };
+
+  return (
+    <Page
+      title="Roles"
+      intro="A role is a named set of permissions (an action, optionally on a scope). Assign roles on the Assignments page."
+    >
+      {done && <Notice kind="status">{done}</Notice>}
+      <div class="toolbar">
+        <fieldset class="segmented">
+          <legend>Kind</legend>
+          {KINDS.map((k) => (
+            <label key={k.value}>
+              <input type="radio" name="role-kind" value={k.value} checked={kind === k.value} onChange={() => setKind(k.value)} />
+              {k.label}
+            </label>
+          ))}
+        </fieldset>
+        <div class="field">
+          <label for="role-filter">Filter by name or action</label>
+          <input id="role-filter" type="search" value={text} onInput={(e) => setText(e.currentTarget.value)} />
+        </div>
+        {canWrite && (
+          <a class="button" href="/roles/new">
+            New custom role
+          </a>
+        )}
+      </div>
+      <QueryError error={error} />
+      {!data && fetching && <Loading what="roles" />}
+      {data && (
+        <p class="hint" role="status">
+          {roles.length} of {plural(data.roles.length, 'role')} shown.
+        </p>
+      )}
+      <ul class="role-list">
+        {roles.map((r) => (
+          <li key={`${r.global}-${r.uid}`}>
+            <details open={query.saved === r.uid}>
+              <summary>
+                <span class={`kind kind-${roleKind(r.name)}`}>{roleKind(r.name)}</span>
+                <span class="role-title">{r.displayName || r.name}</span>
+                <span class="mono muted">{r.name}</span>
+                {r.global ? <span class="badge">global</span> : <span class="badge">this organization</span>}
+              </summary>
+              <div class="role-body">
+                {r.description && <p>{r.description}</p>}
+                <p class="hint">
+                  uid <span class="mono">{r.uid}</span> · version {r.version}
+                  {r.group && ` · group ${r.group}`}
+                </p>
+                <PermissionTable permissions={r.permissions} caption={`Permissions of ${r.name}`} />
+                {editable(r) && (canWrite || canDelete) && (
+                  <p class="actions">
+                    {canWrite && (
+                      <a class="button secondary" href={`/roles/edit?uid=${encodeURIComponent(r.uid)}`}>
+                        Edit <span class="visually-hidden">{r.name}</span>
+                      </a>
+                    )}
+                    {canDelete && (
+                      <button
+                        type="button"
+                        class="danger"
+                        onClick={() => {
+                          setDone(null);
+                          setDeleteError(null);
+                          setDeleting({ role: r, force: false });
+                        }}
+                      >
+                        Delete <span class="visually-hidden">{r.name}</span>
+                      </button>
+                    )}
+                  </p>
+                )}
+              </div>
+            </details>
+          </li>
+        ))}
+      </ul>
+      {deleting && (
+        <ConfirmDialog
+          title={deleting.force ? 'The role is assigned' : `Delete role “${deleting.role.displayName || deleting.role.name}”?`}
+          confirmLabel={deleting.force ? 'Delete role and its assignments' : 'Delete role'}
+          busy={busy}
+          error={deleteError}
+          onConfirm={() => void runDelete()}
+          onCancel={() => setDeleting(null)}
+        >
+          {deleting.force ? (
+            <p>
+              “{deleting.role.name}” is assigned to users, teams or service accounts. Deleting it also removes those assignments, and they
+              lose its permissions at once.
+            </p>
+          ) : (
+            <p>Users, teams and service accounts holding it lose its permissions. This cannot be undone.</p>
+          )}
+        </ConfirmDialog>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,100 @@
+/**
+ * Sign-in: login (or email) and password through `POST /login`, which sets the session cookie;
+ * the OAuth button when the server has OAuth configured (the page's `portcullis-oauth` meta);
+ * the error an OAuth attempt came back with (`/login?error=...`).
+ */
+
+import { useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { errorMessage, rest } from '../api.js';
+import { useSession } from '../session.js';
+import { Notice, Page } from '../ui.js';
+
+/** Where to go after signing in: a console path from `next`, never another site. */
+function destination(next: string | undefined): string {
+  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/login') ? next : '/';
+}
+
+export function SignInPage() {
+  const session = useSession();
+  const { query, route } = useLocation();
+  const [user, setUser] = useState('');
+  const [password, setPassword] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(query.error ?? null);
+  const oauth = document.querySelector<HTMLMetaElement>('meta[name="portcullis-oauth"]')?.content;
+
+  if (session.viewer) {
+    return (
+      <Page title="Signed in">
+        <p>
+          You are signed in as <strong>{session.viewer.login}</strong>.
+        </p>
+        <p class="actions">
+          <a class="button" href={destination(query.next)}>
+            Continue to the console
+          </a>
+          <a class="button secondary" href="/logout">
+            Sign out
+          </a>
+        </p>
+      </Page>
+    );
+  }
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await rest('POST', '/login', { user, password });
+      await session.reload();
+      route(destination(query.next), true);
+    } catch (err) {
+      setError(errorMessage(err));
+      setBusy(false);
+    }
+  };
+
+  return (
+    <Page title="Sign in to portcullis">
+      {error && <Notice kind="error">{error}</Notice>}
+      <form class="card stack" onSubmit={submit}>
+        <div class="field">
+          <label for="signin-user">Login or email</label>
+          <input
+            id="signin-user"
+            name="username"
+            autocomplete="username"
+            required
+            value={user}
+            onInput={(e) => setUser(e.currentTarget.value)}
+          />
+        </div>
+        <div class="field">
+          <label for="signin-password">Password</label>
+          <input
+            id="signin-password"
+            name="password"
+            type="password"
+            autocomplete="current-password"
+            required
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
+        </div>
+        <button type="submit" disabled={busy}>
+          {busy ? 'Signing in…' : 'Sign in'}
+        </button>
+      </form>
+      {oauth && (
+        <p class="oauth">
+          <span>or</span>
+          <a class="button secondary" href="/login/generic_oauth">
+            Sign in with {oauth}
+          </a>
+        </p>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,199 @@
+/**
+ * Why: may a user (or service account) do an action, on a scope? Answers allowed or denied with
+ * the roles that grant it and how each reaches the user, or what is missing (`checkAccess`).
+ * The question lives in the address (`/why?user=2&action=teams:read&scope=teams:id:1`), so an
+ * answer can be shared. Checking someone else needs users.permissions:read on them; anyone may
+ * check themselves.
+ */
+
+import { useEffect, useState } from 'preact/hooks';
+import { useLocation } from 'preact-iso';
+import { useSession } from '../session.js';
+import { Loading, Notice, Page, permissionText, QueryError, sourceLabel, useGraphql } from '../ui.js';
+
+const PICKERS = `query ConsoleWhyPickers($users: Boolean!, $accounts: Boolean!, $actions: Boolean!) {
+  users @include(if: $users) { id login name }
+  serviceAccounts @include(if: $accounts) { id name }
+  actions @include(if: $actions) { action }
+}`;
+const CHECK = `query ConsoleWhy($userId: Int, $action: String!, $scopes: [String!]) {
+  checkAccess(userId: $userId, action: $action, scopes: $scopes) {
+    allowed
+    grantedBy { source role { uid name displayName } permission { action scope } }
+    missing { action scope }
+  }
+}`;
+
+interface Pickers {
+  users?: { id: number; login: string; name: string }[];
+  serviceAccounts?: { id: number; name: string }[];
+  actions?: { action: string }[];
+}
+interface Check {
+  checkAccess: {
+    allowed: boolean;
+    grantedBy: {
+      source: string;
+      role: { uid: string; name: string; displayName: string };
+      permission: { action: string; scope: string };
+    }[];
+    missing: { action: string; scope: string }[];
+  };
+}
+
+export function WhyPage() {
+  const { access, viewer } = useSession();
+  const { query, route } = useLocation();
+  const others = access.can('users.permissions:read');
+  const pickers = useGraphql<Pickers>(PICKERS, {
+    users: others && access.can('org.users:read'),
+    accounts: others && access.can('serviceaccounts:read'),
+    actions: access.can('roles:read', 'roles:*'),
+  });
+  const asked = {
+    userId: Number(query.user ?? viewer?.id ?? 0),
+    action: (query.action ?? '').trim(),
+    scope: (query.scope ?? '').trim(),
+  };
+  const check = useGraphql<Check>(
+    CHECK,
+    { userId: asked.userId, action: asked.action, ...(asked.scope && { scopes: [asked.scope] }) },
+    asked.action === '',
+  );
+
+  const [userId, setUserId] = useState(String(asked.userId));
+  const [action, setAction] = useState(asked.action);
+  const [scope, setScope] = useState(asked.scope);
+  useEffect(() => {
+    setUserId(String(asked.userId));
+    setAction(asked.action);
+    setScope(asked.scope);
+  }, [asked.userId, asked.action, asked.scope]);
+
+  if (!viewer) return null;
+  const actions = pickers.data?.actions?.map((a) => a.action) ?? access.actions();
+  const people = [
+    { id: viewer.id, label: `Yourself (${viewer.login})` },
+    ...(pickers.data?.users ?? []).filter((u) => u.id !== viewer.id).map((u) => ({ id: u.id, label: u.login })),
+    ...(pickers.data?.serviceAccounts ?? []).map((s) => ({ id: s.id, label: `${s.name} (service account)` })),
+  ];
+  const isAccount = (pickers.data?.serviceAccounts ?? []).some((s) => s.id === asked.userId);
+  const who = people.find((p) => p.id === asked.userId)?.label ?? `user ${asked.userId}`;
+
+  const submit = (e: Event) => {
+    e.preventDefault();
+    const params = new URLSearchParams({ user: userId, action: action.trim() });
+    if (scope.trim()) params.set('scope', scope.trim());
+    route(`/why?${params}`);
+  };
+
+  const answer = check.data?.checkAccess;
+  return (
+    <Page
+      title="Why: check access"
+      intro="Pick who, an action and optionally a scope: see whether it is allowed, and which roles grant it."
+    >
+      <form class="form-grid card" onSubmit={submit} aria-label="Access question">
+        <div class="field">
+          <label for="why-user">Who</label>
+          <select id="why-user" value={userId} onChange={(e) => setUserId(e.currentTarget.value)}>
+            {people.map((p) => (
+              <option key={p.id} value={String(p.id)}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div class="field">
+          <label for="why-action">Action</label>
+          <input
+            id="why-action"
+            required
+            list="why-actions"
+            autocomplete="off"
+            placeholder="teams:read"
+            value={action}
+            onInput={(e) => setAction(e.currentTarget.value)}
+          />
+          <datalist id="why-actions">
+            {actions.map((a) => (
+              <option key={a} value={a} />
+            ))}
+          </datalist>
+        </div>
+        <div class="field">
+          <label for="why-scope">Scope (optional)</label>
+          <input
+            id="why-scope"
+            autocomplete="off"
+            placeholder="teams:id:1"
+            aria-describedby="why-scope-hint"
+            value={scope}
+            onInput={(e) => setScope(e.currentTarget.value)}
+          />
+          <span id="why-scope-hint" class="hint">
+            Empty: on any scope.
+          </span>
+        </div>
+        <div class="field field-end">
+          <button type="submit">Check</button>
+        </div>
+      </form>
+      <QueryError error={pickers.error} />
+      <QueryError error={check.error} />
+      {check.fetching && <Loading what="the answer" />}
+      {answer && (
+        <section aria-labelledby="answer-heading" class={`answer ${answer.allowed ? 'answer-allowed' : 'answer-denied'}`}>
+          <div role="status">
+            <h2 id="answer-heading">
+              {answer.allowed ? 'Allowed' : 'Denied'}: {who} {answer.allowed ? 'may' : 'may not'} do{' '}
+              <span class="mono">{permissionText({ action: asked.action, scope: asked.scope })}</span>
+            </h2>
+          </div>
+          {answer.allowed ? (
+            <table class="responsive compact">
+              <caption>Granted by</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Role</th>
+                  <th scope="col">Comes from</th>
+                  <th scope="col">Matching permission</th>
+                </tr>
+              </thead>
+              <tbody>
+                {answer.grantedBy.map((g) => (
+                  <tr key={`${g.role.uid} ${g.source} ${g.permission.scope}`}>
+                    <td data-label="Role">
+                      {g.role.displayName || g.role.name} <span class="mono muted">{g.role.name}</span>
+                    </td>
+                    <td data-label="From">{sourceLabel(g.source)}</td>
+                    <td data-label="Permission" class="mono">
+                      {permissionText(g.permission)}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <>
+              <p>No role of {who} grants it. Any one of these permissions would:</p>
+              <ul>
+                {answer.missing.map((m) => (
+                  <li key={`${m.action} ${m.scope}`} class="mono">
+                    {permissionText(m)}
+                  </li>
+                ))}
+              </ul>
+              {access.canManage('users.roles:add') && (
+                <Notice kind="info">
+                  To grant it, assign a role holding it on the{' '}
+                  <a href={`/assignments?${isAccount ? 'sa' : 'user'}=${asked.userId}`}>Assignments</a> page.
+                </Notice>
+              )}
+            </>
+          )}
+        </section>
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,124 @@
+/**
+ * The signed-in caller, loaded once per page load and again after sign-in or an organization
+ * switch: who it is, the organization it acts in, its organizations (for the switcher) and its
+ * permissions (for showing controls). `null` viewer: not signed in.
+ */
+
+import { useClient } from '@urql/preact';
+import { type ComponentChildren, createContext } from 'preact';
+import { useCallback, useContext, useEffect, useMemo, useState } from 'preact/hooks';
+import { Access, type Held } from './access.js';
+import { errorCode, errorMessage, isUnauthenticated, rest } from './api.js';
+
+export interface ViewerInfo {
+  id: number;
+  login: string;
+  kind: 'user' | 'serviceAccount' | 'apiKey';
+  orgId: number;
+  orgRole: string;
+  isServiceAdmin: boolean;
+  permissions: Held[];
+}
+
+/** An organization of the signed-in user (GET /api/user/orgs). */
+export interface OrgOfUser {
+  orgId: number;
+  name: string;
+  role: string;
+}
+
+export interface Session {
+  /** Still loading: nothing is known yet. */
+  loading: boolean;
+  viewer: ViewerInfo | null;
+  access: Access;
+  orgs: OrgOfUser[];
+  /**
+   * False on a server of the oss edition (EDITION=oss): its GraphQL has no RBAC fields, so the
+   * console offers only what the oss rules allow (API keys for org Admins).
+   */
+  rbac: boolean;
+  /** A failure other than "not signed in" (server down...). */
+  error: string | null;
+  /** Loads the caller again (after sign-in, an organization switch, a change of own roles). */
+  reload(): Promise<void>;
+  /** Acts in another organization from now on (the session's organization). */
+  switchOrg(orgId: number): Promise<void>;
+}
+
+const VIEWER_QUERY = `query ConsoleViewer {
+  viewer { id login kind orgId orgRole isServiceAdmin permissions { action scope } }
+}`;
+
+const VIEWER_BASICS_QUERY = `query ConsoleViewerBasics { viewer { id login kind orgId orgRole isServiceAdmin } }`;
+
+/**
+ * The oss edition hides permissions; its one rule the console needs is Grafana OSS's for API
+ * keys: org role Admin (src/modules/api-keys/service.ts `authorize`).
+ */
+function ossPermissions(orgRole: string): Held[] {
+  if (orgRole !== 'Admin') return [];
+  return [
+    { action: 'apikey:read', scope: 'apikey:*' },
+    { action: 'apikey:create', scope: '' },
+    { action: 'apikey:delete', scope: 'apikey:*' },
+  ];
+}
+
+const NOBODY = new Access([]);
+const SessionContext = createContext<Session | null>(null);
+
+export function SessionProvider({ children }: { children: ComponentChildren }) {
+  const client = useClient();
+  const [state, setState] = useState<{
+    loading: boolean;
+    viewer: ViewerInfo | null;
+    orgs: OrgOfUser[];
+    rbac: boolean;
+    error: string | null;
+  }>({ loading: true, viewer: null, orgs: [], rbac: true, error: null });
+
+  const reload = useCallback(async () => {
+    let result = await client.query<{ viewer: ViewerInfo }>(VIEWER_QUERY, {}).toPromise();
+    let rbac = true;
+    if (errorCode(result.error) === 'ACCESS_CONTROL_UNAVAILABLE') {
+      rbac = false;
+      result = await client.query<{ viewer: ViewerInfo }>(VIEWER_BASICS_QUERY, {}).toPromise();
+      if (result.data) result.data.viewer.permissions = ossPermissions(result.data.viewer.orgRole);
+    }
+    if (result.error || !result.data) {
+      const signedOut = isUnauthenticated(result.error);
+      setState({ loading: false, viewer: null, orgs: [], rbac, error: signedOut ? null : errorMessage(result.error) });
+      return;
+    }
+    const viewer = result.data.viewer;
+    // Only a user has organizations to switch between; a key or token is bound to one.
+    const orgs = viewer.kind === 'user' ? await rest<OrgOfUser[]>('GET', '/api/user/orgs').catch(() => []) : [];
+    setState({ loading: false, viewer, orgs, rbac, error: null });
+  }, [client]);
+
+  const switchOrg = useCallback(
+    async (orgId: number) => {
+      await rest('POST', `/api/user/using/${orgId}`);
+      await reload();
+    },
+    [reload],
+  );
+
+  useEffect(() => {
+    void reload();
+  }, [reload]);
+
+  const value = useMemo<Session>(
+    () => ({ ...state, access: state.viewer ? new Access(state.viewer.permissions) : NOBODY, reload, switchOrg }),
+    [state, reload, switchOrg],
+  );
+  return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
+}
+
+/** The session of the page. */
+export function useSession(): Session {
+  const session = useContext(SessionContext);
+  if (!session) throw new Error('useSession outside SessionProvider');
+  return session;
+}
