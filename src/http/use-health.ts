@@ -9,6 +9,10 @@
  *   process finished starting (migrations, seed, provisioning: main.ts marks the Lifecycle ready)
  *   and is not shutting down, and the database answers; otherwise 503 `{"ready":false,"reason"}`.
  *   Liveness is `/api/health`.
+ * - `GET /api/frontend/settings`, the part of Grafana's frontend settings that API clients read
+ *   to learn the server's version (the Python grafana-client's `connect()` and `version`):
+ *   `{"buildInfo": {"version", "commit", "env": "production"}}`. Nothing in it is not already
+ *   public through `/api/health`, so it needs no credentials either.
  * HEAD is answered like GET.
  */
 import type { Plugin } from 'graphql-yoga';
@@ -19,6 +23,8 @@ import { json } from './responses.js';
 
 /** The path of the health check. */
 export const HEALTH_PATH = '/api/health';
+/** Grafana's frontend settings path (buildInfo only). */
+const FRONTEND_SETTINGS_PATH = '/api/frontend/settings';
 /** The path of the readiness check. */
 export const READY_PATH = '/api/ready';
 
@@ -51,10 +57,15 @@ function probe(request: Request, url: URL, path: string): boolean {
   return url.pathname === path && (request.method === 'GET' || request.method === 'HEAD');
 }
 
-/** Yoga plugin answering `GET /api/health` (and HEAD) before the REST routes. */
+/** Yoga plugin answering `GET /api/health` and `/api/frontend/settings` (and HEAD) before the REST routes. */
 export function useHealth(db: Db, commit = 'unknown'): Plugin {
   return {
     async onRequest({ request, url, endResponse }) {
+      if (probe(request, url, FRONTEND_SETTINGS_PATH) || probe(request, url, `${FRONTEND_SETTINGS_PATH}/`)) {
+        tagRoute(request, FRONTEND_SETTINGS_PATH);
+        endResponse(json(200, { buildInfo: { version: VERSION, commit, env: 'production' } }));
+        return;
+      }
       if (!probe(request, url, HEALTH_PATH)) return;
       tagRoute(request, HEALTH_PATH);
       const ok = await pingDatabase(db, PING_TIMEOUT_MS);

@@ -38,6 +38,17 @@ describe('GET /api/health', () => {
   });
 });
 
+describe('GET /api/frontend/settings', () => {
+  it("answers Grafana's buildInfo (what grafana-client reads for the version), without credentials", async () => {
+    for (const path of ['/api/frontend/settings', '/api/frontend/settings/']) {
+      const res = await app.request(path, { auth: null });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ buildInfo: { version: '0.1.0', commit: buildInfo(undefined).commit, env: 'production' } });
+    }
+    expect((await app.request('/api/frontend/settings', { method: 'POST', auth: null })).status).toBe(404);
+  });
+});
+
 describe('GET /api/ready', () => {
   it('is 503 while starting, 200 once ready, 503 again while shutting down', async () => {
     const fresh = await createObservedApp({ level: 'silent' });

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import type { Prisma, Team } from '../../generated/prisma/client.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
 
 /**
@@ -105,4 +106,36 @@ export function grafanaBody(body: unknown, keys: readonly string[]): unknown {
     if (!(known in out) || known === key) out[known] = value;
   }
   return out;
+}
+
+/** Grafana's TeamDTO. */
+export interface TeamJson {
+  id: number;
+  orgId: number;
+  name: string;
+  email: string;
+  avatarUrl: string;
+  memberCount: number;
+  /** The caller's team permission in Grafana (0 member, 4 admin); this service has no team admins. */
+  permission: number;
+  accessControl?: Record<string, boolean>;
+}
+
+/** Loads each team's member count with it. */
+export const WITH_MEMBER_COUNT = { include: { _count: { select: { members: true } } } } satisfies { include: Prisma.TeamInclude };
+/** A team row with its member count. */
+export type CountedTeam = Team & { _count: { members: number } };
+
+/** A team row loaded WITH_MEMBER_COUNT as Grafana's TeamDTO. */
+export function teamToJson(team: CountedTeam, accessControl?: Record<string, boolean>): TeamJson {
+  return {
+    id: team.id,
+    orgId: team.orgId,
+    name: team.name,
+    email: team.email,
+    avatarUrl: avatarUrl(team.email, team.name),
+    memberCount: team._count.members,
+    permission: 0,
+    ...(accessControl && { accessControl }),
+  };
 }

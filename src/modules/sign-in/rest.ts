@@ -2,6 +2,7 @@
  * REST door of the signed-in user's own account (Grafana's /api/user routes): profile,
  * organizations, organization switch, password change. Any signed-in user.
  */
+import { type CountedTeam, teamToJson, WITH_MEMBER_COUNT } from '../shared/directory.js';
 import type { Route } from '../shared/rest.js';
 import { changePasswordInput } from './service.js';
 
@@ -19,6 +20,14 @@ export const signInRoutes: Route[] = [
     requires: 'signed-in',
     summary: 'The organizations of the signed-in user',
     handler: ({ principal, services }) => services.signIn.ownOrgs(principal),
+  },
+  {
+    method: 'GET',
+    path: '/api/user/teams',
+    requires: 'signed-in',
+    summary: 'The teams of the signed-in user in the organization it acts in',
+    handler: async ({ principal, services }) =>
+      ((await services.teams.ofCaller(principal, WITH_MEMBER_COUNT)) as CountedTeam[]).map((team) => teamToJson(team)),
   },
   {
     method: 'POST',

@@ -1,45 +1,7 @@
-/**
- * REST door of teams, Grafana's paths and shapes (pkg/api team routes, public/openapi3.json
- * TeamDTO, TeamMemberDTO, SearchTeamQueryResult): `GET /api/teams/search`, `POST /api/teams`,
- * `GET|PUT|DELETE /api/teams/:teamId`, `GET|POST /api/teams/:teamId/members`,
- * `DELETE /api/teams/:teamId/members/:userId`. Team role routes live in modules/assignments.
- */
-import type { Prisma, Team } from '../../generated/prisma/client.js';
-import { avatarUrl, grafanaBody } from '../shared/directory.js';
+import { avatarUrl, type CountedTeam, grafanaBody, teamToJson, WITH_MEMBER_COUNT } from '../shared/directory.js';
 import { parseBooleanParam, type Route } from '../shared/rest.js';
 import { addTeamMemberInput, createTeamInput, updateTeamInput } from './inputs.js';
 import { teamRequirements } from './service.js';
-
-/** Grafana's TeamDTO. */
-export interface TeamJson {
-  id: number;
-  orgId: number;
-  name: string;
-  email: string;
-  avatarUrl: string;
-  memberCount: number;
-  /** The caller's team permission in Grafana (0 member, 4 admin); this service has no team admins. */
-  permission: number;
-  accessControl?: Record<string, boolean>;
-}
-
-/** Loads each team's member count with it. */
-const WITH_MEMBER_COUNT = { include: { _count: { select: { members: true } } } } satisfies { include: Prisma.TeamInclude };
-type CountedTeam = Team & { _count: { members: number } };
-
-/** A team row loaded WITH_MEMBER_COUNT as Grafana's TeamDTO. */
-export function teamToJson(team: CountedTeam, accessControl?: Record<string, boolean>): TeamJson {
-  return {
-    id: team.id,
-    orgId: team.orgId,
-    name: team.name,
-    email: team.email,
-    avatarUrl: avatarUrl(team.email, team.name),
-    memberCount: team._count.members,
-    permission: 0,
-    ...(accessControl && { accessControl }),
-  };
-}
 
 /** Grafana's TeamMemberDTO. */
 export interface TeamMemberJson {

@@ -166,4 +166,10 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.users.enable(ctx.principal, args.id),
   }),
+  switchUserOrganization: t.field({
+    type: MessagePayload,
+    description: `Makes one of a user's organizations its default (REST: POST /api/users/:id/using/:orgId). ${needs(userRequirements.write)}`,
+    args: { id: t.arg.int({ required: true }), orgId: t.arg.int({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.users.switchOrg(ctx.principal, args.id, args.orgId),
+  }),
 }));

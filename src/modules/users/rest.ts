@@ -4,8 +4,8 @@
  * (`/api/users...`) and the server administrator's user routes (`/api/admin/users...`). Every
  * handler calls one UserService method; the rules live there.
  */
-import type { Team, User } from '../../generated/prisma/client.js';
-import { avatarUrl } from '../shared/directory.js';
+import type { User } from '../../generated/prisma/client.js';
+import { avatarUrl, type CountedTeam, teamToJson, WITH_MEMBER_COUNT } from '../shared/directory.js';
 import type { Route } from '../shared/rest.js';
 import { AUTH_MODULE } from '../sign-in/service.js';
 import { adminCreateUserBody, setPasswordInput, setServiceAdminInput, updateUserProfileBody } from './inputs.js';
@@ -82,23 +82,6 @@ function userOrgJson(membership: MembershipWithOrg) {
   return { orgId: membership.orgId, name: membership.org.name, role: membership.role };
 }
 
-/**
- * `GET /api/users/:id/teams` entry (Grafana's TeamDTO). The avatar of a team without email is
- * made from its name (Grafana's GetGravatarUrlWithDefault); `permission` 0 is Grafana's "member".
- */
-function userTeamJson(team: Team & { _count: { members: number } }) {
-  const avatarText = team.email || `${team.name.replace(/[^a-zA-Z0-9]+/g, '')}@localhost`;
-  return {
-    id: team.id,
-    orgId: team.orgId,
-    name: team.name,
-    email: team.email,
-    avatarUrl: avatarUrl(avatarText),
-    memberCount: team._count.members,
-    permission: 0,
-  };
-}
-
 /** `perpage`, `page` and `query` of the search routes, as the service reads them. */
 function searchOptions(query: URLSearchParams) {
   return { query: query.get('query'), page: query.get('page'), perPage: query.get('perpage') };
@@ -152,18 +135,20 @@ export const userRoutes: Route[] = [
     handler: async ({ principal, services, params }) => (await services.users.orgsOf(principal, params.id)).map(userOrgJson),
   },
   {
+    method: 'POST',
+    path: '/api/users/:id/using/:orgId',
+    requires: userRequirements.write,
+    summary: "Switch a user's default organization to one it is a member of.",
+    handler: ({ principal, services, params }) => services.users.switchOrg(principal, params.id, params.orgId),
+  },
+  {
     method: 'GET',
     path: '/api/users/:id/teams',
     requires: userRequirements.read,
     summary: "A user's teams in the organization acted in.",
     handler: async ({ principal, services, params }) => {
-      const teams = await services.users.teamsOf(
-        principal,
-        params.id,
-        { include: { _count: { select: { members: true } } } },
-        { global: true },
-      );
-      return (teams as (Team & { _count: { members: number } })[]).map(userTeamJson);
+      const teams = await services.users.teamsOf(principal, params.id, WITH_MEMBER_COUNT, { global: true });
+      return (teams as CountedTeam[]).map((team) => teamToJson(team));
     },
   },
   {

@@ -429,6 +429,35 @@ export class UserService {
   }
 
   /**
+   * `POST /api/users/:id/using/:orgId` and switchUserOrganization: the user's default
+   * organization (where its requests act when they name none) becomes `orgId`, one it is a
+   * member of. Needs users:write on global.users:id:<id> (Grafana's UpdateUserActiveOrg).
+   * @throws DomainError VALIDATION_FAILED (400), 401, 403, USER_NOT_FOUND (404),
+   *   ORG_NOT_ACCESSIBLE (401 "Not a valid organization", as Grafana: not a member of `orgId`).
+   */
+  async switchOrg(caller: Principal, rawId: unknown, rawOrgId: unknown): Promise<Message> {
+    requireSignedIn(caller);
+    const id = parseId('id', rawId);
+    await this.deps.access.check(caller, userRequirements.write.for({ id }));
+    const orgId = parseId('orgId', rawOrgId);
+    await this.deps.access.write(async (tx) => {
+      const user = await findPerson(tx, id);
+      if ((await tx.orgUser.count({ where: { userId: id, orgId } })) === 0) {
+        throw new DomainError('ORG_NOT_ACCESSIBLE', 'Not a valid organization');
+      }
+      await tx.user.update({ where: { id }, data: { orgId } });
+      await recordAudit(tx, caller, {
+        action: 'user.update',
+        orgId: 0,
+        resource: { kind: 'user', id },
+        before: { orgId: user.orgId },
+        after: { orgId },
+      });
+    });
+    return { message: 'Active organization changed' };
+  }
+
+  /**
    * Users ordered by login. By default the members of the caller's organization (needs
    * org.users:read; only ids whose users:id:<id> it may read); with `global` every user of the
    * service (needs users:read on global.users:*).
