@@ -120,7 +120,7 @@ describe('POST /api/admin/users', () => {
     expect(await app.database.prisma.user.count()).toBe(before);
   });
 
-  it("412 when the login or email is taken (Grafana's admin creation); createUser answers 409", async () => {
+  it("412 when the login or email is taken (Grafana's admin creation), on both doors", async () => {
     const taken = await createUserViaGraphql(app);
     for (const json of [
       { login: taken.login, email: `${unique('x')}@example.test`, password: 'pw-1234' },

@@ -6,7 +6,7 @@
  * modules/service-account-tokens.
  */
 import type { Prisma, User } from '../../generated/prisma/client.js';
-import { avatarUrl, grafanaBody } from '../shared/directory.js';
+import { avatarUrl, grafanaBody, type SearchPage, searchPageJson } from '../shared/directory.js';
 import { parseBooleanParam, type Route } from '../shared/rest.js';
 import { createServiceAccountInput, updateServiceAccountInput } from './inputs.js';
 import { serviceAccountRequirements } from './service.js';
@@ -89,12 +89,7 @@ export const serviceAccountRoutes: Route[] = [
         },
         WITH_ROLE_AND_TOKENS,
       );
-      return {
-        totalCount: page.totalCount,
-        serviceAccounts: (page.rows as LoadedAccount[]).map((a) => serviceAccountToJson(a, page.accessControl?.get(a.id))),
-        page: page.page,
-        perPage: page.perPage,
-      };
+      return searchPageJson(page as SearchPage<LoadedAccount>, 'serviceAccounts', serviceAccountToJson);
     },
   },
   {

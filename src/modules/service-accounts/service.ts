@@ -21,7 +21,7 @@ import { MAX_NAME_LENGTH, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import { isUniqueViolation, type Tx } from '../../platform/database.js';
-import { accessControlMetadata, pageOffset, type SearchPage } from '../shared/directory.js';
+import { accessControlMetadata, pageOffset, type SearchPage, searchPage } from '../shared/directory.js';
 import { createServiceAccountInput, serviceAccountSearchInput, updateServiceAccountInput } from './inputs.js';
 
 /** What a Pothos `query` (or any caller) may ask Prisma to load with each account. */
@@ -184,15 +184,7 @@ export class ServiceAccountService {
         take: params.perPage,
       }),
     ]);
-    return {
-      totalCount,
-      page: params.page,
-      perPage: params.perPage,
-      rows,
-      ...(params.accessControl && {
-        accessControl: new Map(rows.map((a) => [a.id, accessControlMetadata(index, Scope.serviceAccount(a.id))])),
-      }),
-    };
+    return searchPage(params, totalCount, rows, index, Scope.serviceAccount);
   }
 
   /**

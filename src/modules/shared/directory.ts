@@ -84,6 +84,39 @@ export interface SearchPage<T> {
 }
 
 /**
+ * A search page of `rows` (one page of `totalCount` matches for `params`), with each row's
+ * `accessControl` metadata when the search asked for it; `scopeOf(id)` is a row's scope.
+ */
+export function searchPage<T extends { id: number }>(
+  params: { page: number; perPage: number; accessControl?: boolean | null | undefined },
+  totalCount: number,
+  rows: T[],
+  index: PermissionIndex,
+  scopeOf: (id: number) => string,
+): SearchPage<T> {
+  const page: SearchPage<T> = { totalCount, page: params.page, perPage: params.perPage, rows };
+  if (params.accessControl) page.accessControl = new Map(rows.map((r) => [r.id, accessControlMetadata(index, scopeOf(r.id))]));
+  return page;
+}
+
+/**
+ * Grafana's JSON of a search page: `{totalCount, <key>: rows as JSON, page, perPage}`
+ * (SearchTeamQueryResult `teams`, SearchOrgServiceAccountsResult `serviceAccounts`).
+ */
+export function searchPageJson<T extends { id: number }, J>(
+  page: SearchPage<T>,
+  key: string,
+  toJson: (row: T, accessControl?: Record<string, boolean>) => J,
+): Record<string, unknown> {
+  return {
+    totalCount: page.totalCount,
+    [key]: page.rows.map((r) => toJson(r, page.accessControl?.get(r.id))),
+    page: page.page,
+    perPage: page.perPage,
+  };
+}
+
+/**
  * Grafana's `accessControl` metadata of one object: every action `index` holds on a scope that
  * covers `scope` (`teams:id:7`, `serviceaccounts:id:3`), as `{action: true}`. Scopeless
  * permissions cover no object. Source: Grafana's accesscontrol.GetResourcesMetadata.

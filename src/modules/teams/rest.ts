@@ -1,4 +1,18 @@
-import { avatarUrl, type CountedTeam, grafanaBody, teamToJson, WITH_MEMBER_COUNT } from '../shared/directory.js';
+/**
+ * REST door of teams, Grafana's paths and shapes (pkg/api team routes, public/openapi3.json
+ * TeamDTO, TeamMemberDTO, SearchTeamQueryResult): `GET /api/teams/search`, `POST /api/teams`,
+ * `GET|PUT|DELETE /api/teams/:teamId`, `GET|POST /api/teams/:teamId/members`,
+ * `DELETE /api/teams/:teamId/members/:userId`. Team role routes live in modules/assignments.
+ */
+import {
+  avatarUrl,
+  type CountedTeam,
+  grafanaBody,
+  type SearchPage,
+  searchPageJson,
+  teamToJson,
+  WITH_MEMBER_COUNT,
+} from '../shared/directory.js';
 import { parseBooleanParam, type Route } from '../shared/rest.js';
 import { addTeamMemberInput, createTeamInput, updateTeamInput } from './inputs.js';
 import { teamRequirements } from './service.js';
@@ -43,12 +57,7 @@ export const teamRoutes: Route[] = [
         },
         WITH_MEMBER_COUNT,
       );
-      return {
-        totalCount: page.totalCount,
-        teams: (page.rows as CountedTeam[]).map((t) => teamToJson(t, page.accessControl?.get(t.id))),
-        page: page.page,
-        perPage: page.perPage,
-      };
+      return searchPageJson(page as SearchPage<CountedTeam>, 'teams', teamToJson);
     },
   },
   {

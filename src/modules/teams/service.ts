@@ -24,7 +24,7 @@ import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import { type Db, isUniqueViolation, type Tx } from '../../platform/database.js';
-import { accessControlMetadata, pageOffset, type SearchPage } from '../shared/directory.js';
+import { accessControlMetadata, pageOffset, type SearchPage, searchPage } from '../shared/directory.js';
 import { addTeamMemberInput, createTeamInput, teamSearchInput, updateTeamInput } from './inputs.js';
 
 /** What a Pothos `query` (or any caller) may ask Prisma to load with each team. */
@@ -143,15 +143,7 @@ export class TeamService {
       db.team.count({ where }),
       db.team.findMany({ ...query, where, orderBy, skip: pageOffset(params.page, params.perPage), take: params.perPage }),
     ]);
-    return {
-      totalCount,
-      page: params.page,
-      perPage: params.perPage,
-      rows,
-      ...(params.accessControl && {
-        accessControl: new Map(rows.map((t) => [t.id, accessControlMetadata(index, Scope.team(t.id))])),
-      }),
-    };
+    return searchPage(params, totalCount, rows, index, Scope.team);
   }
 
   /**
