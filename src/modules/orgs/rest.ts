@@ -6,7 +6,7 @@
  */
 import type { Org, OrgUser } from '../../generated/prisma/client.js';
 import { ageString, avatarUrl, lastSeenAt as lastSeenOf } from '../shared/directory.js';
-import type { Route } from '../shared/rest.js';
+import type { Route, RouteRequest } from '../shared/rest.js';
 import { AUTH_MODULE } from '../sign-in/service.js';
 import { addOrgUserByLoginBody, createOrganizationInput, orgUserRoleBody, updateOrganizationInput } from './inputs.js';
 import { type OrgMembersPage, orgRequirements } from './service.js';
@@ -113,36 +113,85 @@ function bodyField(body: unknown, key: string): unknown {
   return body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[key] : undefined;
 }
 
-const ADDED = 'User added to organization';
+/**
+ * The routes Grafana has twice, for the organization the request acts in (`/api/org`) and for
+ * one named in the path (`/api/orgs/:orgId`): the organization itself and its members. One
+ * definition, so the two cannot drift; `orgIdOf` reads the organization from the request.
+ */
+function organizationRoutes(base: string, orgIdOf: (req: RouteRequest) => unknown, which: string, listOf: ListOptions): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: base,
+      requires: orgRequirements.read,
+      summary: `${which}: {id, name, address}.`,
+      handler: async (req) => orgDetailsJson(await req.services.orgs.get(req.principal, orgIdOf(req))),
+    },
+    {
+      method: 'PUT',
+      path: base,
+      requires: orgRequirements.write,
+      summary: `Rename ${which.toLowerCase()}.`,
+      body: updateOrganizationInput,
+      handler: async (req) => {
+        await req.services.orgs.update(req.principal, orgIdOf(req), req.body);
+        return { message: 'Organization updated' };
+      },
+    },
+    {
+      method: 'GET',
+      path: `${base}/users`,
+      requires: orgRequirements.readUsers,
+      summary: `Members of ${which.toLowerCase()}, by login.`,
+      handler: async (req) => members(await req.services.orgs.listUsers(req.principal, orgIdOf(req), listOf(req.query), MEMBER_QUERY)),
+    },
+    {
+      method: 'GET',
+      path: `${base}/users/search`,
+      requires: orgRequirements.readUsers,
+      summary: `Members of ${which.toLowerCase()} with paging: {totalCount, orgUsers, page, perPage}.`,
+      handler: async (req) =>
+        membersPage(await req.services.orgs.listUsers(req.principal, orgIdOf(req), searchOptions(req.query), MEMBER_QUERY)),
+    },
+    {
+      method: 'POST',
+      path: `${base}/users`,
+      requires: orgRequirements.addUserByLogin,
+      summary: `Add an existing user, by login or email, to ${which.toLowerCase()}.`,
+      body: addOrgUserByLoginBody,
+      handler: async (req) => {
+        const membership = await req.services.orgs.addUserByLogin(req.principal, orgIdOf(req), req.body);
+        return { message: 'User added to organization', userId: membership.userId };
+      },
+    },
+    {
+      method: 'PATCH',
+      path: `${base}/users/:userId`,
+      requires: orgRequirements.writeUser,
+      summary: `Change a member's org role in ${which.toLowerCase()}.`,
+      body: orgUserRoleBody,
+      handler: async (req) => {
+        const change = { orgId: orgIdOf(req), userId: req.params.userId, role: bodyField(req.body, 'role') };
+        await req.services.orgs.updateUserRole(req.principal, change);
+        return { message: 'Organization user updated' };
+      },
+    },
+    {
+      method: 'DELETE',
+      path: `${base}/users/:userId`,
+      requires: orgRequirements.removeUser,
+      summary: `Remove a member from ${which.toLowerCase()} (with its team memberships there).`,
+      handler: (req) => req.services.orgs.removeUser(req.principal, { orgId: orgIdOf(req), userId: req.params.userId }),
+    },
+  ];
+}
+
+/** The options a plain member list reads from the query string. */
+type ListOptions = (query: URLSearchParams) => { query?: string | null; limit?: string | null };
 
 export const orgRoutes: Route[] = [
-  // ---- the current organization (the one the request acts in) ----
-  {
-    method: 'GET',
-    path: '/api/org',
-    requires: orgRequirements.read,
-    summary: 'The current organization: {id, name, address}.',
-    handler: async ({ principal, services }) => orgDetailsJson(await services.orgs.get(principal, principal.orgId)),
-  },
-  {
-    method: 'PUT',
-    path: '/api/org',
-    requires: orgRequirements.write,
-    summary: 'Rename the current organization.',
-    body: updateOrganizationInput,
-    handler: async ({ principal, services, body }) => {
-      await services.orgs.update(principal, principal.orgId, body);
-      return { message: 'Organization updated' };
-    },
-  },
-  {
-    method: 'GET',
-    path: '/api/org/users',
-    requires: orgRequirements.readUsers,
-    summary: 'Members of the current organization (query, limit), by login.',
-    handler: async ({ principal, services, query }) =>
-      members(await services.orgs.listUsers(principal, principal.orgId, listOptions(query), MEMBER_QUERY)),
-  },
+  // The current organization (the one the request acts in); `query` and `limit` filter its members.
+  ...organizationRoutes('/api/org', (req) => req.principal.orgId, 'The current organization', listOptions),
   {
     method: 'GET',
     path: '/api/org/users/lookup',
@@ -155,45 +204,13 @@ export const orgRoutes: Route[] = [
         avatarUrl: m.avatarUrl,
       })),
   },
-  {
-    method: 'GET',
-    path: '/api/org/users/search',
-    requires: orgRequirements.readUsers,
-    summary: 'Members of the current organization with paging: {totalCount, orgUsers, page, perPage}.',
-    handler: async ({ principal, services, query }) =>
-      membersPage(await services.orgs.listUsers(principal, principal.orgId, searchOptions(query), MEMBER_QUERY)),
-  },
-  {
-    method: 'POST',
-    path: '/api/org/users',
-    requires: orgRequirements.addUserByLogin,
-    summary: 'Add an existing user, by login or email, to the current organization.',
-    body: addOrgUserByLoginBody,
-    handler: async ({ principal, services, body }) => {
-      const membership = await services.orgs.addUserByLogin(principal, principal.orgId, body);
-      return { message: ADDED, userId: membership.userId };
-    },
-  },
-  {
-    method: 'PATCH',
-    path: '/api/org/users/:userId',
-    requires: orgRequirements.writeUser,
-    summary: "Change a member's org role in the current organization.",
-    body: orgUserRoleBody,
-    handler: async ({ principal, services, params, body }) => {
-      await services.orgs.updateUserRole(principal, { orgId: principal.orgId, userId: params.userId, role: bodyField(body, 'role') });
-      return { message: 'Organization user updated' };
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/api/org/users/:userId',
-    requires: orgRequirements.removeUser,
-    summary: 'Remove a member from the current organization (with its team memberships there).',
-    handler: ({ principal, services, params }) => services.orgs.removeUser(principal, { orgId: principal.orgId, userId: params.userId }),
-  },
-
-  // ---- every organization ----
+  // Any organization, by id (Grafana ignores `query` and `limit` on its member list).
+  ...organizationRoutes(
+    '/api/orgs/:orgId',
+    (req) => req.params.orgId,
+    'One organization',
+    () => ({}),
+  ),
   {
     method: 'GET',
     path: '/api/orgs',
@@ -223,72 +240,10 @@ export const orgRoutes: Route[] = [
     handler: async ({ principal, services, params }) => orgDetailsJson(await services.orgs.getByName(principal, params.name)),
   },
   {
-    method: 'GET',
-    path: '/api/orgs/:orgId',
-    requires: orgRequirements.read,
-    summary: 'One organization: {id, name, address}.',
-    handler: async ({ principal, services, params }) => orgDetailsJson(await services.orgs.get(principal, params.orgId)),
-  },
-  {
-    method: 'PUT',
-    path: '/api/orgs/:orgId',
-    requires: orgRequirements.write,
-    summary: 'Rename an organization.',
-    body: updateOrganizationInput,
-    handler: async ({ principal, services, params, body }) => {
-      await services.orgs.update(principal, params.orgId, body);
-      return { message: 'Organization updated' };
-    },
-  },
-  {
     method: 'DELETE',
     path: '/api/orgs/:orgId',
     requires: orgRequirements.delete,
     summary: 'Delete an organization with its members, teams, keys, service accounts and org roles.',
     handler: ({ principal, services, params }) => services.orgs.delete(principal, params.orgId),
-  },
-  {
-    method: 'GET',
-    path: '/api/orgs/:orgId/users',
-    requires: orgRequirements.readUsers,
-    summary: 'Members of an organization, by login.',
-    handler: async ({ principal, services, params }) => members(await services.orgs.listUsers(principal, params.orgId, {}, MEMBER_QUERY)),
-  },
-  {
-    method: 'GET',
-    path: '/api/orgs/:orgId/users/search',
-    requires: orgRequirements.readUsers,
-    summary: 'Members of an organization with paging: {totalCount, orgUsers, page, perPage}.',
-    handler: async ({ principal, services, params, query }) =>
-      membersPage(await services.orgs.listUsers(principal, params.orgId, searchOptions(query), MEMBER_QUERY)),
-  },
-  {
-    method: 'POST',
-    path: '/api/orgs/:orgId/users',
-    requires: orgRequirements.addUserByLogin,
-    summary: 'Add an existing user, by login or email, to an organization.',
-    body: addOrgUserByLoginBody,
-    handler: async ({ principal, services, params, body }) => {
-      const membership = await services.orgs.addUserByLogin(principal, params.orgId, body);
-      return { message: ADDED, userId: membership.userId };
-    },
-  },
-  {
-    method: 'PATCH',
-    path: '/api/orgs/:orgId/users/:userId',
-    requires: orgRequirements.writeUser,
-    summary: "Change a member's org role.",
-    body: orgUserRoleBody,
-    handler: async ({ principal, services, params, body }) => {
-      await services.orgs.updateUserRole(principal, { orgId: params.orgId, userId: params.userId, role: bodyField(body, 'role') });
-      return { message: 'Organization user updated' };
-    },
-  },
-  {
-    method: 'DELETE',
-    path: '/api/orgs/:orgId/users/:userId',
-    requires: orgRequirements.removeUser,
-    summary: 'Remove a member from an organization (with its team memberships there).',
-    handler: ({ principal, services, params }) => services.orgs.removeUser(principal, { orgId: params.orgId, userId: params.userId }),
   },
 ];
