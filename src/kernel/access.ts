@@ -8,17 +8,14 @@
  *   Service Admin;
  * - API keys: the basic role of the key's role.
  *
- * Cache: each (organization, principal, org role, Service Admin flag) index is cached in an LRU
- * bounded in bytes and in time (lru-cache). Every write that can change anyone's permissions goes
- * through `write()`: one transaction, then a generation bump that drops every cached index. A
- * load stamps the generation it started in and is neither stored nor returned if a write
- * finished meanwhile, so an in-flight request can never use or put back a stale entry after a
- * write was acknowledged (issue #10 "revocation race"). Commits of other connections (the CLI, a
- * second server) bump the generation too: every request first compares SQLite's
+ * Cache (permission-cache.ts): every write that can change anyone's permissions goes through
+ * `write()`: one transaction, then a generation bump that drops every cached index, so no
+ * in-flight request can use or put back a stale entry after a write was acknowledged (issue #10
+ * "revocation race"). Commits of other connections (the CLI, a second server) bump the
+ * generation too: every request first compares SQLite's
  * `PRAGMA data_version` (platform/database.ts). A request's own caller is fenced (fence.ts): a
  * demotion acknowledged while the request was in flight makes it stop with 409.
  */
-import { LRUCache } from 'lru-cache';
 import type { Prisma, Role } from '../generated/prisma/client.js';
 import { type ChangeCounter, changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
 import type { PermissionPair } from './catalogue.js';
@@ -27,48 +24,24 @@ import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
 import { credentialsChanged, currentFence, factsHold, type RequestFence, type RequestOrigin, sameIndex } from './fence.js';
 import { requireSignedIn } from './guards.js';
-import { basicRolesOf, heldRolesWhere } from './held-roles.js';
-import type { BasicRoleName, Principal, SignedInPrincipal } from './principal.js';
-import { principalKey } from './principal.js';
+import { heldRolesWhere } from './held-roles.js';
+import {
+  DEFAULT_CACHE_LIMITS,
+  MAX_LOAD_ATTEMPTS,
+  PermissionCache,
+  type PermissionCacheLimits,
+  type PermissionCacheObserver,
+} from './permission-cache.js';
+import type { Principal, SignedInPrincipal } from './principal.js';
 
-/** Bounds of the permission cache. */
-export interface PermissionCacheLimits {
-  /** Bytes of cached permissions kept at most (estimated from action and scope lengths). */
-  maxBytes: number;
-  /** Milliseconds a cached index may be served; a safety net, writes invalidate at once. */
-  ttlMs: number;
-}
-
-/** Told of each permission-index lookup, `hit` (served from the cache) or `miss` (loaded): metrics. */
-export interface PermissionCacheObserver {
-  permissionCache(result: 'hit' | 'miss'): void;
-}
-
-/** Loads of one index that may overlap writes (see `indexOf`). */
-const MAX_LOAD_ATTEMPTS = 8;
-
-/** 32 MiB and 5 minutes. */
-export const DEFAULT_CACHE_LIMITS: PermissionCacheLimits = { maxBytes: 32 * 1024 * 1024, ttlMs: 5 * 60_000 };
-
-/** Estimated bytes of an index: two UTF-16 strings per permission plus Map/Set overhead. */
-function estimateBytes(permissions: readonly PermissionPair[]): number {
-  let bytes = 256;
-  for (const p of permissions) bytes += 2 * (p.action.length + p.scope.length) + 96;
-  return bytes;
-}
-
+/** Permissions, checks and the one write path (rules in the module comment). */
 export class AccessService {
-  private readonly cache: LRUCache<string, PermissionIndex>;
-  /** In-flight loads by cache key, so concurrent requests of one principal load once. */
-  private readonly loading = new Map<string, Promise<PermissionIndex>>();
-  /** Bumped by every invalidation; loads and fences stamp it. */
-  private generation = 0;
+  private readonly cache: PermissionCache;
   /** Fences of requests in flight, by their principal (a per-request copy). */
   private readonly fences = new WeakMap<Principal, RequestFence>();
   /** Change counter of the database (other connections' commits); undefined for foreign clients. */
   private readonly changes: ChangeCounter | undefined;
   private seenVersion: number | undefined;
-  private observer: PermissionCacheObserver | undefined;
 
   constructor(
     private readonly db: Db,
@@ -76,23 +49,22 @@ export class AccessService {
   ) {
     this.changes = changeCounterOf(db);
     this.seenVersion = this.changes?.();
-    this.cache = new LRUCache<string, PermissionIndex>({
-      maxSize: limits.maxBytes,
-      ttl: limits.ttlMs,
-      sizeCalculation: (index) => estimateBytes(index.list()),
-    });
+    this.cache = new PermissionCache(
+      limits,
+      (principal) => this.load(principal),
+      () => this.sync(),
+    );
   }
 
-  /** Basic roles whose permissions `principal` holds (held-roles.ts). */
-  static basicRolesOf(principal: Principal): BasicRoleName[] {
-    return basicRolesOf(principal);
+  /** Bumped by every invalidation (the cache's); request fences stamp it. */
+  private get generation(): number {
+    return this.cache.generation;
   }
 
   /**
    * The principal's permission index, from cache when present. Anonymous principals hold
-   * nothing. Costs two SQL statements on a miss. The key holds the org role and the Service
-   * Admin flag too, so a principal re-authenticated with a lower role never meets its old index.
-   * An index whose load overlapped a write is never returned: it is loaded again. For the
+   * nothing. Costs one SQL statement on a miss (permission-cache.ts). An index whose load
+   * overlapped a write is never returned: it is loaded again. For the
    * request's own caller the fence is checked first (fence.ts).
    * @throws DomainError CREDENTIALS_CHANGED (409) when the caller's facts or permissions changed
    *   while its request was in flight.
@@ -101,51 +73,16 @@ export class AccessService {
     if (principal.kind === 'anonymous') return PermissionIndex.EMPTY;
     this.sync();
     const fence = this.fences.get(principal);
-    if (!fence) return this.indexOf(principal);
+    if (!fence) return this.cache.indexOf(principal);
     // The principal's own facts (org role, flag) may be what a write changed: check them again
     // whenever the generation moved, also while the index was loading.
     let index = PermissionIndex.EMPTY;
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
       if (fence.generation !== this.generation) await this.recheck(fence, this.db);
-      index = await this.indexOf(principal);
+      index = await this.cache.indexOf(principal);
       if (fence.generation === this.generation) break;
     }
     fence.index = index;
-    return index;
-  }
-
-  /**
-   * The index of `principal`, cached or loaded; a load that overlapped a write is loaded again,
-   * up to MAX_LOAD_ATTEMPTS times. Under a steady stream of commits (another process writing
-   * without pause) the last load is returned uncached: its reads began after every write
-   * acknowledged before it started, so it is a consistent read within the request, and the
-   * request's own writes are fenced again inside their transaction.
-   */
-  private async indexOf(principal: SignedInPrincipal): Promise<PermissionIndex> {
-    const key = `${principalKey(principal)}:${principal.orgRole}:${principal.isServiceAdmin ? 1 : 0}`;
-    let index = PermissionIndex.EMPTY;
-    for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
-      const cached = this.cache.get(key);
-      // One event per lookup: a load retried after a write is still the same miss.
-      if (attempt === 0) this.observer?.permissionCache(cached ? 'hit' : 'miss');
-      if (cached) return cached;
-      const generation = this.generation;
-      const load: Promise<PermissionIndex> =
-        this.loading.get(key) ??
-        this.load(principal)
-          .then((permissions) => {
-            const loaded = PermissionIndex.from(permissions);
-            if (generation === this.generation) this.cache.set(key, loaded);
-            return loaded;
-          })
-          .finally(() => {
-            if (this.loading.get(key) === load) this.loading.delete(key);
-          });
-      if (!this.loading.has(key)) this.loading.set(key, load);
-      index = await load;
-      this.sync();
-      if (generation === this.generation) return index;
-    }
     return index;
   }
 
@@ -214,7 +151,7 @@ export class AccessService {
   private async recheck(fence: RequestFence, db: Pick<Tx, 'user' | 'apiKey'>): Promise<void> {
     const generation = this.generation;
     if (!(await factsHold(fence.principal, db))) throw credentialsChanged();
-    if (fence.index && !sameIndex(fence.index, await this.indexOf(fence.principal))) throw credentialsChanged();
+    if (fence.index && !sameIndex(fence.index, await this.cache.indexOf(fence.principal))) throw credentialsChanged();
     fence.generation = generation;
   }
 
@@ -223,9 +160,7 @@ export class AccessService {
    * Called by `write()` and when another connection committed (`PRAGMA data_version`).
    */
   invalidate(): void {
-    this.generation++;
-    this.cache.clear();
-    this.loading.clear();
+    this.cache.invalidate();
   }
 
   /**
@@ -233,14 +168,12 @@ export class AccessService {
    * (GET /api/access-control/user/permissions?reloadcache=true).
    */
   invalidatePrincipal(principal: Principal): void {
-    const prefix = `${principalKey(principal)}:`;
-    for (const key of [...this.cache.keys()]) if (key.startsWith(prefix)) this.cache.delete(key);
-    for (const key of [...this.loading.keys()]) if (key.startsWith(prefix)) this.loading.delete(key);
+    this.cache.invalidatePrincipal(principal);
   }
 
   /** Reports every later lookup to `observer` (the app's metrics); replaces an earlier one. */
   observeCache(observer: PermissionCacheObserver): void {
-    this.observer = observer;
+    this.cache.observe(observer);
   }
 
   /** Number of cached principals (for tests and metrics). */
@@ -250,7 +183,7 @@ export class AccessService {
 
   /** Estimated bytes held by the cache (for tests and metrics). */
   get cachedBytes(): number {
-    return this.cache.calculatedSize;
+    return this.cache.bytes;
   }
 
   /**

@@ -17,8 +17,12 @@ const QUERY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02
 
 export interface MetricsOptions {
   build: BuildInfo;
-  /** Also Node's process metrics (`process_*`, `nodejs_*`, unprefixed as every Node exporter names them). */
-  processMetrics: boolean;
+  /**
+   * METRICS_ENABLED. Off, nothing is recorded: no request, query or lookup pays for samples no
+   * one can read (`GET /metrics` is then an unknown path). On, Node's process metrics as well
+   * (`process_*`, `nodejs_*`, unprefixed as every Node exporter names them).
+   */
+  enabled: boolean;
   /** Principals in the permission cache now (AccessService.cachedPrincipals). */
   cacheEntries?: () => number;
 }
@@ -28,7 +32,7 @@ export interface Metrics {
   readonly registry: Registry;
   /** One finished HTTP request: `route` is a template, `seconds` its handling time. */
   request(method: string, route: string, status: number, seconds: number): void;
-  /** One permission-index lookup of the access service (kernel/access.ts PermissionCacheObserver). */
+  /** One permission-index lookup of the access service (kernel/permission-cache.ts PermissionCacheObserver). */
   permissionCache(result: 'hit' | 'miss'): void;
   /** One refused authentication: `method` as the request tried it (basic, api_key, session), `code` the error code. */
   authFailure(method: string, code: string): void;
@@ -36,11 +40,17 @@ export interface Metrics {
   queryTime(milliseconds: number): void;
 }
 
-/** A new registry with the service's metrics (see the module comment for names and labels). */
+const ignore = () => undefined;
+
+/**
+ * A new registry with the service's metrics (see the module comment for names and labels); when
+ * not `enabled`, an empty registry and recorders that do nothing.
+ */
 export function createMetrics(options: MetricsOptions): Metrics {
   const registry = new Registry();
+  if (!options.enabled) return { registry, request: ignore, permissionCache: ignore, authFailure: ignore, queryTime: ignore };
   const registers = [registry];
-  if (options.processMetrics) collectDefaultMetrics({ register: registry });
+  collectDefaultMetrics({ register: registry });
 
   new Gauge({
     name: 'portcullis_build_info',

@@ -5,9 +5,10 @@
  * answer always agree.
  */
 import type { Role } from '../../generated/prisma/client.js';
-import { AccessService } from '../../kernel/access.js';
+import type { AccessService } from '../../kernel/access.js';
 import type { PermissionPair } from '../../kernel/catalogue.js';
 import { PermissionIndex } from '../../kernel/evaluator.js';
+import { basicRolesOf } from '../../kernel/held-roles.js';
 import { SERVICE_ADMIN, type SignedInPrincipal } from '../../kernel/principal.js';
 
 /** One way the checked permission is granted. */
@@ -55,7 +56,7 @@ export async function grantsOf(
   action: string | null,
   scopes: readonly string[],
 ): Promise<AccessGrant[]> {
-  const basics = AccessService.basicRolesOf(principal);
+  const basics = basicRolesOf(principal);
   const person = principal.kind !== 'apiKey';
   const roles = await access.heldRoles(principal, {
     include: {

@@ -10,17 +10,17 @@ import { randomBytes } from 'node:crypto';
 import type { Prisma, Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit, roleAssignments, snapshotRole } from '../../kernel/audit.js';
-import { BASIC_PREFIX, isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
+import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
 import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
-import { mayDelegate, requireDelegation, requireServiceAdmin, requireSignedIn, roleManagement } from '../../kernel/guards.js';
+import { requireDelegation, requireServiceAdmin, requireSignedIn, roleManagement } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import { isUniqueViolation, type Tx } from '../../platform/database.js';
 import { createRoleInput, isReservedRoleName, MAX_ROLE_VERSION, RESERVED_NAME_MESSAGE, updateRoleInput } from './inputs.js';
-import { BY_NAME, findRolesByName, type RoleQuery, rolesByIds } from './listing.js';
+import { delegatableRoles, findRolesByName, knownActions, type RoleQuery } from './listing.js';
 
 export { findRolesByName, type RoleQuery } from './listing.js';
 
@@ -78,20 +78,9 @@ export class RoleService {
   ): Promise<Role[]> {
     this.assertAvailable();
     const index = await this.deps.access.check(caller, roleRequirements.read.for({}));
-    const { db } = this.deps;
     const where: Prisma.RoleWhereInput = { orgId: { in: [0, caller.orgId] }, ...(options.includeHidden ? {} : { hidden: false }) };
-    if (options.delegatable) {
-      const candidates = await db.role.findMany({
-        where: { ...where, NOT: { name: { startsWith: BASIC_PREFIX } } },
-        select: { id: true, permissions: { select: { action: true, scope: true } } },
-        orderBy: BY_NAME,
-      });
-      const ids = candidates
-        .filter((r) => mayDelegate(index, Action.UsersRolesAdd, r.permissions) || mayDelegate(index, Action.TeamsRolesAdd, r.permissions))
-        .map((r) => r.id);
-      return rolesByIds(db, ids, query);
-    }
-    return findRolesByName(db, where, query);
+    if (options.delegatable) return delegatableRoles(this.deps.db, where, index, query);
+    return findRolesByName(this.deps.db, where, query);
   }
 
   /**
@@ -103,23 +92,7 @@ export class RoleService {
   async actions(caller: Principal, prefix: string | null | undefined): Promise<{ action: string; fixedRoles: Role[] }[]> {
     this.assertAvailable();
     await this.deps.access.check(caller, roleRequirements.read.for({}));
-    const start = prefix ?? '';
-    const rows = await this.deps.db.permission.findMany({
-      where: { action: { startsWith: start }, role: { orgId: { in: [0, caller.orgId] } } },
-      select: { action: true, role: true },
-      orderBy: [{ action: 'asc' }],
-    });
-    const byAction = new Map<string, Map<number, Role>>();
-    for (const action of Object.values(Action)) if (action.startsWith(start)) byAction.set(action, new Map());
-    for (const row of rows) {
-      if (!row.action.startsWith(start)) continue;
-      const roles = byAction.get(row.action) ?? new Map<number, Role>();
-      byAction.set(row.action, roles);
-      if (isFixedRoleName(row.role.name)) roles.set(row.role.id, row.role);
-    }
-    return [...byAction.entries()]
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([action, roles]) => ({ action, fixedRoles: [...roles.values()].sort((a, b) => a.name.localeCompare(b.name)) }));
+    return knownActions(this.deps.db, caller.orgId, prefix ?? '');
   }
 
   /**
