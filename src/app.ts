@@ -59,7 +59,7 @@ export function createApp(deps: AppDeps): App {
   const services = createServices({ db, config, clock: deps.clock ?? systemClock });
   const build = buildInfo(config.commit);
   const lifecycle = new Lifecycle();
-  const metrics = createMetrics({ build, processMetrics: config.metrics.enabled, cacheEntries: () => services.access.cachedPrincipals });
+  const metrics = createMetrics({ build, enabled: config.metrics.enabled, cacheEntries: () => services.access.cachedPrincipals });
   services.access.observeCache(metrics);
   observeQueryTime(db, metrics.queryTime);
   const cookie = { name: config.auth.cookieName, secure: config.auth.cookieSecure, maxAgeSeconds: config.auth.lifetimeSeconds };

@@ -33,7 +33,8 @@ const duration = (fallback: string) =>
       return seconds;
     });
 
-const bool = (fallback: boolean) =>
+/** A yes/no variable: `true` or `1`, `false` or `0`; `fallback` when unset. Every boolean setting reads this way. */
+export const bool = (fallback: boolean) =>
   z
     .enum(['true', 'false', '1', '0'])
     .default(fallback ? 'true' : 'false')

@@ -8,7 +8,7 @@
  * (`scripts/settings-table.ts`, kept in sync by test/operations/settings-table.test.ts).
  */
 import { z } from 'zod';
-import { type AuthConfig, authEnvShape, toAuthConfig } from './config-auth.js';
+import { type AuthConfig, authEnvShape, bool, toAuthConfig } from './config-auth.js';
 import { type SecurityConfig, securityEnvShape, toSecurityConfig } from './config-security.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -25,12 +25,6 @@ const optionalPositiveInt = z
     }
     return Number(v);
   });
-
-const bool = (fallback: boolean) =>
-  z
-    .enum(['true', 'false', '1', '0'])
-    .default(fallback ? 'true' : 'false')
-    .transform((v) => v === 'true' || v === '1');
 
 /** Variables of the service itself; sign-in (config-auth.ts) and limits (config-security.ts) follow. */
 const serviceEnvShape = {

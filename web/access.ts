@@ -14,7 +14,7 @@ export interface Held {
   scope: string;
 }
 
-export const DELEGATE = 'permissions:type:delegate';
+const DELEGATE = 'permissions:type:delegate';
 export const ESCALATE = 'permissions:type:escalate';
 
 export class Access {

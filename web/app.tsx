@@ -16,12 +16,12 @@ import { RoleEditorPage } from './pages/role-editor.js';
 import { RolesPage } from './pages/roles.js';
 import { SignInPage } from './pages/sign-in.js';
 import { WhyPage } from './pages/why.js';
-import { CONSOLE_PAGES } from './paths.js';
+import { CONSOLE_PATHS } from './paths.js';
 import { SessionProvider, useSession } from './session.js';
 import { Loading, Notice, Page } from './ui.js';
 
 /** Links to these paths are routed in the page; any other (/logout, /graphql...) loads normally. */
-const SCOPE = new RegExp(`^(${Object.keys(CONSOLE_PAGES).join('|')})([?#]|$)`);
+const SCOPE = new RegExp(`^(${CONSOLE_PATHS.join('|')})([?#]|$)`);
 
 export function App() {
   const client = useMemo(createGraphqlClient, []);

@@ -1,24 +1,26 @@
 /**
- * The console's pages, path -> title. The server answers exactly these paths (GET) with the
- * console's page (src/http/use-console.ts) and the client routes between them (app.tsx), so the
- * list lives here once. Any other path is not the console's.
+ * The console's page paths. The server answers exactly these paths (GET) with the console's page
+ * (src/http/use-console.ts) and the client routes between them (app.tsx), so the list lives here
+ * once. Any other path is not the console's.
  */
-export const CONSOLE_PAGES = {
-  '/': 'Overview',
-  '/login': 'Sign in',
-  '/api-keys': 'API key settings',
-  '/roles': 'Roles',
-  '/roles/new': 'New role',
-  '/roles/edit': 'Edit role',
-  '/assignments': 'Assignments',
-  '/why': 'Why: check access',
-  '/basic-roles': 'Basic roles',
-} as const;
+export const CONSOLE_PATHS = [
+  '/',
+  '/login',
+  '/api-keys',
+  '/roles',
+  '/roles/new',
+  '/roles/edit',
+  '/assignments',
+  '/why',
+  '/basic-roles',
+] as const;
 
 /** A path of the console. */
-export type ConsolePath = keyof typeof CONSOLE_PAGES;
+export type ConsolePath = (typeof CONSOLE_PATHS)[number];
+
+const PATHS: ReadonlySet<string> = new Set(CONSOLE_PATHS);
 
 /** True for a path the console answers. */
 export function isConsolePath(path: string): path is ConsolePath {
-  return Object.hasOwn(CONSOLE_PAGES, path);
+  return PATHS.has(path);
 }

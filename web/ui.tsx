@@ -1,6 +1,7 @@
 /**
  * Small building blocks every page uses: the page frame (title, focus on navigation), notices,
- * the confirmation dialog, the once-shown secret, and formatting of dates and roles.
+ * the confirmation dialog and its button, the once-shown secret, and formatting of dates and
+ * roles. Form fields are in fields.tsx.
  */
 
 import { type AnyVariables, type CombinedError, type DocumentInput, useQuery } from '@urql/preact';
@@ -96,24 +97,36 @@ export function QueryError({ error }: { error: CombinedError | undefined }) {
 
 /**
  * A modal confirmation (native `<dialog>`: focus stays inside, Escape cancels, focus returns to
- * the control that opened it).
+ * the control that opened it). `onConfirm` does the thing and resolves with its result: an
+ * `error` is shown in the dialog, which stays open; otherwise the caller closes it (or changes
+ * the question). The confirm button is disabled while it runs.
  */
 export function ConfirmDialog(props: {
   title: string;
   children: ComponentChildren;
   confirmLabel: string;
-  busy?: boolean;
-  error?: string | null;
-  onConfirm: () => void;
+  onConfirm: () => Promise<{ error?: CombinedError | undefined }>;
   onCancel: () => void;
 }) {
   const dialog = useRef<HTMLDialogElement>(null);
   const titleId = useId();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     const d = dialog.current;
     if (d && !d.open) d.showModal();
     return () => d?.close();
   }, []);
+  const confirm = async () => {
+    setBusy(true);
+    setError(null);
+    const failure = await props.onConfirm().then(
+      (result) => result.error,
+      (thrown: unknown) => thrown,
+    );
+    setBusy(false);
+    if (failure) setError(errorMessage(failure));
+  };
   return (
     <dialog
       ref={dialog}
@@ -126,9 +139,9 @@ export function ConfirmDialog(props: {
     >
       <h2 id={titleId}>{props.title}</h2>
       <div class="dialog-body">{props.children}</div>
-      {props.error && <Notice kind="error">{props.error}</Notice>}
+      {error && <Notice kind="error">{error}</Notice>}
       <div class="actions">
-        <button type="button" class="danger" disabled={props.busy} onClick={props.onConfirm}>
+        <button type="button" class="danger" disabled={busy} onClick={() => void confirm()}>
           {props.confirmLabel}
         </button>
         <button type="button" class="secondary" onClick={props.onCancel} autofocus>
@@ -136,6 +149,54 @@ export function ConfirmDialog(props: {
         </button>
       </div>
     </dialog>
+  );
+}
+
+/**
+ * A button that asks first (delete, remove, reset): it opens a ConfirmDialog with `title`,
+ * `question` and `confirmLabel`; `onConfirm` runs the change (its error keeps the dialog open
+ * and shown), then `onDone` follows and the dialog closes. `label` is the button's accessible
+ * name when its text alone ("Delete") does not say what it acts on; `onOpen` runs as it opens.
+ */
+export function ConfirmButton(props: {
+  class: string;
+  label?: string;
+  children: ComponentChildren;
+  title: string;
+  question: string;
+  confirmLabel: string;
+  onOpen?: () => void;
+  onConfirm: () => Promise<{ error?: CombinedError | undefined }>;
+  onDone: () => void;
+}) {
+  const [open, setOpen] = useState(false);
+  const confirm = async () => {
+    const result = await props.onConfirm();
+    if (!result.error) {
+      setOpen(false);
+      props.onDone();
+    }
+    return result;
+  };
+  return (
+    <>
+      <button
+        type="button"
+        class={props.class}
+        aria-label={props.label}
+        onClick={() => {
+          props.onOpen?.();
+          setOpen(true);
+        }}
+      >
+        {props.children}
+      </button>
+      {open && (
+        <ConfirmDialog title={props.title} confirmLabel={props.confirmLabel} onConfirm={confirm} onCancel={() => setOpen(false)}>
+          <p>{props.question}</p>
+        </ConfirmDialog>
+      )}
+    </>
   );
 }
 
@@ -204,17 +265,6 @@ export function when(value: string | null | undefined, never = 'Never'): string 
   return Number.isNaN(date.getTime()) ? value : DATE.format(date);
 }
 
-/** Lifetimes offered when creating a key or a token, in seconds (0: never expires). */
-export const LIFETIMES: { label: string; seconds: number }[] = [
-  { label: '1 hour', seconds: 3600 },
-  { label: '1 day', seconds: 86_400 },
-  { label: '7 days', seconds: 7 * 86_400 },
-  { label: '30 days', seconds: 30 * 86_400 },
-  { label: '90 days', seconds: 90 * 86_400 },
-  { label: '1 year', seconds: 365 * 86_400 },
-  { label: 'Never expires', seconds: 0 },
-];
-
 export type RoleKind = 'basic' | 'fixed' | 'product' | 'custom';
 
 /** The kind of a role, from its name's prefix (Grafana's naming). */
@@ -223,6 +273,17 @@ export function roleKind(name: string): RoleKind {
   if (name.startsWith('fixed:')) return 'fixed';
   if (name.startsWith('plugins:')) return 'product';
   return 'custom';
+}
+
+/** A role's kind as a coloured tag (basic, fixed, product, custom). */
+export function KindTag({ name }: { name: string }) {
+  const kind = roleKind(name);
+  return <span class={`kind kind-${kind}`}>{kind}</span>;
+}
+
+/** What people call a role: its display name, else its name. */
+export function roleTitle(role: { name: string; displayName: string }): string {
+  return role.displayName || role.name;
 }
 
 /** How a role reaches a user, for people: direct, team X, basic role Viewer... */

@@ -12,7 +12,7 @@
  * authenticator queued (a rotated or cleared session token) to every response.
  */
 import type { Plugin } from 'graphql-yoga';
-import { DomainError, httpStatusOf, isDomainError } from '../kernel/errors.js';
+import { DomainError, isDomainError } from '../kernel/errors.js';
 import type { Services } from '../modules/services.js';
 import { AUTH_MODULE } from '../modules/sign-in/service.js';
 import type { Logger } from '../platform/logger.js';
@@ -81,10 +81,11 @@ export function useLoginRoutes(deps: LoginRoutesDeps): Plugin {
   const { signIn, sessions, oauth } = deps.services;
   const meta = (request: Request) => ({ clientIp: clientAddress(request), userAgent: request.headers.get('user-agent') ?? '' });
   const failure = (error: unknown): Response => {
-    if (!isDomainError(error)) return errorResponse(error, deps.log);
-    const headers: Record<string, string> = { 'cache-control': 'no-store' };
-    if (error.details?.retryAfterSeconds) headers['retry-after'] = String(error.details.retryAfterSeconds);
-    return json(httpStatusOf(error.code), { message: error.message, code: error.code }, headers);
+    const response = errorResponse(error, deps.log);
+    // A form's failure, not a Basic challenge: no browser credentials prompt.
+    response.headers.delete('www-authenticate');
+    response.headers.set('cache-control', 'no-store');
+    return response;
   };
 
   async function login(request: Request): Promise<Response> {

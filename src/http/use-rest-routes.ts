@@ -109,12 +109,14 @@ function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL) =>
   const compiled: CompiledRoute[] = deps.routes
     .map((r) => ({ ...r, segments: split(r.path) }))
     .sort((a, b) => a.segments.filter((s) => s.startsWith(':')).length - b.segments.filter((s) => s.startsWith(':')).length);
+  // Grouped by segment count (in that order), so a request is tried only against routes of its length.
+  const byLength = new Map<number, CompiledRoute[]>();
+  for (const route of compiled) byLength.set(route.segments.length, [...(byLength.get(route.segments.length) ?? []), route]);
 
   function match(method: string, pathname: string): { route: CompiledRoute; params: Record<string, string> } | 'method' | null {
     const parts = split(pathname);
     let pathMatched = false;
-    for (const route of compiled) {
-      if (route.segments.length !== parts.length) continue;
+    for (const route of byLength.get(parts.length) ?? []) {
       const params: Record<string, string> = {};
       let ok = true;
       for (let i = 0; i < parts.length && ok; i++) {

@@ -22,6 +22,8 @@ export function yogaLogging(log: Logger): YogaLogger {
     (level: Level) =>
     (...args: unknown[]) => {
       const errors = args.filter(isError);
+      // Yoga logs several debug lines per request: nothing to build when that level is off.
+      if (!log.isLevelEnabled(errors.length === 0 ? level : 'debug')) return;
       const words = args.filter((a) => !isError(a)).map((a) => (typeof a === 'string' ? a : typeof a));
       if (errors.length === 0) {
         log[level](words.join(' '));

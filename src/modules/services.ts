@@ -23,6 +23,8 @@ import { SessionService, type SessionSettings } from './sessions/service.js';
 import { SignInService } from './sign-in/service.js';
 import { LoginThrottle, type ThrottleSettings } from './sign-in/throttle.js';
 import { TeamService } from './teams/service.js';
+import { UserAdminService } from './users/admin.js';
+import { UserSearchService } from './users/search.js';
 import { UserService } from './users/service.js';
 
 /** The slice of configuration the features read. */
@@ -57,6 +59,10 @@ export interface Services {
   provisioning: ProvisioningService;
   apiKeys: ApiKeyService;
   users: UserService;
+  /** A user's password, Service Admin flag, disabled state and default organization. */
+  userAdmin: UserAdminService;
+  /** User search pages (with last-seen times) and lookup by login or email. */
+  userSearch: UserSearchService;
   orgs: OrgService;
   teams: TeamService;
   serviceAccounts: ServiceAccountService;
@@ -87,7 +93,9 @@ export function createServices(deps: ServiceDeps): Services {
     products: new ProductService(feature),
     provisioning: new ProvisioningService(feature, deps.config.provisioningPath),
     apiKeys: new ApiKeyService({ ...feature, clock: deps.clock, maxSecondsToLive: deps.config.apiKeyMaxSecondsToLive }),
-    users: new UserService({ ...feature, clock: deps.clock }),
+    users: new UserService(feature),
+    userAdmin: new UserAdminService(feature),
+    userSearch: new UserSearchService({ ...feature, clock: deps.clock }),
     orgs: new OrgService(feature),
     teams: new TeamService(feature),
     serviceAccounts: new ServiceAccountService(feature),

@@ -722,7 +722,7 @@ describe('directory changes (users, org membership, teams) through the existing 
     });
     userId = (created.data.createUser as { id: number }).id;
     expect(one(created.events, 'user.create')).toMatchObject({ resourceKind: 'user', resourceId: String(userId), orgId: 0, before: null });
-    expect(one(created.events, 'user.create').after).not.toBeNull();
+    expect(one(created.events, 'user.create').after).toMatchObject({ login: 'audit-dir', email: 'audit-dir@example.test' });
     const updated = await mutate(
       'mutation ($id: Int!) { updateUser(id: $id, input: { name: "Renamed", password: "dir-user-new-secret" }) { id } }',
       {
@@ -733,6 +733,8 @@ describe('directory changes (users, org membership, teams) through the existing 
     expect(update).toMatchObject({ resourceKind: 'user', resourceId: String(userId), orgId: 0 });
     expect(JSON.stringify(update.after)).toContain('Renamed');
     expect(update.before).not.toBeNull();
+    expect(update.before).toMatchObject({ login: 'audit-dir', name: '' });
+    expect(update.after).toMatchObject({ login: 'audit-dir', name: 'Renamed' });
   });
 
   it('org_user.add and org_user.remove in the organization concerned', async () => {
@@ -741,27 +743,43 @@ describe('directory changes (users, org membership, teams) through the existing 
       o: org2,
       u: userId,
     });
-    expect(one(added.events, 'org_user.add')).toMatchObject({ orgId: org2, before: null });
+    expect(one(added.events, 'org_user.add')).toMatchObject({ orgId: org2, before: null, after: { orgId: org2, userId, role: 'Viewer' } });
     const removed = await mutate('mutation ($o: Int!, $u: Int!) { removeOrgUser(orgId: $o, userId: $u) { message } }', {
       o: org2,
       u: userId,
     });
-    expect(one(removed.events, 'org_user.remove')).toMatchObject({ orgId: org2, after: null });
+    expect(one(removed.events, 'org_user.remove')).toMatchObject({
+      orgId: org2,
+      before: { orgId: org2, userId, role: 'Viewer' },
+      after: null,
+    });
   });
 
   it('team.create, team_member.add / remove and team.delete', async () => {
     const created = await mutate('mutation { createTeam(input: { name: "audit-team" }) { id } }', {});
     teamId = (created.data.createTeam as { id: number }).id;
-    expect(one(created.events, 'team.create')).toMatchObject({ orgId: 1, resourceKind: 'team', resourceId: String(teamId), before: null });
+    expect(one(created.events, 'team.create')).toMatchObject({
+      orgId: 1,
+      resourceKind: 'team',
+      resourceId: String(teamId),
+      before: null,
+      after: { id: teamId, name: 'audit-team' },
+    });
     const added = await mutate('mutation ($t: Int!, $u: Int!) { addTeamMember(teamId: $t, userId: $u) { id } }', { t: teamId, u: userId });
-    expect(one(added.events, 'team_member.add')).toMatchObject({ orgId: 1, before: null });
+    expect(one(added.events, 'team_member.add')).toMatchObject({ orgId: 1, before: null, after: { teamId, userId } });
     const removed = await mutate('mutation ($t: Int!, $u: Int!) { removeTeamMember(teamId: $t, userId: $u) { id } }', {
       t: teamId,
       u: userId,
     });
-    expect(one(removed.events, 'team_member.remove')).toMatchObject({ orgId: 1, after: null });
+    expect(one(removed.events, 'team_member.remove')).toMatchObject({ orgId: 1, before: { teamId, userId }, after: null });
     const deleted = await mutate('mutation ($t: Int!) { deleteTeam(id: $t) { message } }', { t: teamId });
-    expect(one(deleted.events, 'team.delete')).toMatchObject({ orgId: 1, resourceKind: 'team', resourceId: String(teamId), after: null });
+    expect(one(deleted.events, 'team.delete')).toMatchObject({
+      orgId: 1,
+      resourceKind: 'team',
+      resourceId: String(teamId),
+      before: { id: teamId, name: 'audit-team', memberIds: [] },
+      after: null,
+    });
   });
 });
 

@@ -2,7 +2,7 @@
  * The web console in a real browser (issue #13 item 3): Playwright drives a headless Chromium
  * against the app on a loopback port. Flows: sign in; create an API key, see its secret once
  * (copy button, nothing stored in the browser), use it as curl would, delete it; a service
- * account's token likewise; build a custom role, edit it, assign it to a team and watch a
+ * account's token likewise; a confirmation whose change fails keeps its dialog open with the error; build a custom role, edit it, assign it to a team and watch a
  * member's permissions and the "why" answer change, then delete the assigned role; the basic
  * roles' reset; the organization switcher; a Viewer sees no write control and the server refuses
  * what the console hides. Every page is checked with axe-core (no serious or critical WCAG A/AA
@@ -190,6 +190,24 @@ describe.skipIf(!executablePath)(title, () => {
     await page.getByRole('status').filter({ hasText: 'Token “deploy-token” deleted.' }).waitFor();
     const revoked = await fetch(`${base}/api/access-control/user/permissions`, { headers: { authorization: `Bearer ${token}` } });
     expect(revoked.status).toBe(401);
+  });
+
+  it('keeps a confirmation open with the error when the change fails, and Cancel closes it', async () => {
+    const { createApiKey: key } = await gql<{ createApiKey: { id: number } }>(
+      'mutation { createApiKey(input: { name: "gone-key", role: Viewer, secondsToLive: 3600 }) { id } }',
+    );
+    await page.goto('/api-keys');
+    await page.getByRole('button', { name: 'Delete API key gone-key' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Delete API key “gone-key”?' });
+    // Deleted elsewhere meanwhile: the console's own request now fails.
+    await gql('mutation ($id: Int!) { deleteApiKey(id: $id) { message } }', { id: key.id });
+    await dialog.getByRole('button', { name: 'Delete API key' }).click();
+    await expect.poll(() => dialog.getByRole('alert').textContent()).toContain(`API key ${key.id} not found`);
+    expect(await dialog.getByRole('button', { name: 'Delete API key' }).isEnabled()).toBe(true);
+    expect(await page.getByRole('status').filter({ hasText: 'deleted.' }).count()).toBe(0);
+    await screenshot(page, 'dialog-error-1280');
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => page.getByRole('dialog').count()).toBe(0);
   });
 
   it("builds a custom role, assigns it to a team, and the member's permissions and the why answer change", async () => {

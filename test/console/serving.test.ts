@@ -7,7 +7,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONSOLE_POLICY } from '../../src/http/use-security-headers.js';
-import { CONSOLE_PAGES } from '../../web/paths.js';
+import { CONSOLE_PATHS } from '../../web/paths.js';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 import { ensureConsoleBuilt } from './browser.js';
 
@@ -49,7 +49,7 @@ function assetsOf(html: string): { script: string; style: string; icon: string }
 
 describe('console pages', () => {
   it('answers every console path with the page, a strict CSP and no-store, signed in or not', async () => {
-    for (const path of Object.keys(CONSOLE_PAGES)) {
+    for (const path of CONSOLE_PATHS) {
       const res = await get(app, path);
       expect(res.status, path).toBe(200);
       expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');

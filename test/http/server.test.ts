@@ -2,61 +2,24 @@
  * End to end: starts the real server (`npm start`'s entry) on a free port with a temporary
  * database, speaks HTTP to it, restarts it, and checks nothing was lost or duplicated.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { killServers, startServer, stopServer } from '../support/server.js';
 
-const root = new URL('../..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-e2e-'));
 const auth = `Basic ${Buffer.from('root:e2e-password').toString('base64')}`;
-let child: ChildProcess | undefined;
 
-/** Starts the server on port 0 and resolves with the port it logged. */
-function start(): Promise<{ port: number; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [join(root, 'node_modules/tsx/dist/cli.mjs'), join(root, 'src/main.ts')], {
-    cwd: dir,
-    env: {
-      ...process.env,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      DATABASE_URL: `file:${join(dir, 'data/e2e.db')}`,
-      ADMIN_LOGIN: 'root',
-      ADMIN_PASSWORD: 'e2e-password',
-      LOG_LEVEL: 'info',
-    },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child = proc;
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 60_000);
-    proc.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      for (const line of out.split('\n')) {
-        if (!line.includes('listening')) continue;
-        const { port } = JSON.parse(line) as { port: number };
-        clearTimeout(timer);
-        resolve({ port, proc });
-      }
-    });
-    proc.stderr?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-    });
-    proc.on('exit', (code) => reject(new Error(`server exited with ${code}:\n${out}`)));
-  });
-}
-
-function stop(proc: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    proc.once('exit', () => resolve());
-    proc.kill('SIGTERM');
-  });
-}
+/** Starts the server as `npm start` does, from a folder that is not the repository, on a database there. */
+const start = () =>
+  startServer(
+    { DATABASE_URL: `file:${join(dir, 'data/e2e.db')}`, ADMIN_LOGIN: 'root', ADMIN_PASSWORD: 'e2e-password' },
+    { cwd: dir, timeoutMs: 60_000 },
+  );
 
 afterAll(() => {
-  child?.kill('SIGKILL');
+  killServers();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -93,7 +56,7 @@ describe('the real server', () => {
     const prompt = await fetch(`${base}/graphql`, { headers: { accept: 'text/html' } });
     expect(prompt.status).toBe(401);
     expect(prompt.headers.get('www-authenticate')).toContain('Basic');
-    await stop(first.proc);
+    await stopServer(first);
 
     const second = await start();
     const again = (await (
@@ -103,6 +66,6 @@ describe('the real server', () => {
     }[];
     expect(again).toHaveLength(all.length);
     expect(again.map((r) => r.uid)).toContain('e2e');
-    await stop(second.proc);
+    await stopServer(second);
   }, 120_000);
 });

@@ -6,64 +6,21 @@
  * - a request that does not finish within SHUTDOWN_TIMEOUT_SECONDS is cut off, exit 1.
  * The slow request is a real one: its body is sent in two halves, the signal arriving in between.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { killServers, launchServer, startServer } from '../support/server.js';
 
-const root = new URL('../..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-process-'));
 const PASSWORD = 'process-test-password';
 const AUTH = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
-const running = new Set<ChildProcess>();
 
-interface Started {
-  proc: ChildProcess;
-  port: number;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
-/** Spawns `node --import tsx src/main.ts` with `env`; resolves once it exits or logs `listening`. */
-function launch(env: Record<string, string>): { proc: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'src/main.ts')], {
-    cwd: root,
-    env: { ...process.env, HOST: '127.0.0.1', ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'info', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  running.add(proc);
-  let out = '';
-  proc.stdout?.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  proc.stderr?.on('data', (chunk: Buffer) => {
-    out += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => {
-    proc.on('exit', (code) => {
-      running.delete(proc);
-      resolve(code);
-    });
-  });
-  return { proc, output: () => out, exited };
-}
-
-async function start(name: string, env: Record<string, string> = {}): Promise<Started> {
-  const launched = launch({ PORT: '0', DATABASE_URL: `file:${join(dir, name, 'portcullis.db')}`, ...env });
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const line = launched
-      .output()
-      .split('\n')
-      .find((l) => l.includes('listening'));
-    if (line) return { ...launched, port: (JSON.parse(line) as { port: number }).port };
-    if (Date.now() > deadline || launched.proc.exitCode !== null) throw new Error(`server did not start:\n${launched.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** The server as the image starts it (`node --import tsx src/main.ts`), on its own database `name`. */
+const start = (name: string, env: Record<string, string> = {}) =>
+  startServer({ ADMIN_PASSWORD: PASSWORD, DATABASE_URL: `file:${join(dir, name, 'portcullis.db')}`, ...env }, { as: 'image' });
 
 /**
  * Starts `POST /api/access-control/roles` and sends the first half of its body; `finish()` sends
@@ -96,9 +53,7 @@ function halfSentRequest(port: number, name: string) {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-afterEach(() => {
-  for (const proc of running) proc.kill('SIGKILL');
-});
+afterEach(killServers);
 afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
@@ -114,7 +69,10 @@ describe('a port already in use', () => {
       server.listen(0, '127.0.0.1', () => resolve((server.address() as { port: number }).port));
     });
     const database = join(dir, 'in-use', 'portcullis.db');
-    const { output, exited } = launch({ PORT: String(port), DATABASE_URL: `file:${database}` });
+    const { output, exited } = launchServer(
+      { ADMIN_PASSWORD: PASSWORD, PORT: String(port), DATABASE_URL: `file:${database}` },
+      { as: 'image' },
+    );
     expect(await exited).toBe(1);
     const lines = output().trim().split('\n');
     expect(lines).toEqual([

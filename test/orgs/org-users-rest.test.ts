@@ -311,16 +311,21 @@ describe('PATCH /api/org/users/:userId and /api/orgs/:orgId/users/:userId', () =
 });
 
 describe('DELETE /api/org/users/:userId and /api/orgs/:orgId/users/:userId', () => {
-  it('{"message":"User removed from organization"}, with its team memberships there; audited as org_user.remove', async () => {
+  it('{"message":"User removed from organization"}, with its team memberships and role assignments there; audited as org_user.remove', async () => {
     const t = await tenant();
     const team = await app.database.prisma.team.create({
       data: { orgId: t.id, name: unique('team'), members: { create: { userId: t.editor.id, orgId: t.id } } },
     });
+    await assignUserRole(app, t.editor.id, 'fixed:teams:reader', t.id);
+    await assignUserRole(app, t.editor.id, 'fixed:users:reader', 0);
     const out = await rest(app, 'DELETE', `/api/org/users/${t.editor.id}`, { auth: t.admin.auth });
     expectOutcome(out, 200);
     expect(out.body).toEqual({ message: 'User removed from organization' });
     expect(await membership(t.id, t.editor.id)).toBeNull();
     expect(await app.database.prisma.teamMember.count({ where: { teamId: team.id } })).toBe(0);
+    // the assignment made in that organization went; the global one (orgId 0) stays
+    const assignments = await app.database.prisma.userRole.findMany({ where: { userId: t.editor.id } });
+    expect(assignments.map((a) => a.orgId)).toEqual([0]);
     const [event] = await audits('org_user.remove', t.id, t.editor.id);
     expect(JSON.parse(event?.before ?? '{}')).toMatchObject({ role: 'Editor' });
     expect(event?.after).toBeNull();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASIC_ROLES, FIXED_ROLES } from '../../src/kernel/builtin-roles.js';
 import { seed } from '../../src/kernel/seed.js';
@@ -35,22 +36,34 @@ describe('seed', () => {
   });
 
   it('basic roles inherit: Viewer ⊆ Editor ⊆ Admin', () => {
-    const [viewer, editor, admin] = BASIC_ROLES.map((r) => new Set(r.permissions.map((p) => `${p.action} ${p.scope}`)));
-    for (const p of viewer ?? []) expect(editor?.has(p)).toBe(true);
-    for (const p of editor ?? []) expect(admin?.has(p)).toBe(true);
+    const held = (uid: string) => {
+      const role = BASIC_ROLES.find((r) => r.uid === uid);
+      if (!role) throw new Error(`no basic role ${uid}`);
+      return role.permissions.map((p) => `${p.action} ${p.scope}`);
+    };
+    const [viewer, editor, admin] = [held('basic_viewer'), held('basic_editor'), held('basic_admin')];
+    expect(viewer.length).toBeGreaterThan(0);
+    expect(viewer.filter((p) => !editor.includes(p))).toEqual([]); // Viewer permissions an Editor lacks
+    expect(editor.filter((p) => !admin.includes(p))).toEqual([]); // Editor permissions an Admin lacks
+    expect(editor.length).toBeGreaterThan(viewer.length);
+    expect(admin.length).toBeGreaterThan(editor.length);
   });
 
   it('fixed role uids follow Grafana: fixed_ + base64url(sha1(name))', () => {
     const reader = FIXED_ROLES.find((r) => r.name === 'fixed:roles:reader');
     expect(reader?.uid).toMatch(/^fixed_[A-Za-z0-9_-]{27}$/);
+    expect(reader?.uid).toBe(`fixed_${createHash('sha1').update('fixed:roles:reader').digest('base64url')}`);
   });
 
   it('is idempotent, and keeps an edited basic role', async () => {
-    await app.request('/api/access-control/roles/basic_editor', {
+    const edit = await app.request('/api/access-control/roles/basic_editor', {
       method: 'PUT',
       json: { version: 1, name: 'basic:editor', permissions: [{ action: 'teams:create' }] },
     });
+    expect(edit.status, await edit.clone().text()).toBe(200);
     const before = await snapshot();
+    const edited = before.roles.find((r) => r.uid === 'basic_editor');
+    expect(edited?.permissions.map((p) => p.action)).toEqual(['teams:create']);
     const result = await seed(app.database.prisma, { adminLogin: ADMIN.login, adminPassword: 'another-password' });
     expect(result).toEqual({ createdAdmin: false, createdRoles: [], updatedFixedRoles: [] });
     expect(await snapshot()).toEqual(before);

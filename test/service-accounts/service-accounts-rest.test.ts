@@ -5,55 +5,29 @@
  * filters, the organization wall, the audit log, and the GraphQL twins (serviceAccountSearch,
  * createServiceAccount, ...) answering the same through the same service.
  */
-import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import type { ServiceAccountProfileJson as ProfileJson, ServiceAccountJson as SaJson } from '../../src/modules/service-accounts/rest.js';
+import { auditOf, nameAvatar } from '../support/effects.js';
 import { expectData, expectGraphqlError, expectOutcome, rest } from '../support/requests.js';
-import {
-  assignUserRole,
-  createRole,
-  createServiceAccountViaGraphql,
-  createUserViaGraphql,
-  type Fixtures,
-  p,
-  seedFixtures,
-  unique,
-} from '../support/subjects.js';
+import { app, fx, useSeededApp } from '../support/scene.js';
+import { assignUserRole, createRole, createServiceAccountViaGraphql, createUserViaGraphql, p, unique } from '../support/subjects.js';
 
-let app: TestApp;
-let fx: Fixtures;
+useSeededApp();
 
-beforeAll(async () => {
-  app = await createTestApp();
-  fx = await seedFixtures(app);
-});
-afterAll(() => app.close());
-
-type SaJson = {
-  id: number;
-  name: string;
-  login: string;
-  orgId: number;
-  isDisabled: boolean;
-  role: string;
-  tokens: number;
-  avatarUrl: string;
-  isManaged: boolean;
-  accessControl?: Record<string, boolean>;
-};
-type ProfileJson = SaJson & { createdAt: string; updatedAt: string; teams: string[] };
 type SearchJson = { totalCount: number; serviceAccounts: SaJson[]; page: number; perPage: number };
 
-/** Grafana's avatar of an account: md5 of "<name letters and digits>@localhost", lower-cased. */
-const avatarOf = (name: string) =>
-  `/avatar/${createHash('md5')
-    .update(`${name.replace(/[^a-zA-Z0-9]+/g, '')}@localhost`.toLowerCase())
-    .digest('hex')}`;
-
-async function auditOf(action: string, resourceId: number) {
-  const rows = await app.database.prisma.auditEvent.findMany({ where: { action, resourceId: String(resourceId) }, orderBy: { id: 'asc' } });
-  return rows.map((r) => ({ ...r, before: r.before && JSON.parse(r.before), after: r.after && JSON.parse(r.after) }));
-}
+/** The ServiceAccountDTO of the fixture account (a Viewer of org 1) with `tokens`. */
+const fixtureBotJson = (tokens: unknown) => ({
+  id: fx.serviceAccount.id,
+  name: 'fixture-bot',
+  login: fx.serviceAccount.login,
+  orgId: 1,
+  isDisabled: false,
+  role: 'Viewer',
+  tokens,
+  avatarUrl: nameAvatar('fixture-bot'),
+  isManaged: false,
+});
 
 const SEARCH = `query($query: String, $disabled: Boolean, $page: Int, $perPage: Int) {
   serviceAccountSearch(query: $query, disabled: $disabled, page: $page, perPage: $perPage) {
@@ -75,10 +49,10 @@ describe('POST /api/serviceaccounts', () => {
       isDisabled: true,
       role: 'Editor',
       tokens: 0,
-      avatarUrl: avatarOf('Grafana Agent'),
+      avatarUrl: nameAvatar('Grafana Agent'),
       isManaged: false,
     });
-    const [event] = await auditOf('service_account.create', sa.id);
+    const [event] = await auditOf(app, 'service_account.create', sa.id);
     expect(event).toMatchObject({ orgId: 1, actorId: fx.orgAdmin.id, resourceKind: 'service_account', before: null });
     expect(event?.after).toEqual({ id: sa.id, login: sa.login, name: sa.name, orgId: 1, isDisabled: true, role: 'Editor' });
   });
@@ -89,6 +63,7 @@ describe('POST /api/serviceaccounts', () => {
     expect(out.body).toMatchObject({ role: 'Viewer', isDisabled: false });
     const gql = await createServiceAccountViaGraphql(app, { input: { isDisabled: true } });
     expect(gql.isDisabled).toBe(true);
+    expect(await app.database.prisma.user.findUniqueOrThrow({ where: { id: gql.id } })).toMatchObject({ isDisabled: true });
   });
 
   it("409 for a taken name; 400 for a missing name or a bad role; 403 for a role above the caller's, for Editor and Viewer; 401", async () => {
@@ -120,17 +95,7 @@ describe('GET /api/serviceaccounts/search', () => {
     const body = out.body as SearchJson;
     expect(Object.keys(body).sort()).toEqual(['page', 'perPage', 'serviceAccounts', 'totalCount']);
     expect(body).toMatchObject({ page: 1, perPage: 1000, totalCount: body.serviceAccounts.length });
-    expect(body.serviceAccounts.find((s) => s.id === fx.serviceAccount.id)).toEqual({
-      id: fx.serviceAccount.id,
-      name: 'fixture-bot',
-      login: fx.serviceAccount.login,
-      orgId: 1,
-      isDisabled: false,
-      role: 'Viewer',
-      tokens: 1,
-      avatarUrl: avatarOf('fixture-bot'),
-      isManaged: false,
-    });
+    expect(body.serviceAccounts.find((s) => s.id === fx.serviceAccount.id)).toEqual(fixtureBotJson(1));
     expect(body.serviceAccounts.every((s) => s.orgId === 1)).toBe(true);
     expect(body.serviceAccounts.map((s) => s.id)).not.toContain(fx.org2.serviceAccount.id);
     const org2 = (await rest(app, 'GET', '/api/serviceaccounts/search', { auth: fx.org2.admin.auth })).body as SearchJson;
@@ -206,11 +171,17 @@ describe('GET /api/serviceaccounts/search', () => {
     app.resetQueries();
     expectData(await app.graphql(query));
     const few = app.queries.length;
-    for (let i = 0; i < 3; i++) await createServiceAccountViaGraphql(app);
+    const added: number[] = [];
+    for (let i = 0; i < 3; i++) added.push((await createServiceAccountViaGraphql(app)).id);
     await app.graphql(query);
     app.resetQueries();
-    expectData(await app.graphql(query));
+    const { serviceAccountSearch } = expectData(
+      await app.graphql<{ serviceAccountSearch: { serviceAccounts: { id: number; role: string; tokenCount: number }[] } }>(query),
+    );
     expect(app.queries.length).toBe(few);
+    // The same statements now load the new accounts with their roles and token counts.
+    const loaded = serviceAccountSearch.serviceAccounts.filter((s) => added.includes(s.id)).sort((a, b) => a.id - b.id);
+    expect(loaded).toEqual(added.map((id) => ({ id, role: 'Viewer', tokenCount: 0 })));
   });
 });
 
@@ -220,15 +191,7 @@ describe('GET, PATCH and DELETE /api/serviceaccounts/:id', () => {
     expectOutcome(out, 200);
     const row = await app.database.prisma.user.findUniqueOrThrow({ where: { id: fx.serviceAccount.id } });
     expect(out.body).toEqual({
-      id: fx.serviceAccount.id,
-      name: 'fixture-bot',
-      login: fx.serviceAccount.login,
-      orgId: 1,
-      isDisabled: false,
-      role: 'Viewer',
-      tokens: expect.any(Number),
-      avatarUrl: avatarOf('fixture-bot'),
-      isManaged: false,
+      ...fixtureBotJson(expect.any(Number)),
       createdAt: row.created.toISOString(),
       updatedAt: row.updated.toISOString(),
       teams: [],
@@ -255,7 +218,7 @@ describe('GET, PATCH and DELETE /api/serviceaccounts/:id', () => {
     const body = out.body as { message: string; id: number; name: string; serviceaccount: ProfileJson };
     expect(body).toMatchObject({ message: 'Service account updated', id: sa.id, name });
     expect(body.serviceaccount).toMatchObject({ id: sa.id, login: sa.login, name, role: 'Admin', isDisabled: true, teams: [] });
-    const [event] = await auditOf('service_account.update', sa.id);
+    const [event] = await auditOf(app, 'service_account.update', sa.id);
     expect(event?.before).toMatchObject({ name: sa.name, role: 'Viewer', isDisabled: false });
     expect(event?.after).toMatchObject({ name, role: 'Admin', isDisabled: true });
     // omitted fields keep their value; Go's any-case keys are taken
@@ -312,7 +275,7 @@ describe('GET, PATCH and DELETE /api/serviceaccounts/:id', () => {
     expect(out.body).toEqual({ message: 'Service account deleted' });
     expect(await app.database.prisma.apiKey.count({ where: { serviceAccountId: sa.id } })).toBe(0);
     expectOutcome(await rest(app, 'DELETE', `/api/serviceaccounts/${sa.id}`), 404, 'SERVICE_ACCOUNT_NOT_FOUND');
-    const [event] = await auditOf('service_account.delete', sa.id);
+    const [event] = await auditOf(app, 'service_account.delete', sa.id);
     expect(event?.before).toEqual({ id: sa.id, login: sa.login, name: sa.name, orgId: 1, isDisabled: false, role: 'Editor' });
     expect(event?.after).toBeNull();
     expect(await app.database.prisma.user.count({ where: { id: fx.org2.serviceAccount.id } })).toBe(1);

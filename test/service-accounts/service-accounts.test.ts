@@ -2,26 +2,12 @@
  * Service accounts over GraphQL: createServiceAccount, updateServiceAccount,
  * deleteServiceAccount, serviceAccounts, serviceAccount — every success and error path.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
 import { expectData, expectGraphqlError } from '../support/requests.js';
-import {
-  assignUserRole,
-  createServiceAccountViaGraphql,
-  createUserViaGraphql,
-  type Fixtures,
-  seedFixtures,
-  unique,
-} from '../support/subjects.js';
+import { app, fx, useSeededApp } from '../support/scene.js';
+import { assignUserRole, createServiceAccountViaGraphql, createUserViaGraphql, unique } from '../support/subjects.js';
 
-let app: TestApp;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  app = await createTestApp();
-  fx = await seedFixtures(app);
-});
-afterAll(() => app.close());
+useSeededApp();
 
 const SA_FIELDS = 'id login name orgId role isDisabled created updated';
 const CREATE = `mutation($input: CreateServiceAccountInput!) { createServiceAccount(input: $input) { ${SA_FIELDS} } }`;
@@ -48,7 +34,11 @@ describe('createServiceAccount', () => {
   });
 
   it('defaults the role to Viewer', async () => {
-    expect((await createServiceAccountViaGraphql(app, { auth: fx.orgAdmin.auth })).role).toBe('Viewer');
+    const sa = await createServiceAccountViaGraphql(app, { auth: fx.orgAdmin.auth });
+    expect(sa.role).toBe('Viewer');
+    expect(await app.database.prisma.orgUser.findMany({ where: { userId: sa.id } })).toEqual([
+      expect.objectContaining({ orgId: 1, role: 'Viewer' }),
+    ]);
   });
 
   it('the same name is taken (409) in one organization, free in another with its own login', async () => {
@@ -134,6 +124,9 @@ describe('updateServiceAccount', () => {
       await app.graphql<{ updateServiceAccount: SaData }>(UPDATE, { id: sa.id, input: { isDisabled: false } }, { auth }),
     );
     expect(kept.updateServiceAccount).toMatchObject({ name, role: 'Admin', isDisabled: false });
+    const row = await app.database.prisma.user.findUniqueOrThrow({ where: { id: sa.id }, include: { orgs: true } });
+    expect(row).toMatchObject({ login: sa.login, name, isDisabled: false });
+    expect(row.orgs).toEqual([expect.objectContaining({ orgId: 1, role: 'Admin' })]);
   });
 
   it('400, 401, 403 (Editor, Viewer, role above own), 404 (other organization, user, unknown), 409 (name taken)', async () => {
@@ -176,6 +169,7 @@ describe('deleteServiceAccount', () => {
     );
     expect(deleteServiceAccount.message).toBe('Service account deleted');
     expectGraphqlError(await app.graphql(ONE, { id: sa.id }), 'SERVICE_ACCOUNT_NOT_FOUND');
+    expect(await app.database.prisma.user.count({ where: { id: sa.id } })).toBe(0);
     expect(await app.database.prisma.user.count({ where: { id: { in: [fx.org2.serviceAccount.id, fx.viewer.id] } } })).toBe(2);
   });
 });

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp, TestClock } from '../support/app.js';
+import { mustGraphql } from '../support/requests.js';
 import { createUser } from '../support/subjects.js';
 
 let app: TestApp;
@@ -15,11 +16,12 @@ async function json<T = Record<string, unknown>>(res: Response | Promise<Respons
 }
 
 async function newAccount(name: string, role = 'Viewer'): Promise<number> {
-  const res = await app.graphql<{ createServiceAccount: { id: number } }>(
+  const data = await mustGraphql<{ createServiceAccount: { id: number } }>(
+    app,
     'mutation($input: CreateServiceAccountInput!) { createServiceAccount(input: $input) { id } }',
     { input: { name, role } },
   );
-  return res.body.data?.createServiceAccount.id as number;
+  return data.createServiceAccount.id;
 }
 
 beforeAll(async () => {
@@ -89,6 +91,7 @@ describe('tokens', () => {
     ).toBe(403);
     expect((await app.request(`/api/serviceaccounts/${id}/tokens`, { auth: viewer.auth })).status).toBe(403);
     expect((await app.request('/api/serviceaccounts/999999/tokens')).status).toBe(404);
+    expect(await app.database.prisma.apiKey.count({ where: { serviceAccountId: id } })).toBe(0);
   });
   it('a token mutation must stand alone in its document, so no other field can lose its secret (issue #10 item 5)', async () => {
     const id = await newAccount('two-in-one');

@@ -4,53 +4,17 @@
  * them, paging, the organization wall, the audit log, and the GraphQL twins (teamSearch,
  * teamMembers, addTeamMember, ...) answering the same through the same service.
  */
-import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import type { TeamJson } from '../../src/modules/shared/directory.js';
+import type { TeamMemberJson } from '../../src/modules/teams/rest.js';
+import { auditOf, emailAvatar, nameAvatar, teamMemberIds } from '../support/effects.js';
 import { expectData, expectGraphqlError, expectOutcome, mustGraphql, rest } from '../support/requests.js';
-import {
-  assignUserRole,
-  createRole,
-  createTeamViaGraphql,
-  createUserViaGraphql,
-  type Fixtures,
-  p,
-  seedFixtures,
-  unique,
-} from '../support/subjects.js';
+import { app, fx, useSeededApp } from '../support/scene.js';
+import { assignUserRole, createRole, createTeamViaGraphql, createUserViaGraphql, p, unique } from '../support/subjects.js';
 
-let app: TestApp;
-let fx: Fixtures;
+useSeededApp();
 
-beforeAll(async () => {
-  app = await createTestApp();
-  fx = await seedFixtures(app);
-});
-afterAll(() => app.close());
-
-type TeamJson = {
-  id: number;
-  orgId: number;
-  name: string;
-  email: string;
-  avatarUrl: string;
-  memberCount: number;
-  permission: number;
-  accessControl?: Record<string, boolean>;
-};
 type SearchJson = { totalCount: number; teams: TeamJson[]; page: number; perPage: number };
-type MemberJson = { orgId: number; teamId: number; userId: number; login: string; email: string; name: string; labels: string[] };
-
-const md5 = (text: string) => createHash('md5').update(text).digest('hex');
-
-/** The audit events of `action` on `resourceId`, oldest first, with parsed snapshots. */
-async function auditOf(action: string, resourceId: string | number) {
-  const rows = await app.database.prisma.auditEvent.findMany({ where: { action, resourceId: String(resourceId) }, orderBy: { id: 'asc' } });
-  return rows.map((r) => ({ ...r, before: r.before && JSON.parse(r.before), after: r.after && JSON.parse(r.after) }));
-}
-
-const memberIds = async (teamId: number) =>
-  (await app.database.prisma.teamMember.findMany({ where: { teamId }, orderBy: { userId: 'asc' } })).map((m) => m.userId);
 
 const SEARCH = `query($query: String, $name: String, $page: Int, $perPage: Int, $sort: String, $teamIds: [Int!]) {
   teamSearch(query: $query, name: $name, page: $page, perPage: $perPage, sort: $sort, teamIds: $teamIds) {
@@ -71,7 +35,7 @@ describe('GET /api/teams/search', () => {
       orgId: 1,
       name: 'fixture-team',
       email: 'fixture-team@example.test',
-      avatarUrl: `/avatar/${md5('fixture-team@example.test')}`,
+      avatarUrl: emailAvatar('fixture-team@example.test'),
       memberCount: 2,
       permission: 0,
     });
@@ -158,6 +122,7 @@ describe('GET /api/teams/search', () => {
     expect(viewer.teams[0]?.accessControl).toMatchObject({ 'teams:read': true });
     expect(viewer.teams[0]?.accessControl).not.toHaveProperty('teams:write');
     const plain = (await rest(app, 'GET', `/api/teams/search?teamId=${fx.team.id}`)).body as SearchJson;
+    expect(plain.teams.map((t) => t.id)).toEqual([fx.team.id]);
     expect(plain.teams[0]).not.toHaveProperty('accessControl');
   });
 
@@ -166,11 +131,19 @@ describe('GET /api/teams/search', () => {
     app.resetQueries();
     expectData(await app.graphql(SEARCH, {}));
     const few = app.queries.length;
-    for (let i = 0; i < 3; i++) await createTeamViaGraphql(app, { memberIds: [fx.editor.id, fx.viewer.id] });
+    const added: number[] = [];
+    for (let i = 0; i < 3; i++) added.push((await createTeamViaGraphql(app, { memberIds: [fx.editor.id, fx.viewer.id] })).id);
     await app.graphql(SEARCH, {});
     app.resetQueries();
-    expectData(await app.graphql(SEARCH, {}));
+    const { teamSearch } = expectData(
+      await app.graphql<{ teamSearch: { teams: { id: number; memberCount: number; members: { login: string }[] }[] } }>(SEARCH, {}),
+    );
     expect(app.queries.length).toBe(few);
+    // The same statements now load the new teams with their counts and members.
+    const loaded = teamSearch.teams.filter((t) => added.includes(t.id)).sort((a, b) => a.id - b.id);
+    expect(loaded).toEqual(
+      added.map((id) => expect.objectContaining({ id, memberCount: 2, members: [{ login: 'editor' }, { login: 'viewer' }] })),
+    );
   });
 });
 
@@ -183,7 +156,7 @@ describe('POST /api/teams', () => {
     expect(message).toBe('Team created');
     const got = (await rest(app, 'GET', `/api/teams/${teamId}`)).body as TeamJson;
     expect(got).toMatchObject({ id: teamId, orgId: 1, name, email: 'created@example.test', memberCount: 0 });
-    const [event] = await auditOf('team.create', teamId);
+    const [event] = await auditOf(app, 'team.create', teamId);
     expect(event).toMatchObject({ orgId: 1, actorId: fx.orgAdmin.id, resourceKind: 'team', before: null });
     expect(event?.after).toMatchObject({ id: teamId, name, email: 'created@example.test' });
   });
@@ -201,6 +174,11 @@ describe('POST /api/teams', () => {
     );
     const out = await rest(app, 'POST', '/api/teams', { json: { name: fx.team.name }, auth: fx.org2.admin.auth });
     expectOutcome(out, 200);
+    const { teamId } = out.body as { teamId: number };
+    expect(await app.database.prisma.team.findUniqueOrThrow({ where: { id: teamId } })).toMatchObject({
+      orgId: fx.org2.id,
+      name: fx.team.name,
+    });
   });
 
   it('400 for a missing or empty name, a bad email or a body that is not an object; 401; 403 for Editor and Viewer', async () => {
@@ -228,7 +206,7 @@ describe('GET, PUT and DELETE /api/teams/:teamId', () => {
       orgId: 1,
       name: fx.team.name,
       email: 'fixture-team@example.test',
-      avatarUrl: `/avatar/${md5('fixture-team@example.test')}`,
+      avatarUrl: emailAvatar('fixture-team@example.test'),
       memberCount: 2,
       permission: 0,
     });
@@ -254,7 +232,7 @@ describe('GET, PUT and DELETE /api/teams/:teamId', () => {
   it('a team named by its email-less name gets the avatar of <name>@localhost, as Grafana', async () => {
     const team = await createTeamViaGraphql(app, { name: unique('No Mail') });
     const got = (await rest(app, 'GET', `/api/teams/${team.id}`)).body as TeamJson;
-    expect(got.avatarUrl).toBe(`/avatar/${md5(`${team.name.replace(/[^a-zA-Z0-9]+/g, '')}@localhost`.toLowerCase())}`);
+    expect(got.avatarUrl).toBe(nameAvatar(team.name));
   });
 
   it('PUT renames and re-mails a team: "Team updated", recorded as team.update with before and after', async () => {
@@ -264,7 +242,7 @@ describe('GET, PUT and DELETE /api/teams/:teamId', () => {
     expectOutcome(out, 200);
     expect(out.body).toEqual({ message: 'Team updated' });
     expect((await rest(app, 'GET', `/api/teams/${team.id}`)).body).toMatchObject({ name, email: 'renamed@example.test' });
-    const [event] = await auditOf('team.update', team.id);
+    const [event] = await auditOf(app, 'team.update', team.id);
     expect(event?.before).toMatchObject({ name: team.name, email: '' });
     expect(event?.after).toMatchObject({ name, email: 'renamed@example.test' });
   });
@@ -290,9 +268,9 @@ describe('GET, PUT and DELETE /api/teams/:teamId', () => {
     const out = await rest(app, 'DELETE', `/api/teams/${team.id}`, { auth: fx.orgAdmin.auth });
     expectOutcome(out, 200);
     expect(out.body).toEqual({ message: 'Team deleted' });
-    expect(await memberIds(team.id)).toEqual([]);
+    expect(await teamMemberIds(app, team.id)).toEqual([]);
     expectOutcome(await rest(app, 'DELETE', `/api/teams/${team.id}`), 404, 'TEAM_NOT_FOUND');
-    const [event] = await auditOf('team.delete', team.id);
+    const [event] = await auditOf(app, 'team.delete', team.id);
     expect(event?.before).toMatchObject({ id: team.id, name: team.name, memberIds: [fx.viewer.id] });
     expect(event?.after).toBeNull();
     expect(await app.database.prisma.team.count({ where: { id: fx.org2.team.id } })).toBe(1);
@@ -303,7 +281,7 @@ describe('team members', () => {
   it("GET lists Grafana's TeamMemberDTOs by login; GraphQL teamMembers lists the same users", async () => {
     const out = await rest(app, 'GET', `/api/teams/${fx.team.id}/members`, { auth: fx.viewer.auth });
     expectOutcome(out, 200);
-    const members = out.body as MemberJson[];
+    const members = out.body as TeamMemberJson[];
     expect(members).toEqual([
       {
         orgId: 1,
@@ -313,7 +291,7 @@ describe('team members', () => {
         email: fx.editor.email,
         name: '', // created without a display name
         login: fx.editor.login,
-        avatarUrl: `/avatar/${md5(fx.editor.email)}`,
+        avatarUrl: emailAvatar(fx.editor.email),
         labels: [],
         permission: 0,
       },
@@ -339,8 +317,8 @@ describe('team members', () => {
     const added = await rest(app, 'POST', `/api/teams/${team.id}/members`, { json: { userId: user.id }, auth: fx.orgAdmin.auth });
     expectOutcome(added, 200);
     expect(added.body).toEqual({ message: 'Member added to Team' });
-    expect(await memberIds(team.id)).toEqual([user.id]);
-    expect((await auditOf('team_member.add', `${team.id}:${user.id}`))[0]).toMatchObject({
+    expect(await teamMemberIds(app, team.id)).toEqual([user.id]);
+    expect((await auditOf(app, 'team_member.add', `${team.id}:${user.id}`))[0]).toMatchObject({
       orgId: 1,
       actorId: fx.orgAdmin.id,
       resourceKind: 'team_member',
@@ -350,8 +328,8 @@ describe('team members', () => {
     const removed = await rest(app, 'DELETE', `/api/teams/${team.id}/members/${user.id}`, { auth: fx.orgAdmin.auth });
     expectOutcome(removed, 200);
     expect(removed.body).toEqual({ message: 'Team Member removed' });
-    expect(await memberIds(team.id)).toEqual([]);
-    expect((await auditOf('team_member.remove', `${team.id}:${user.id}`))[0]).toMatchObject({
+    expect(await teamMemberIds(app, team.id)).toEqual([]);
+    expect((await auditOf(app, 'team_member.remove', `${team.id}:${user.id}`))[0]).toMatchObject({
       before: { teamId: team.id, userId: user.id },
     });
     expectOutcome(await rest(app, 'DELETE', `/api/teams/${team.id}/members/${user.id}`), 404, 'USER_NOT_FOUND');
@@ -374,7 +352,7 @@ describe('team members', () => {
     expectOutcome(await rest(app, 'POST', `/api/teams/${team.id}/members`, { json: { userId: 'x' } }), 400, 'VALIDATION_FAILED');
     expectOutcome(await rest(app, 'POST', `/api/teams/${team.id}/members`, { json: { userId: fx.org2.admin.id } }), 404, 'USER_NOT_FOUND');
     expectOutcome(await rest(app, 'POST', `/api/teams/${team.id}/members`, { json: { userId: 999_999 } }), 404, 'USER_NOT_FOUND');
-    expect(await memberIds(team.id)).toEqual([fx.viewer.id]);
+    expect(await teamMemberIds(app, team.id)).toEqual([fx.viewer.id]);
   });
 
   it("POST and DELETE: 404 for another organization's team, 403 for Editor and Viewer (checked before the body), 401", async () => {
@@ -389,8 +367,8 @@ describe('team members', () => {
     }
     expectOutcome(await rest(app, 'POST', `/api/teams/${fx.team.id}/members`, { json: { userId: 1 }, auth: null }), 401, 'UNAUTHENTICATED');
     expectOutcome(await rest(app, 'DELETE', `/api/teams/${fx.team.id}/members/abc`), 400, 'VALIDATION_FAILED');
-    expect(await memberIds(fx.team.id)).toEqual([fx.editor.id, fx.viewer.id]);
-    expect(await memberIds(fx.org2.team.id)).toEqual([fx.org2.admin.id]);
+    expect(await teamMemberIds(app, fx.team.id)).toEqual([fx.editor.id, fx.viewer.id]);
+    expect(await teamMemberIds(app, fx.org2.team.id)).toEqual([fx.org2.admin.id]);
   });
 
   it("Grafana's teams.permissions:read / teams.permissions:write on one team let a caller list and manage that team's members", async () => {
@@ -404,10 +382,11 @@ describe('team members', () => {
     await assignUserRole(app, manager.id, role.uid);
     const auth = manager.auth;
     expectOutcome(await rest(app, 'POST', `/api/teams/${team.id}/members`, { json: { userId: fx.editor.id }, auth }), 200);
-    expect(((await rest(app, 'GET', `/api/teams/${team.id}/members`, { auth })).body as MemberJson[]).map((m) => m.userId)).toEqual([
+    expect(((await rest(app, 'GET', `/api/teams/${team.id}/members`, { auth })).body as TeamMemberJson[]).map((m) => m.userId)).toEqual([
       fx.editor.id,
     ]);
     expectOutcome(await rest(app, 'DELETE', `/api/teams/${team.id}/members/${fx.editor.id}`, { auth }), 200);
+    expect(await teamMemberIds(app, team.id)).toEqual([]);
     const denied = await rest(app, 'POST', `/api/teams/${other.id}/members`, { json: { userId: fx.editor.id }, auth });
     expect(expectOutcome(denied, 403, 'ACCESS_DENIED')).toContain('teams.permissions:write');
     expectOutcome(await rest(app, 'PUT', `/api/teams/${team.id}`, { json: { name: 'x' }, auth }), 403, 'ACCESS_DENIED');

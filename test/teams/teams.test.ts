@@ -3,28 +3,13 @@
  * removeTeamMember — every success and error path, and team membership changing permissions on
  * the very next request.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { teamMemberIds } from '../support/effects.js';
 import { expectData, expectGraphqlError, mustGraphql } from '../support/requests.js';
-import {
-  assignUserRole,
-  createRole,
-  createTeamViaGraphql,
-  createUserViaGraphql,
-  type Fixtures,
-  p,
-  seedFixtures,
-  unique,
-} from '../support/subjects.js';
+import { app, fx, useSeededApp } from '../support/scene.js';
+import { assignUserRole, createRole, createTeamViaGraphql, createUserViaGraphql, p, unique } from '../support/subjects.js';
 
-let app: TestApp;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  app = await createTestApp();
-  fx = await seedFixtures(app);
-});
-afterAll(() => app.close());
+useSeededApp();
 
 const TEAM_FIELDS = 'id orgId name email created updated members { id login }';
 const CREATE = `mutation($input: CreateTeamInput!) { createTeam(input: $input) { ${TEAM_FIELDS} } }`;
@@ -37,9 +22,6 @@ const REMOVE = `mutation($teamId: Int!, $userId: Int!) { removeTeamMember(teamId
 
 type TeamData = { id: number; orgId: number; name: string; email: string; members: { id: number; login: string }[] };
 
-const memberIds = async (teamId: number) =>
-  (await app.database.prisma.teamMember.findMany({ where: { teamId }, orderBy: { userId: 'asc' } })).map((m) => m.userId);
-
 describe('createTeam', () => {
   it('an org Admin creates a team in its organization', async () => {
     const { createTeam } = expectData(
@@ -51,6 +33,11 @@ describe('createTeam', () => {
     );
     expect(createTeam).toMatchObject({ orgId: 1, name: 'Platform', email: 'platform@example.test', members: [] });
     expect(createTeam.id).toBeGreaterThan(fx.org2.team.id);
+    expect(await app.database.prisma.team.findUnique({ where: { id: createTeam.id } })).toMatchObject({
+      orgId: 1,
+      name: 'Platform',
+      email: 'platform@example.test',
+    });
   });
 
   it('the same name is free in another organization, taken (409) in the same one', async () => {
@@ -96,7 +83,8 @@ describe('teams and team', () => {
     await assignUserRole(app, reader.id, role.uid);
     const { teams } = expectData(await app.graphql<{ teams: TeamData[] }>(TEAMS, {}, { auth: reader.auth }));
     expect(teams.map((t) => t.id)).toEqual([fx.team.id]);
-    expectData(await app.graphql(TEAM, { id: fx.team.id }, { auth: reader.auth }));
+    const { team } = expectData(await app.graphql<{ team: TeamData }>(TEAM, { id: fx.team.id }, { auth: reader.auth }));
+    expect(team).toMatchObject({ id: fx.team.id, name: fx.team.name });
     const other = await createTeamViaGraphql(app, { auth: fx.orgAdmin.auth });
     expectGraphqlError(await app.graphql(TEAM, { id: other.id }, { auth: reader.auth }), 'ACCESS_DENIED');
   });
@@ -121,14 +109,20 @@ describe('teams and team', () => {
     app.resetQueries();
     expectData(await app.graphql(query));
     const few = app.queries.length;
+    const added: number[] = [];
     for (let i = 0; i < 3; i++) {
       const team = await createTeamViaGraphql(app, { auth: fx.orgAdmin.auth });
+      added.push(team.id);
       for (let j = 0; j < 3; j++) await mustGraphql(app, ADD, { teamId: team.id, userId: (await createUserViaGraphql(app)).id });
     }
     await app.graphql(query);
     app.resetQueries();
-    expectData(await app.graphql(query));
+    const { teams } = expectData(await app.graphql<{ teams: { id: number; members: { orgs: { orgId: number }[] }[] }[] }>(query));
     expect(app.queries.length).toBe(few);
+    // The same statements now load the new teams, each with its three members and their memberships.
+    const loaded = teams.filter((t) => added.includes(t.id));
+    expect(loaded.map((t) => t.members.length)).toEqual([3, 3, 3]);
+    expect(loaded.flatMap((t) => t.members.map((m) => m.orgs.map((o) => o.orgId)))).toEqual(Array(9).fill([1]));
   });
 });
 
@@ -142,6 +136,7 @@ describe('updateTeam and deleteTeam', () => {
     expect(updateTeam).toMatchObject({ id: team.id, name, email: '' });
     const again = expectData(await app.graphql<{ updateTeam: TeamData }>(UPDATE, { id: team.id, input: { email: 'x@example.test' } }));
     expect(again.updateTeam).toMatchObject({ name, email: 'x@example.test' });
+    expect(await app.database.prisma.team.findUniqueOrThrow({ where: { id: team.id } })).toMatchObject({ name, email: 'x@example.test' });
   });
 
   it('updateTeam: 400, 401, 403, 404 (unknown or other organization), 409', async () => {
@@ -177,7 +172,7 @@ describe('updateTeam and deleteTeam', () => {
     );
     expect(deleteTeam.message).toBe('Team deleted');
     expectGraphqlError(await app.graphql(TEAM, { id: team.id }), 'TEAM_NOT_FOUND');
-    expect(await memberIds(team.id)).toEqual([]);
+    expect(await teamMemberIds(app, team.id)).toEqual([]);
     expect(await app.database.prisma.team.count({ where: { id: fx.org2.team.id } })).toBe(1);
   });
 });
@@ -194,7 +189,7 @@ describe('addTeamMember and removeTeamMember', () => {
       await app.graphql<{ removeTeamMember: TeamData }>(REMOVE, { teamId: team.id, userId: a.id }, { auth }),
     );
     expect(removeTeamMember.members.map((m) => m.id)).toEqual([b.id]);
-    expect(await memberIds(team.id)).toEqual([b.id]);
+    expect(await teamMemberIds(app, team.id)).toEqual([b.id]);
   });
 
   it("a member holds the team's roles on its very next request, and loses them on the next one after removal", async () => {
@@ -235,7 +230,7 @@ describe('addTeamMember and removeTeamMember', () => {
       'User is already added to this team',
     );
     expectGraphqlError(await app.graphql(ADD, { teamId: 0, userId: fx.editor.id }), 'VALIDATION_FAILED');
-    expect(await memberIds(team.id)).toEqual([]);
+    expect(await teamMemberIds(app, team.id)).toEqual([]);
   });
 
   it("both: 401, 403 for Editor and Viewer, 404 for another organization's or an unknown team", async () => {
@@ -248,8 +243,8 @@ describe('addTeamMember and removeTeamMember', () => {
       expectGraphqlError(await app.graphql(mutation, { teamId: fx.org2.team.id, userId: fx.org2.admin.id }), 'TEAM_NOT_FOUND');
       expectGraphqlError(await app.graphql(mutation, { teamId: 999_999, userId: fx.editor.id }), 'TEAM_NOT_FOUND');
     }
-    expect(await memberIds(fx.team.id)).toEqual([fx.editor.id, fx.viewer.id]);
-    expect(await memberIds(fx.org2.team.id)).toEqual([fx.org2.admin.id]);
+    expect(await teamMemberIds(app, fx.team.id)).toEqual([fx.editor.id, fx.viewer.id]);
+    expect(await teamMemberIds(app, fx.org2.team.id)).toEqual([fx.org2.admin.id]);
   });
 
   it('removeTeamMember: 404 for a user who is not a member', async () => {
@@ -271,7 +266,9 @@ describe('addTeamMember and removeTeamMember', () => {
     const auth = writer.auth;
     expectData(await app.graphql(ADD, { teamId: mine.id, userId: fx.viewer.id }, { auth }));
     expectGraphqlError(await app.graphql(ADD, { teamId: other.id, userId: fx.viewer.id }, { auth }), 'ACCESS_DENIED');
+    expect([await teamMemberIds(app, mine.id), await teamMemberIds(app, other.id)]).toEqual([[fx.viewer.id], []]);
     await assignUserRole(app, writer.id, 'fixed:teams:writer', 1);
     expectData(await app.graphql(ADD, { teamId: other.id, userId: fx.viewer.id }, { auth }));
+    expect(await teamMemberIds(app, other.id)).toEqual([fx.viewer.id]);
   });
 });

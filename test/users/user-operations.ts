@@ -46,11 +46,3 @@ export async function sessionStatus(app: TestApp, token: string): Promise<number
   await res.body?.cancel();
   return res.status;
 }
-
-/** Audit events of one user resource with `action`, oldest first. */
-export async function auditOf(app: TestApp, action: string, userId: number) {
-  return app.database.prisma.auditEvent.findMany({
-    where: { action, resourceKind: 'user', resourceId: String(userId) },
-    orderBy: { id: 'asc' },
-  });
-}

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, type Credentials, createTestApp, type TestApp } from '../support/app.js';
+import { auditOf } from '../support/effects.js';
 import { expectOutcome, gql, rest } from '../support/requests.js';
 import {
   assignUserRole,
@@ -19,7 +20,6 @@ import {
   unique,
 } from '../support/subjects.js';
 import {
-  auditOf,
   CREATE,
   DELETE,
   DISABLE,
@@ -72,8 +72,8 @@ describe('POST /api/admin/users', () => {
     expect(await canSignIn({ login, password: 'pw-1234' })).toBe(true);
     const [event] = await auditOf(app, 'user.create', id);
     expect(event).toMatchObject({ orgId: 0, actorId: 1, actorLogin: 'admin' });
-    expect(event?.after).not.toMatch(/argon2|pw-1234/);
-    expect(JSON.parse(event?.after as string)).toMatchObject({ login, membership: { orgId: 1, role: 'Viewer' } });
+    expect(JSON.stringify(event?.after)).not.toMatch(/argon2|pw-1234/);
+    expect(event?.after).toMatchObject({ login, membership: { orgId: 1, role: 'Viewer' } });
   });
 
   it('joins OrgId (or orgId), which becomes the default organization', async () => {
@@ -164,7 +164,7 @@ describe('DELETE /api/admin/users/:id and deleteUser', () => {
     expect(await app.database.prisma.orgUser.count({ where: { userId: user.id } })).toBe(0);
     expectOutcome(await rest(app, 'DELETE', `/api/admin/users/${user.id}`), 404, 'USER_NOT_FOUND');
     const [event] = await auditOf(app, 'user.delete', user.id);
-    expect(JSON.parse(event?.before as string)).toMatchObject({ id: user.id, login: user.login });
+    expect(event?.before).toMatchObject({ id: user.id, login: user.login });
   });
 
   it('401, 403 (org Admin), 404 (unknown, service account), 400, on both doors', async () => {
@@ -176,6 +176,8 @@ describe('DELETE /api/admin/users/:id and deleteUser', () => {
     expectOutcome(await rest(app, 'DELETE', `/api/admin/users/${fx.serviceAccount.id}`), 404, 'USER_NOT_FOUND');
     expectOutcome(await gql(app, DELETE, { id: fx.serviceAccount.id }), 404, 'USER_NOT_FOUND');
     expectOutcome(await rest(app, 'DELETE', '/api/admin/users/abc'), 400, 'VALIDATION_FAILED');
+    expect(await app.database.prisma.user.count({ where: { id: { in: [user.id, fx.serviceAccount.id] } } })).toBe(2);
+    expect(await auditOf(app, 'user.delete', user.id)).toEqual([]);
   });
 });
 
@@ -191,7 +193,7 @@ describe('PUT /api/admin/users/:id/password and setUserPassword', () => {
     const stored = await app.database.prisma.user.findUniqueOrThrow({ where: { id: user.id } });
     expect(stored.passwordHash).toMatch(/^\$argon2id\$/);
     const [event] = await auditOf(app, 'user.password_set', user.id);
-    expect(event?.after).toBe(JSON.stringify({ sessionsEnded: 1 }));
+    expect(event?.after).toEqual({ sessionsEnded: 1 });
 
     const graphql = await gql(app, SET_PASSWORD, { id: user.id, password: 'newer-secret-2' });
     expect(graphql.data?.setUserPassword).toEqual({ message: 'User password updated' });
@@ -254,6 +256,7 @@ describe('PUT /api/admin/users/:id/password and setUserPassword', () => {
     expectOutcome(await rest(app, 'PUT', '/api/admin/users/999999/password', { json }), 404, 'USER_NOT_FOUND');
     expectOutcome(await rest(app, 'PUT', `/api/admin/users/${fx.serviceAccount.id}/password`, { json }), 404, 'USER_NOT_FOUND');
     expectOutcome(await gql(app, SET_PASSWORD, { id: 999_999, password: 'pw-5678' }), 404, 'USER_NOT_FOUND');
+    expect(await canSignIn(fx.viewer.auth)).toBe(true);
   });
 });
 
@@ -271,7 +274,7 @@ describe('PUT /api/admin/users/:id/permissions and setUserServiceAdmin', () => {
     expect((await app.request('/api/users', cookie)).status).toBe(403);
     expect(await sessionStatus(app, user.token)).toBe(200); // narrowed, not ended
     const events = await auditOf(app, 'user.service_admin_set', user.id);
-    expect(events.map((e) => [JSON.parse(e.before as string), JSON.parse(e.after as string)])).toEqual([
+    expect(events.map((e) => [e.before, e.after])).toEqual([
       [{ isServiceAdmin: false }, { isServiceAdmin: true }],
       [{ isServiceAdmin: true }, { isServiceAdmin: false }],
     ]);
@@ -282,6 +285,7 @@ describe('PUT /api/admin/users/:id/permissions and setUserServiceAdmin', () => {
     for (const json of [{}, { isGrafanaAdmin: 'yes' }, { isServiceAdmin: true }]) {
       expectOutcome(await rest(app, 'PUT', `/api/admin/users/${user.id}/permissions`, { json }), 400, 'VALIDATION_FAILED');
     }
+    expect((await app.database.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).isServiceAdmin).toBe(false);
   });
 
   it('needs a Service Admin besides users.permissions:write: fixed:users:writer alone is 403 on both doors', async () => {
@@ -297,6 +301,8 @@ describe('PUT /api/admin/users/:id/permissions and setUserServiceAdmin', () => {
     expect(msg).toMatch(/Service Admin/);
     expectOutcome(await gql(app, SET_SERVICE_ADMIN, { id: user.id, isServiceAdmin: true }, { auth: writer.auth }), 403, 'ACCESS_DENIED');
     expectOutcome(await gql(app, UPDATE, { id: user.id, input: { isServiceAdmin: true } }, { auth: writer.auth }), 403, 'ACCESS_DENIED');
+    expect((await app.database.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).isServiceAdmin).toBe(false);
+    expect(await auditOf(app, 'user.service_admin_set', user.id)).toEqual([]);
   });
 
   it('401, 403 (org Admin), 404 (unknown, service account)', async () => {
@@ -335,10 +341,7 @@ describe('POST /api/admin/users/:id/disable and /enable, disableUser and enableU
     expectOutcome(enabled, 200);
     expect(enabled.body).toEqual({ message: 'User enabled' });
     expect(await canSignIn(user.auth)).toBe(true);
-    expect((await auditOf(app, 'user.disable', user.id)).map((e) => JSON.parse(e.after as string))).toEqual([
-      { isDisabled: true },
-      { isDisabled: true },
-    ]);
+    expect((await auditOf(app, 'user.disable', user.id)).map((e) => e.after)).toEqual([{ isDisabled: true }, { isDisabled: true }]);
     expect(await auditOf(app, 'user.enable', user.id)).toHaveLength(1);
   });
 
@@ -352,9 +355,12 @@ describe('POST /api/admin/users/:id/disable and /enable, disableUser and enableU
 
   it('a disabled LDAP user is refused too (directory users are disabled here, not by the directory)', async () => {
     const ldap = await createUser(app, unique('ldap-off'));
+    const token = await signIn(app, ldap.login, SUBJECT_PASSWORD);
     await app.database.prisma.user.update({ where: { id: ldap.id }, data: { authModule: 'ldap' } });
+    expect(await sessionStatus(app, token)).toBe(200);
     expectOutcome(await rest(app, 'POST', `/api/admin/users/${ldap.id}/disable`), 200);
     expect((await app.database.prisma.user.findUniqueOrThrow({ where: { id: ldap.id } })).isDisabled).toBe(true);
+    expect(await sessionStatus(app, token)).toBe(401);
   });
 
   it('401, 403 (org Admin, and users:disable does not enable), 404 (unknown, service account), 400', async () => {

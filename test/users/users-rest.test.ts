@@ -4,10 +4,10 @@
  * /api/users/:id), each next to its GraphQL twin: every status, paging, the organization wall.
  * The admin routes (/api/admin/users...): users-admin.test.ts.
  */
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ageString } from '../../src/modules/shared/directory.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { emailAvatar, nameAvatar } from '../support/effects.js';
 import { expectOutcome, gql, rest } from '../support/requests.js';
 import {
   assignUserRole,
@@ -33,7 +33,6 @@ afterAll(() => app.close());
 type Hit = { id: number; login: string; email: string; isAdmin: boolean; lastSeenAt: string; lastSeenAtAge: string };
 type SearchPage = { totalCount: number; users: Hit[]; page: number; perPage: number };
 
-const md5 = (text: string) => createHash('md5').update(text).digest('hex');
 const NEEDS_SEARCH = 'action: users:read scopes: global.users:*';
 
 describe('GET /api/users', () => {
@@ -51,7 +50,7 @@ describe('GET /api/users', () => {
       name: 'admin',
       login: 'admin',
       email: 'admin@localhost',
-      avatarUrl: `/avatar/${md5('admin@localhost')}`,
+      avatarUrl: emailAvatar('admin@localhost'),
       isAdmin: true,
       isDisabled: false,
       lastSeenAt: expect.any(String),
@@ -186,7 +185,7 @@ describe('GET /api/users/:id and user(id, global: true)', () => {
       authLabels: [],
       updatedAt: expect.any(String),
       createdAt: expect.any(String),
-      avatarUrl: `/avatar/${md5(fx.org2.admin.email)}`,
+      avatarUrl: emailAvatar(fx.org2.admin.email),
     });
   });
 
@@ -269,6 +268,10 @@ describe('PUT /api/users/:id and updateUser', () => {
       expectOutcome(await rest(app, 'PUT', `/api/users/${user.id}`, { json }), 409, 'ALREADY_EXISTS');
     }
     expectOutcome(await gql(app, UPDATE, { id: user.id, input: { login: 'editor' } }), 409, 'ALREADY_EXISTS');
+    expect(await app.database.prisma.user.findUniqueOrThrow({ where: { id: user.id } })).toMatchObject({
+      login: user.login,
+      email: user.email,
+    });
   });
 
   it('403 USER_MANAGED_EXTERNALLY for an LDAP or OAuth user, on both doors', async () => {
@@ -282,6 +285,10 @@ describe('PUT /api/users/:id and updateUser', () => {
       );
       expect(msg).toBe('User info cannot be updated for external Users');
       expectOutcome(await gql(app, UPDATE, { id: ext.id, input: { name: 'x' } }), 403, 'USER_MANAGED_EXTERNALLY');
+      expect(await app.database.prisma.user.findUniqueOrThrow({ where: { id: ext.id } })).toMatchObject({
+        login: ext.login,
+        name: ext.login,
+      });
     }
   });
 
@@ -329,7 +336,7 @@ describe('GET /api/users/:id/teams and User.teams', () => {
         orgId: 1,
         name: 'fixture-team',
         email: 'fixture-team@example.test',
-        avatarUrl: `/avatar/${md5('fixture-team@example.test')}`,
+        avatarUrl: emailAvatar('fixture-team@example.test'),
         memberCount: 2,
         permission: 0,
       },
@@ -349,7 +356,7 @@ describe('GET /api/users/:id/teams and User.teams', () => {
     expect(inOrg2.map((t) => t.id)).toContain(other.id);
     // a team without email gets an avatar from its name, as in Grafana
     const noEmail = inOrg2.find((t) => t.id === other.id);
-    expect(noEmail?.avatarUrl).toBe(`/avatar/${md5(`${other.name.replace(/[^a-zA-Z0-9]+/g, '')}@localhost`.toLowerCase())}`);
+    expect(noEmail?.avatarUrl).toBe(nameAvatar(other.name));
   });
 
   it('401, 403 (org Admin on REST), 404, 400', async () => {

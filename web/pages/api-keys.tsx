@@ -5,11 +5,12 @@
  * permissions: apikey:read / apikey:create / apikey:delete on apikey:id:<id>,
  * serviceaccounts:read / :create / :write and :delete on serviceaccounts:id:<id>.
  */
-import { useMutation } from '@urql/preact';
+import { useClient, useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { errorMessage } from '../api.js';
+import { type Choice, SelectField, TextField } from '../fields.js';
 import { useSession } from '../session.js';
-import { ConfirmDialog, LIFETIMES, Loading, Notice, Page, QueryError, SecretReveal, useGraphql, when } from '../ui.js';
+import { ConfirmButton, Loading, Notice, Page, QueryError, SecretReveal, useGraphql, when } from '../ui.js';
 
 const QUERY = `query ConsoleApiKeys($keys: Boolean!, $accounts: Boolean!) {
   apiKeys(includeExpired: true) @include(if: $keys) { id name role expiration lastUsedAt }
@@ -74,13 +75,30 @@ function isExpired(expiration: string | null): boolean {
   return expiration !== null && new Date(expiration).getTime() <= Date.now();
 }
 
-interface Pending {
-  title: string;
-  body: string;
-  confirmLabel: string;
-  /** Said once it is done. */
-  done: string;
-  run: () => Promise<{ error?: unknown }>;
+const DAY = 86_400;
+/** Lifetimes offered when creating a key or a token, in seconds (0: never expires). */
+const LIFETIMES: Choice[] = (
+  [
+    ['1 hour', 3600],
+    ['1 day', DAY],
+    ['7 days', 7 * DAY],
+    ['30 days', 30 * DAY],
+    ['90 days', 90 * DAY],
+    ['1 year', 365 * DAY],
+    ['Never expires', 0],
+  ] as const
+).map(([label, seconds]) => ({ label, value: String(seconds) }));
+const DEFAULT_LIFETIME = String(30 * DAY);
+
+/** `secondsToLive` for a chosen lifetime: absent when it never expires. */
+function lifetime(seconds: string): { secondsToLive?: number } {
+  return seconds === '0' ? {} : { secondsToLive: Number(seconds) };
+}
+
+/** The page's status line: `said` after a deletion (and the lists load again), `cleared` when a new question opens. */
+interface Status {
+  said: (message: string) => void;
+  cleared: () => void;
 }
 
 export function ApiKeysPage() {
@@ -88,29 +106,13 @@ export function ApiKeysPage() {
   const keys = access.can('apikey:read', 'apikey:*');
   const accounts = access.can('serviceaccounts:read');
   const { data, error, fetching, refresh } = useGraphql<Data>(QUERY, { keys, accounts });
-  const [pending, setPending] = useState<Pending | null>(null);
-  const [pendingError, setPendingError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<string | null>(null);
-
-  const confirm = async () => {
-    if (!pending) return;
-    setBusy(true);
-    const result = await pending.run();
-    setBusy(false);
-    if (result.error) {
-      setPendingError(errorMessage(result.error));
-      return;
-    }
-    setDone(pending.done);
-    setPending(null);
-    setPendingError(null);
-    refresh();
-  };
-  const ask = (p: Pending) => {
-    setDone(null);
-    setPendingError(null);
-    setPending(p);
+  const status: Status = {
+    said: (message) => {
+      setDone(message);
+      refresh();
+    },
+    cleared: () => setDone(null),
   };
 
   return (
@@ -122,7 +124,7 @@ export function ApiKeysPage() {
       <QueryError error={error} />
       {!data && fetching && <Loading what="keys" />}
       {keys ? (
-        data?.apiKeys && <ApiKeysSection keys={data.apiKeys} onChanged={refresh} ask={ask} />
+        data?.apiKeys && <ApiKeysSection keys={data.apiKeys} onChanged={refresh} status={status} />
       ) : (
         <section aria-labelledby="keys-heading">
           <h2 id="keys-heading">API keys</h2>
@@ -131,65 +133,58 @@ export function ApiKeysPage() {
           </Notice>
         </section>
       )}
-      {accounts && data?.serviceAccounts && <ServiceAccountsSection accounts={data.serviceAccounts} onChanged={refresh} ask={ask} />}
-      {pending && (
-        <ConfirmDialog
-          title={pending.title}
-          confirmLabel={pending.confirmLabel}
-          busy={busy}
-          error={pendingError}
-          onConfirm={() => void confirm()}
-          onCancel={() => {
-            setPending(null);
-            setPendingError(null);
-          }}
-        >
-          <p>{pending.body}</p>
-        </ConfirmDialog>
-      )}
+      {accounts && data?.serviceAccounts && <ServiceAccountsSection accounts={data.serviceAccounts} onChanged={refresh} status={status} />}
     </Page>
   );
 }
 
-function LifetimeSelect({ id, value, onChange }: { id: string; value: number; onChange: (seconds: number) => void }) {
-  return (
-    <select id={id} value={String(value)} onChange={(e) => onChange(Number(e.currentTarget.value))}>
-      {LIFETIMES.map((l) => (
-        <option key={l.seconds} value={String(l.seconds)}>
-          {l.label}
-        </option>
-      ))}
-    </select>
-  );
+/** A created key or token: its secret is in the answer this once. */
+interface Secret {
+  name: string;
+  key: string;
 }
 
-function ApiKeysSection({ keys, onChanged, ask }: { keys: ApiKey[]; onChanged: () => void; ask: (p: Pending) => void }) {
+/**
+ * Creating a key or a token (`field` of the mutation's answer): the secret lives in this hook's
+ * state until `dismiss` ("I have copied it"). Sent through the client, not useMutation, whose
+ * state would keep the answer, secret included, for as long as the page stays open.
+ * `create` resolves true once created (and `onCreated` has run), false with `error` set.
+ */
+function useSecretCreation(document: string, field: string, onCreated: () => void) {
+  const client = useClient();
+  const [secret, setSecret] = useState<Secret | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const create = async (variables: Record<string, unknown>): Promise<boolean> => {
+    setBusy(true);
+    setError(null);
+    const result = await client.mutation(document, variables).toPromise();
+    setBusy(false);
+    const created = (result.data as Record<string, Secret | null> | undefined)?.[field];
+    if (result.error || !created) {
+      setError(errorMessage(result.error));
+      return false;
+    }
+    setSecret({ name: created.name, key: created.key });
+    onCreated();
+    return true;
+  };
+  return { secret, error, busy, create, dismiss: () => setSecret(null) };
+}
+
+function ApiKeysSection({ keys, onChanged, status }: { keys: ApiKey[]; onChanged: () => void; status: Status }) {
   const { access, viewer } = useSession();
-  const [, createKey] = useMutation(CREATE_KEY);
+  const creation = useSecretCreation(CREATE_KEY, 'createApiKey', onChanged);
   const [, deleteKey] = useMutation(DELETE_KEY);
   const roles = grantableRoles(viewer?.orgRole ?? 'Viewer', viewer?.isServiceAdmin ?? false);
   const [name, setName] = useState('');
   const [role, setRole] = useState(roles[0] ?? 'Viewer');
-  const [ttl, setTtl] = useState(30 * 86_400);
-  const [error, setError] = useState<string | null>(null);
-  const [secret, setSecret] = useState<{ name: string; key: string } | null>(null);
-  const [busy, setBusy] = useState(false);
+  const [ttl, setTtl] = useState(DEFAULT_LIFETIME);
+  const { secret, error, busy } = creation;
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    setBusy(true);
-    setError(null);
-    const input = { name: name.trim(), role, ...(ttl > 0 && { secondsToLive: ttl }) };
-    const result = await createKey({ input });
-    setBusy(false);
-    const created = (result.data as { createApiKey?: { name: string; key: string } | null } | undefined)?.createApiKey;
-    if (result.error || !created) {
-      setError(errorMessage(result.error));
-      return;
-    }
-    setSecret({ name: created.name, key: created.key });
-    setName('');
-    onChanged();
+    if (await creation.create({ input: { name: name.trim(), role, ...lifetime(ttl) } })) setName('');
   };
 
   return (
@@ -200,28 +195,15 @@ function ApiKeysSection({ keys, onChanged, ask }: { keys: ApiKey[]; onChanged: (
           title={`API key “${secret.name}” created`}
           secret={secret.key}
           usage="Send it as the header Authorization: Bearer <key>, or as basic auth with the user api_key."
-          onDone={() => setSecret(null)}
+          onDone={creation.dismiss}
         />
       )}
       {access.can('apikey:create') && !secret && (
         <form class="card form-grid" onSubmit={submit} aria-labelledby="new-key-heading">
           <h3 id="new-key-heading">New API key</h3>
-          <div class="field">
-            <label for="key-name">Name</label>
-            <input id="key-name" required maxLength={190} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-          </div>
-          <div class="field">
-            <label for="key-role">Role</label>
-            <select id="key-role" value={role} onChange={(e) => setRole(e.currentTarget.value)}>
-              {roles.map((r) => (
-                <option key={r}>{r}</option>
-              ))}
-            </select>
-          </div>
-          <div class="field">
-            <label for="key-ttl">Time to live</label>
-            <LifetimeSelect id="key-ttl" value={ttl} onChange={setTtl} />
-          </div>
+          <TextField id="key-name" label="Name" required maxLength={190} value={name} onValue={setName} />
+          <SelectField id="key-role" label="Role" value={role} onValue={setRole} choices={roles} />
+          <SelectField id="key-ttl" label="Time to live" value={ttl} onValue={setTtl} choices={LIFETIMES} />
           <div class="field field-end">
             <button type="submit" disabled={busy}>
               Create API key
@@ -257,22 +239,18 @@ function ApiKeysSection({ keys, onChanged, ask }: { keys: ApiKey[]; onChanged: (
                 <td data-label="Last used">{when(k.lastUsedAt, 'Not yet')}</td>
                 <td class="row-actions">
                   {access.can('apikey:delete', `apikey:id:${k.id}`) && (
-                    <button
-                      type="button"
+                    <ConfirmButton
                       class="danger small"
-                      aria-label={`Delete API key ${k.name}`}
-                      onClick={() =>
-                        ask({
-                          title: `Delete API key “${k.name}”?`,
-                          body: 'Programs using this key stop working at once. This cannot be undone.',
-                          confirmLabel: 'Delete API key',
-                          done: `API key “${k.name}” deleted.`,
-                          run: () => deleteKey({ id: k.id }),
-                        })
-                      }
+                      label={`Delete API key ${k.name}`}
+                      title={`Delete API key “${k.name}”?`}
+                      question="Programs using this key stop working at once. This cannot be undone."
+                      confirmLabel="Delete API key"
+                      onOpen={status.cleared}
+                      onConfirm={() => deleteKey({ id: k.id })}
+                      onDone={() => status.said(`API key “${k.name}” deleted.`)}
                     >
                       Delete
-                    </button>
+                    </ConfirmButton>
                   )}
                 </td>
               </tr>
@@ -284,7 +262,7 @@ function ApiKeysSection({ keys, onChanged, ask }: { keys: ApiKey[]; onChanged: (
   );
 }
 
-function ServiceAccountsSection(props: { accounts: ServiceAccount[]; onChanged: () => void; ask: (p: Pending) => void }) {
+function ServiceAccountsSection(props: { accounts: ServiceAccount[]; onChanged: () => void; status: Status }) {
   const { access, viewer } = useSession();
   const [, createAccount] = useMutation(CREATE_ACCOUNT);
   const roles = grantableRoles(viewer?.orgRole ?? 'Viewer', viewer?.isServiceAdmin ?? false);
@@ -311,18 +289,8 @@ function ServiceAccountsSection(props: { accounts: ServiceAccount[]; onChanged: 
       {access.can('serviceaccounts:create') && (
         <form class="card form-grid" onSubmit={submit} aria-labelledby="new-account-heading">
           <h3 id="new-account-heading">New service account</h3>
-          <div class="field">
-            <label for="account-name">Name</label>
-            <input id="account-name" required maxLength={190} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-          </div>
-          <div class="field">
-            <label for="account-role">Org role</label>
-            <select id="account-role" value={role} onChange={(e) => setRole(e.currentTarget.value)}>
-              {roles.map((r) => (
-                <option key={r}>{r}</option>
-              ))}
-            </select>
-          </div>
+          <TextField id="account-name" label="Name" required maxLength={190} value={name} onValue={setName} />
+          <SelectField id="account-role" label="Org role" value={role} onValue={setRole} choices={roles} />
           <div class="field field-end">
             <button type="submit">Create service account</button>
           </div>
@@ -331,38 +299,27 @@ function ServiceAccountsSection(props: { accounts: ServiceAccount[]; onChanged: 
       )}
       {props.accounts.length === 0 && <p>You see no service accounts in this organization.</p>}
       {props.accounts.map((sa) => (
-        <ServiceAccountCard key={sa.id} account={sa} onChanged={props.onChanged} ask={props.ask} />
+        <ServiceAccountCard key={sa.id} account={sa} onChanged={props.onChanged} status={props.status} />
       ))}
     </section>
   );
 }
 
-function ServiceAccountCard({ account, onChanged, ask }: { account: ServiceAccount; onChanged: () => void; ask: (p: Pending) => void }) {
+function ServiceAccountCard({ account, onChanged, status }: { account: ServiceAccount; onChanged: () => void; status: Status }) {
   const { access } = useSession();
-  const [, createToken] = useMutation(CREATE_TOKEN);
+  const creation = useSecretCreation(CREATE_TOKEN, 'createServiceAccountToken', onChanged);
   const [, deleteToken] = useMutation(DELETE_TOKEN);
   const [, deleteAccount] = useMutation(DELETE_ACCOUNT);
   const scope = `serviceaccounts:id:${account.id}`;
   const canWrite = access.can('serviceaccounts:write', scope);
   const [name, setName] = useState('');
-  const [ttl, setTtl] = useState(30 * 86_400);
-  const [error, setError] = useState<string | null>(null);
-  const [secret, setSecret] = useState<{ name: string; key: string } | null>(null);
+  const [ttl, setTtl] = useState(DEFAULT_LIFETIME);
+  const { secret, error } = creation;
   const ids = `sa-${account.id}`;
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    setError(null);
-    const result = await createToken({ serviceAccountId: account.id, name: name.trim(), ...(ttl > 0 && { secondsToLive: ttl }) });
-    const created = (result.data as { createServiceAccountToken?: { name: string; key: string } | null } | undefined)
-      ?.createServiceAccountToken;
-    if (result.error || !created) {
-      setError(errorMessage(result.error));
-      return;
-    }
-    setSecret({ name: created.name, key: created.key });
-    setName('');
-    onChanged();
+    if (await creation.create({ serviceAccountId: account.id, name: name.trim(), ...lifetime(ttl) })) setName('');
   };
 
   return (
@@ -372,22 +329,18 @@ function ServiceAccountCard({ account, onChanged, ask }: { account: ServiceAccou
         <span class="badge">{account.role}</span>
         {account.isDisabled && <span class="badge badge-warn">disabled</span>}
         {access.can('serviceaccounts:delete', scope) && (
-          <button
-            type="button"
+          <ConfirmButton
             class="danger small push-right"
-            aria-label={`Delete service account ${account.name}`}
-            onClick={() =>
-              ask({
-                title: `Delete service account “${account.name}”?`,
-                body: 'Its tokens stop working at once and its role assignments are removed. This cannot be undone.',
-                confirmLabel: 'Delete service account',
-                done: `Service account “${account.name}” deleted.`,
-                run: () => deleteAccount({ id: account.id }),
-              })
-            }
+            label={`Delete service account ${account.name}`}
+            title={`Delete service account “${account.name}”?`}
+            question="Its tokens stop working at once and its role assignments are removed. This cannot be undone."
+            confirmLabel="Delete service account"
+            onOpen={status.cleared}
+            onConfirm={() => deleteAccount({ id: account.id })}
+            onDone={() => status.said(`Service account “${account.name}” deleted.`)}
           >
             Delete service account
-          </button>
+          </ConfirmButton>
         )}
       </div>
       {secret && (
@@ -395,7 +348,7 @@ function ServiceAccountCard({ account, onChanged, ask }: { account: ServiceAccou
           title={`Token “${secret.name}” created`}
           secret={secret.key}
           usage="Send it as the header Authorization: Bearer <token>."
-          onDone={() => setSecret(null)}
+          onDone={creation.dismiss}
         />
       )}
       {account.tokens.length === 0 ? (
@@ -423,22 +376,18 @@ function ServiceAccountCard({ account, onChanged, ask }: { account: ServiceAccou
                 <td data-label="Last used">{when(t.lastUsedAt, 'Not yet')}</td>
                 <td class="row-actions">
                   {canWrite && (
-                    <button
-                      type="button"
+                    <ConfirmButton
                       class="danger small"
-                      aria-label={`Delete token ${t.name} of ${account.name}`}
-                      onClick={() =>
-                        ask({
-                          title: `Delete token “${t.name}”?`,
-                          body: 'Programs using this token stop working at once. This cannot be undone.',
-                          confirmLabel: 'Delete token',
-                          done: `Token “${t.name}” deleted.`,
-                          run: () => deleteToken({ serviceAccountId: account.id, tokenId: t.id }),
-                        })
-                      }
+                      label={`Delete token ${t.name} of ${account.name}`}
+                      title={`Delete token “${t.name}”?`}
+                      question="Programs using this token stop working at once. This cannot be undone."
+                      confirmLabel="Delete token"
+                      onOpen={status.cleared}
+                      onConfirm={() => deleteToken({ serviceAccountId: account.id, tokenId: t.id })}
+                      onDone={() => status.said(`Token “${t.name}” deleted.`)}
                     >
                       Delete
-                    </button>
+                    </ConfirmButton>
                   )}
                 </td>
               </tr>
@@ -448,14 +397,8 @@ function ServiceAccountCard({ account, onChanged, ask }: { account: ServiceAccou
       )}
       {canWrite && !secret && (
         <form class="form-grid" onSubmit={submit} aria-label={`New token for ${account.name}`}>
-          <div class="field">
-            <label for={`${ids}-token-name`}>Token name</label>
-            <input id={`${ids}-token-name`} required maxLength={190} value={name} onInput={(e) => setName(e.currentTarget.value)} />
-          </div>
-          <div class="field">
-            <label for={`${ids}-token-ttl`}>Time to live</label>
-            <LifetimeSelect id={`${ids}-token-ttl`} value={ttl} onChange={setTtl} />
-          </div>
+          <TextField id={`${ids}-token-name`} label="Token name" required maxLength={190} value={name} onValue={setName} />
+          <SelectField id={`${ids}-token-ttl`} label="Time to live" value={ttl} onValue={setTtl} choices={LIFETIMES} />
           <div class="field field-end">
             <button type="submit">Add token</button>
           </div>

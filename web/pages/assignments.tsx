@@ -10,8 +10,21 @@ import { useClient, useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { errorMessage } from '../api.js';
+import { Segmented, SelectField, TextField } from '../fields.js';
 import { useSession } from '../session.js';
-import { ConfirmDialog, Loading, NotAllowed, Notice, Page, plural, QueryError, roleKind, sourceLabel, useGraphql } from '../ui.js';
+import {
+  ConfirmButton,
+  KindTag,
+  Loading,
+  NotAllowed,
+  Notice,
+  Page,
+  plural,
+  QueryError,
+  roleTitle,
+  sourceLabel,
+  useGraphql,
+} from '../ui.js';
 
 type SubjectKind = 'user' | 'team' | 'sa';
 
@@ -95,10 +108,10 @@ export function AssignmentsPage() {
 
   const subjects =
     kind === 'user'
-      ? (data?.users ?? []).map((u) => ({ id: u.id, label: u.name && u.name !== u.login ? `${u.login} (${u.name})` : u.login }))
+      ? (data?.users ?? []).map((u) => ({ id: u.id, name: u.name && u.name !== u.login ? `${u.login} (${u.name})` : u.login }))
       : kind === 'team'
-        ? (data?.teams ?? []).map((t) => ({ id: t.id, label: t.name }))
-        : (data?.serviceAccounts ?? []).map((s) => ({ id: s.id, label: s.name }));
+        ? (data?.teams ?? [])
+        : (data?.serviceAccounts ?? []);
   const subject = data?.user ?? data?.team ?? data?.serviceAccount;
   const subjectName = data?.user?.login ?? data?.team?.name ?? data?.serviceAccount?.name ?? '';
   const listable = kind === 'user' ? variables.users : kind === 'team' ? variables.teams : variables.accounts;
@@ -109,27 +122,15 @@ export function AssignmentsPage() {
       intro="Roles assigned to a user, a team or a service account, and where each of their permissions comes from."
     >
       <div class="toolbar">
-        <fieldset class="segmented">
-          <legend>Show the roles of a</legend>
-          {KINDS.map((k) => (
-            <label key={k.value}>
-              <input type="radio" name="subject-kind" value={k.value} checked={kind === k.value} onChange={() => choose(k.value)} />
-              {k.label}
-            </label>
-          ))}
-        </fieldset>
+        <Segmented legend="Show the roles of a" name="subject-kind" value={kind} onValue={choose} choices={KINDS} />
         {listable ? (
-          <div class="field">
-            <label for="subject">{KINDS.find((k) => k.value === kind)?.label}</label>
-            <select id="subject" value={String(id)} onChange={(e) => choose(kind, Number(e.currentTarget.value))}>
-              <option value="0">Choose…</option>
-              {subjects.map((s) => (
-                <option key={s.id} value={String(s.id)}>
-                  {s.label}
-                </option>
-              ))}
-            </select>
-          </div>
+          <SelectField
+            id="subject"
+            label={KINDS.find((k) => k.value === kind)?.label ?? ''}
+            value={String(id)}
+            onValue={(v) => choose(kind, Number(v))}
+            choices={[{ value: '0', label: 'Choose…' }, ...subjects.map((s) => ({ value: String(s.id), label: s.name }))]}
+          />
         ) : (
           <NotAllowed
             what={`list ${kind === 'sa' ? 'service accounts' : `${kind}s`}`}
@@ -199,9 +200,6 @@ function AssignedRoles(props: {
   const [, removeTeam] = useMutation(REMOVE_TEAM);
   const [chosen, setChosen] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const [removing, setRemoving] = useState<RoleRef | null>(null);
-  const [removeError, setRemoveError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const assigned = new Set((props.roles ?? []).map((r) => r.uid));
   const choices = (props.assignable ?? []).filter((r) => !assigned.has(r.uid));
 
@@ -219,31 +217,18 @@ function AssignedRoles(props: {
     }
     const role = choices.find((r) => r.uid === chosen);
     setChosen('');
-    props.onChanged(`Role “${role?.displayName || role?.name || chosen}” assigned to ${props.name}.`);
+    props.onChanged(`Role “${role ? roleTitle(role) : chosen}” assigned to ${props.name}.`);
   };
 
-  const runRemove = async () => {
-    if (!removing) return;
-    setBusy(true);
+  const remove = async (role: RoleRef) => {
     const result = team
-      ? await removeTeam({ teamId: props.id, roleUid: removing.uid })
-      : await removeUser({ userId: props.id, roleUid: removing.uid });
-    let failure = result.error;
-    if (!failure && !team && removing.global && viewer?.isServiceAdmin) {
-      // A global role may also be assigned globally (in every organization): remove that too.
-      const still = await client.query(USER_ROLES, { id: props.id }).toPromise();
-      const roles = (still.data as { user?: { roles: { uid: string }[] } } | undefined)?.user?.roles ?? [];
-      if (roles.some((r) => r.uid === removing.uid))
-        failure = (await removeUser({ userId: props.id, roleUid: removing.uid, global: true })).error;
-    }
-    setBusy(false);
-    if (failure) {
-      setRemoveError(errorMessage(failure));
-      return;
-    }
-    const role = removing;
-    setRemoving(null);
-    props.onChanged(`Role “${role.displayName || role.name}” removed from ${props.name}.`);
+      ? await removeTeam({ teamId: props.id, roleUid: role.uid })
+      : await removeUser({ userId: props.id, roleUid: role.uid });
+    if (result.error || team || !role.global || !viewer?.isServiceAdmin) return result;
+    // A global role may also be assigned globally (in every organization): remove that too.
+    const still = await client.query(USER_ROLES, { id: props.id }).toPromise();
+    const roles = (still.data as { user?: { roles: { uid: string }[] } } | undefined)?.user?.roles ?? [];
+    return roles.some((r) => r.uid === role.uid) ? removeUser({ userId: props.id, roleUid: role.uid, global: true }) : result;
   };
 
   return (
@@ -257,21 +242,21 @@ function AssignedRoles(props: {
         <ul class="assigned">
           {props.roles.map((r) => (
             <li key={r.uid}>
-              <span class={`kind kind-${roleKind(r.name)}`}>{roleKind(r.name)}</span>
-              <span class="role-title">{r.displayName || r.name}</span>
+              <KindTag name={r.name} />
+              <span class="role-title">{roleTitle(r)}</span>
               <span class="mono muted">{r.name}</span>
               {props.canRemove && (
-                <button
-                  type="button"
+                <ConfirmButton
                   class="danger small push-right"
-                  aria-label={`Remove role ${r.displayName || r.name} from ${props.name}`}
-                  onClick={() => {
-                    setRemoveError(null);
-                    setRemoving(r);
-                  }}
+                  label={`Remove role ${roleTitle(r)} from ${props.name}`}
+                  title={`Remove role “${roleTitle(r)}”?`}
+                  question={`${props.name} ${team ? 'and its members lose' : 'loses'} the permissions of this role at once, unless another role grants them.`}
+                  confirmLabel="Remove role"
+                  onConfirm={() => remove(r)}
+                  onDone={() => props.onChanged(`Role “${roleTitle(r)}” removed from ${props.name}.`)}
                 >
                   Remove
-                </button>
+                </ConfirmButton>
               )}
             </li>
           ))}
@@ -279,39 +264,23 @@ function AssignedRoles(props: {
       )}
       {props.canAdd && props.assignable && (
         <form class="form-grid card" onSubmit={submit} aria-label={`Assign a role to ${props.name}`}>
-          <div class="field field-wide">
-            <label for="assign-role">Role to assign</label>
-            <select id="assign-role" value={chosen} onChange={(e) => setChosen(e.currentTarget.value)} aria-describedby="assign-role-hint">
-              <option value="">Choose a role…</option>
-              {choices.map((r) => (
-                <option key={r.uid} value={r.uid}>
-                  {r.displayName ? `${r.displayName} (${r.name})` : r.name}
-                </option>
-              ))}
-            </select>
-            <span id="assign-role-hint" class="hint">
-              Only the roles you may assign: those whose permissions you hold.
-            </span>
-          </div>
+          <SelectField
+            id="assign-role"
+            label="Role to assign"
+            wide
+            hint="Only the roles you may assign: those whose permissions you hold."
+            value={chosen}
+            onValue={setChosen}
+            choices={[
+              { value: '', label: 'Choose a role…' },
+              ...choices.map((r) => ({ value: r.uid, label: r.displayName ? `${r.displayName} (${r.name})` : r.name })),
+            ]}
+          />
           <div class="field field-end">
             <button type="submit">Assign role</button>
           </div>
           {error && <Notice kind="error">{error}</Notice>}
         </form>
-      )}
-      {removing && (
-        <ConfirmDialog
-          title={`Remove role “${removing.displayName || removing.name}”?`}
-          confirmLabel="Remove role"
-          busy={busy}
-          error={removeError}
-          onConfirm={() => void runRemove()}
-          onCancel={() => setRemoving(null)}
-        >
-          <p>
-            {props.name} {team ? 'and its members lose' : 'loses'} the permissions of this role at once, unless another role grants them.
-          </p>
-        </ConfirmDialog>
       )}
     </section>
   );
@@ -325,7 +294,7 @@ function EffectivePermissions({ grants, name }: { grants: Grant[]; name: string 
       !needle ||
       g.permission.action.toLowerCase().includes(needle) ||
       g.permission.scope.toLowerCase().includes(needle) ||
-      (g.role.displayName || g.role.name).toLowerCase().includes(needle) ||
+      roleTitle(g.role).toLowerCase().includes(needle) ||
       sourceLabel(g.source).toLowerCase().includes(needle),
   );
   const distinct = new Set(grants.map((g) => `${g.permission.action} ${g.permission.scope}`)).size;
@@ -336,10 +305,7 @@ function EffectivePermissions({ grants, name }: { grants: Grant[]; name: string 
         {plural(distinct, 'permission')} from {plural(new Set(grants.map((g) => g.role.uid)).size, 'role')}. A permission granted several
         ways is listed once per way.
       </p>
-      <div class="field">
-        <label for="effective-filter">Filter by action, scope, role or source</label>
-        <input id="effective-filter" type="search" value={text} onInput={(e) => setText(e.currentTarget.value)} />
-      </div>
+      <TextField id="effective-filter" label="Filter by action, scope, role or source" type="search" value={text} onValue={setText} />
       <table class="responsive compact">
         <caption class="visually-hidden">Effective permissions of {name} and where each comes from</caption>
         <thead>
@@ -359,7 +325,7 @@ function EffectivePermissions({ grants, name }: { grants: Grant[]; name: string 
               <td data-label="Scope" class="mono">
                 {g.permission.scope || '(none)'}
               </td>
-              <td data-label="Role">{g.role.displayName || g.role.name}</td>
+              <td data-label="Role">{roleTitle(g.role)}</td>
               <td data-label="From">{sourceLabel(g.source)}</td>
             </tr>
           ))}

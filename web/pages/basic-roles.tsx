@@ -6,14 +6,11 @@
 import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { ESCALATE } from '../access.js';
-import { errorMessage } from '../api.js';
 import { useSession } from '../session.js';
-import { ConfirmDialog, Loading, NotAllowed, Notice, Page, plural, QueryError, useGraphql } from '../ui.js';
-import { PermissionTable, type RoleRow } from './roles.js';
+import { ConfirmButton, Loading, NotAllowed, Notice, Page, plural, QueryError, roleTitle, useGraphql } from '../ui.js';
+import { PermissionTable, ROLE_FIELDS, type RoleRow } from './roles.js';
 
-const QUERY = `query ConsoleBasicRoles {
-  roles(includeHidden: true) { uid name displayName description group global hidden version permissions { action scope } }
-}`;
+const QUERY = `query ConsoleBasicRoles { roles(includeHidden: true) { ${ROLE_FIELDS} } }`;
 const RESET = `mutation ConsoleResetBasicRoles { resetBasicRoles(basicRoles: true) { message } }`;
 
 const ORDER = ['basic:viewer', 'basic:editor', 'basic:admin', 'basic:service_admin'];
@@ -23,9 +20,6 @@ export function BasicRolesPage() {
   const canRead = access.can('roles:read', 'roles:*');
   const { data, error, fetching, refresh } = useGraphql<{ roles: RoleRow[] }>(QUERY, {}, !canRead);
   const [, reset] = useMutation(RESET);
-  const [confirming, setConfirming] = useState(false);
-  const [resetError, setResetError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<string | null>(null);
 
   if (!canRead) {
@@ -39,19 +33,6 @@ export function BasicRolesPage() {
     .filter((r) => r.name.startsWith('basic:'))
     .sort((a, b) => (ORDER.indexOf(a.name) + 1 || 99) - (ORDER.indexOf(b.name) + 1 || 99));
 
-  const runReset = async () => {
-    setBusy(true);
-    const result = await reset({});
-    setBusy(false);
-    if (result.error) {
-      setResetError(errorMessage(result.error));
-      return;
-    }
-    setConfirming(false);
-    setDone('Every basic role has its default permissions again.');
-    refresh();
-  };
-
   return (
     <Page
       title="Basic roles"
@@ -62,17 +43,20 @@ export function BasicRolesPage() {
         <div class="card">
           <h2>Reset</h2>
           <p>Restore the default permissions of every basic role. Changes made to basic roles are lost; product grants are kept.</p>
-          <button
-            type="button"
+          <ConfirmButton
             class="danger"
-            onClick={() => {
-              setDone(null);
-              setResetError(null);
-              setConfirming(true);
+            title="Reset every basic role?"
+            question="Viewer, Editor, Admin and Service Admin get their default permissions back. Members' permissions change at once."
+            confirmLabel="Reset basic roles"
+            onOpen={() => setDone(null)}
+            onConfirm={() => reset({})}
+            onDone={() => {
+              setDone('Every basic role has its default permissions again.');
+              refresh();
             }}
           >
             Reset basic roles
-          </button>
+          </ConfirmButton>
         </div>
       )}
       <QueryError error={error} />
@@ -80,29 +64,17 @@ export function BasicRolesPage() {
       {basics.map((r) => (
         <section key={r.uid} aria-labelledby={`basic-${r.uid}`} class="card">
           <h2 id={`basic-${r.uid}`}>
-            {r.displayName || r.name} <span class="mono muted">{r.name}</span>
+            {roleTitle(r)} <span class="mono muted">{r.name}</span>
           </h2>
           {r.description && <p>{r.description}</p>}
           <details>
             <summary>
-              {plural(r.permissions.length, 'permission')} <span class="visually-hidden">of {r.displayName || r.name}</span>
+              {plural(r.permissions.length, 'permission')} <span class="visually-hidden">of {roleTitle(r)}</span>
             </summary>
             <PermissionTable permissions={r.permissions} caption={`Permissions of ${r.name}`} />
           </details>
         </section>
       ))}
-      {confirming && (
-        <ConfirmDialog
-          title="Reset every basic role?"
-          confirmLabel="Reset basic roles"
-          busy={busy}
-          error={resetError}
-          onConfirm={() => void runReset()}
-          onCancel={() => setConfirming(false)}
-        >
-          <p>Viewer, Editor, Admin and Service Admin get their default permissions back. Members' permissions change at once.</p>
-        </ConfirmDialog>
-      )}
     </Page>
   );
 }

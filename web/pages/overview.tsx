@@ -1,7 +1,7 @@
 /** Overview: who is signed in, where, with which roles, and the sections this caller may use. */
 import { SECTIONS } from '../nav.js';
 import { useSession } from '../session.js';
-import { Loading, Notice, Page, plural, QueryError, roleKind, useGraphql } from '../ui.js';
+import { KindTag, Loading, Notice, Page, plural, QueryError, roleTitle, useGraphql } from '../ui.js';
 
 const QUERY = `query ConsoleOverview {
   viewer { roles { uid name displayName } teams { id name } }
@@ -37,7 +37,7 @@ export function OverviewPage() {
           <ul class="chips">
             {data.viewer.roles.map((r) => (
               <li key={r.uid}>
-                <span class={`kind kind-${roleKind(r.name)}`}>{roleKind(r.name)}</span> {r.displayName || r.name}
+                <KindTag name={r.name} /> {roleTitle(r)}
               </li>
             ))}
           </ul>

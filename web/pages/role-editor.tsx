@@ -11,12 +11,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ESCALATE } from '../access.js';
 import { errorCode, errorMessage } from '../api.js';
+import { Field, TextField } from '../fields.js';
 import { useSession } from '../session.js';
 import { Loading, NotAllowed, Notice, Page, QueryError, roleKind, useGraphql } from '../ui.js';
-import type { RoleRow } from './roles.js';
+import { ROLE_FIELDS, type RoleRow } from './roles.js';
 
 const QUERY = `query ConsoleRoleEditor($uid: String!, $edit: Boolean!) {
-  role(uid: $uid) @include(if: $edit) { uid name displayName description group global hidden version permissions { action scope } }
+  role(uid: $uid) @include(if: $edit) { ${ROLE_FIELDS} }
   actions { action }
 }`;
 const CREATE = `mutation ConsoleCreateRole($input: CreateRoleInput!) { createRole(input: $input) { uid } }`;
@@ -87,7 +88,6 @@ export function RoleEditorPage() {
   const known = new Set((data?.actions ?? []).map((a) => a.action));
   const escalates = access.can('roles:write', ESCALATE);
   const held = (p: Perm) => (p.scope === '' ? access.can(p.action) : access.can(p.action, p.scope));
-  const suggestions = access.scopesOf(action.trim());
 
   const add = () => {
     const next = { action: action.trim(), scope: scope.trim() };
@@ -146,33 +146,21 @@ export function RoleEditorPage() {
       <QueryError error={error} />
       <form class="stack" onSubmit={save}>
         <div class="form-grid card">
-          <div class="field">
-            <label for="role-name">Name</label>
-            <input
-              id="role-name"
-              required
-              maxLength={190}
-              placeholder="custom:team-reader"
-              aria-describedby="role-name-hint"
-              value={name}
-              onInput={(e) => setName(e.currentTarget.value)}
-            />
-            <span id="role-name-hint" class="hint">
-              Unique; not beginning with fixed:, basic: or plugins:.
-            </span>
-          </div>
-          <div class="field">
-            <label for="role-display">Display name</label>
-            <input id="role-display" maxLength={190} value={displayName} onInput={(e) => setDisplayName(e.currentTarget.value)} />
-          </div>
-          <div class="field">
-            <label for="role-group">Group</label>
-            <input id="role-group" maxLength={190} value={group} onInput={(e) => setGroup(e.currentTarget.value)} />
-          </div>
-          <div class="field field-wide">
-            <label for="role-description">Description</label>
+          <TextField
+            id="role-name"
+            label="Name"
+            hint="Unique; not beginning with fixed:, basic: or plugins:."
+            required
+            maxLength={190}
+            placeholder="custom:team-reader"
+            value={name}
+            onValue={setName}
+          />
+          <TextField id="role-display" label="Display name" maxLength={190} value={displayName} onValue={setDisplayName} />
+          <TextField id="role-group" label="Group" maxLength={190} value={group} onValue={setGroup} />
+          <Field id="role-description" label="Description" wide>
             <textarea id="role-description" rows={2} value={description} onInput={(e) => setDescription(e.currentTarget.value)} />
-          </div>
+          </Field>
           {!editing && viewer?.isServiceAdmin && (
             <div class="field field-wide">
               <label class="check">
@@ -214,46 +202,30 @@ export function RoleEditorPage() {
             </ul>
           )}
           <div class="form-grid picker">
-            <div class="field">
-              <label for="perm-action">Action</label>
-              <input
-                id="perm-action"
-                list="known-actions"
-                autocomplete="off"
-                placeholder="teams:read"
-                aria-describedby="perm-action-hint"
-                value={action}
-                onInput={(e) => setAction(e.currentTarget.value)}
-              />
-              <datalist id="known-actions">
-                {[...known].sort().map((a) => (
-                  <option key={a} value={a} />
-                ))}
-              </datalist>
-              <span id="perm-action-hint" class="hint">
-                {known.size} known actions: type to search them.
-              </span>
-            </div>
-            <div class="field">
-              <label for="perm-scope">Scope (optional)</label>
-              <input
-                id="perm-scope"
-                list="scope-suggestions"
-                autocomplete="off"
-                placeholder="teams:*"
-                aria-describedby="perm-scope-hint"
-                value={scope}
-                onInput={(e) => setScope(e.currentTarget.value)}
-              />
-              <datalist id="scope-suggestions">
-                {suggestions.map((s) => (
-                  <option key={s} value={s} />
-                ))}
-              </datalist>
-              <span id="perm-scope-hint" class="hint">
-                Empty for none; <code>*</code> only at the end, after <code>:</code>.
-              </span>
-            </div>
+            <TextField
+              id="perm-action"
+              label="Action"
+              hint={`${known.size} known actions: type to search them.`}
+              autocomplete="off"
+              placeholder="teams:read"
+              value={action}
+              onValue={setAction}
+              suggest={{ id: 'known-actions', values: [...known].sort() }}
+            />
+            <TextField
+              id="perm-scope"
+              label="Scope (optional)"
+              hint={
+                <>
+                  Empty for none; <code>*</code> only at the end, after <code>:</code>.
+                </>
+              }
+              autocomplete="off"
+              placeholder="teams:*"
+              value={scope}
+              onValue={setScope}
+              suggest={{ id: 'scope-suggestions', values: access.scopesOf(action.trim()) }}
+            />
             <div class="field field-end">
               <button type="button" class="secondary" onClick={add}>
                 Add permission

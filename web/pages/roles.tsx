@@ -7,13 +7,28 @@
 import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
-import { errorCode, errorMessage } from '../api.js';
+import { errorCode } from '../api.js';
+import { Segmented, TextField } from '../fields.js';
 import { useSession } from '../session.js';
-import { ConfirmDialog, Loading, NotAllowed, Notice, Page, plural, QueryError, type RoleKind, roleKind, useGraphql } from '../ui.js';
+import {
+  ConfirmDialog,
+  KindTag,
+  Loading,
+  NotAllowed,
+  Notice,
+  Page,
+  plural,
+  QueryError,
+  type RoleKind,
+  roleKind,
+  roleTitle,
+  useGraphql,
+} from '../ui.js';
 
-const QUERY = `query ConsoleRoles {
-  roles(includeHidden: true) { uid name displayName description group global hidden version permissions { action scope } }
-}`;
+/** The fields of a RoleRow, for the pages that list or edit roles. */
+export const ROLE_FIELDS = 'uid name displayName description group global version permissions { action scope }';
+
+const QUERY = `query ConsoleRoles { roles(includeHidden: true) { ${ROLE_FIELDS} } }`;
 const DELETE = `mutation ConsoleDeleteRole($uid: String!, $global: Boolean, $force: Boolean) {
   deleteRole(uid: $uid, global: $global, force: $force) { message }
 }`;
@@ -25,7 +40,6 @@ export interface RoleRow {
   description: string;
   group: string;
   global: boolean;
-  hidden: boolean;
   version: number;
   permissions: { action: string; scope: string }[];
 }
@@ -75,8 +89,6 @@ export function RolesPage() {
   const [kind, setKind] = useState<RoleKind | 'all'>('all');
   const [text, setText] = useState('');
   const [deleting, setDeleting] = useState<{ role: RoleRow; force: boolean } | null>(null);
-  const [deleteError, setDeleteError] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
   const [done, setDone] = useState<string | null>(query.saved ? 'Role saved.' : null);
   const [, deleteRole] = useMutation(DELETE);
 
@@ -100,26 +112,23 @@ export function RolesPage() {
         r.displayName.toLowerCase().includes(needle) ||
         r.permissions.some((p) => p.action.includes(needle)),
     )
-    .sort((a, b) => (a.displayName || a.name).localeCompare(b.displayName || b.name));
+    .sort((a, b) => roleTitle(a).localeCompare(roleTitle(b)));
 
+  /** Deletes the role; when it is still assigned, asks again before deleting it with its assignments (force). */
   const runDelete = async () => {
-    if (!deleting) return;
-    setBusy(true);
+    if (!deleting) return {};
     const { role, force } = deleting;
     const result = await deleteRole({ uid: role.uid, global: role.global, force });
-    setBusy(false);
-    if (result.error) {
-      if (errorCode(result.error) === 'ROLE_ASSIGNED' && !force) {
-        setDeleting({ role, force: true });
-        setDeleteError(null);
-        return;
-      }
-      setDeleteError(errorMessage(result.error));
-      return;
+    if (errorCode(result.error) === 'ROLE_ASSIGNED' && !force) {
+      setDeleting({ role, force: true });
+      return {};
     }
-    setDeleting(null);
-    setDone(`Role “${role.displayName || role.name}” deleted.`);
-    refresh();
+    if (!result.error) {
+      setDeleting(null);
+      setDone(`Role “${roleTitle(role)}” deleted.`);
+      refresh();
+    }
+    return result;
   };
 
   return (
@@ -129,19 +138,8 @@ export function RolesPage() {
     >
       {done && <Notice kind="status">{done}</Notice>}
       <div class="toolbar">
-        <fieldset class="segmented">
-          <legend>Kind</legend>
-          {KINDS.map((k) => (
-            <label key={k.value}>
-              <input type="radio" name="role-kind" value={k.value} checked={kind === k.value} onChange={() => setKind(k.value)} />
-              {k.label}
-            </label>
-          ))}
-        </fieldset>
-        <div class="field">
-          <label for="role-filter">Filter by name or action</label>
-          <input id="role-filter" type="search" value={text} onInput={(e) => setText(e.currentTarget.value)} />
-        </div>
+        <Segmented legend="Kind" name="role-kind" value={kind} onValue={setKind} choices={KINDS} />
+        <TextField id="role-filter" label="Filter by name or action" type="search" value={text} onValue={setText} />
         {canWrite && (
           <a class="button" href="/roles/new">
             New custom role
@@ -160,8 +158,8 @@ export function RolesPage() {
           <li key={`${r.global}-${r.uid}`}>
             <details open={query.saved === r.uid}>
               <summary>
-                <span class={`kind kind-${roleKind(r.name)}`}>{roleKind(r.name)}</span>
-                <span class="role-title">{r.displayName || r.name}</span>
+                <KindTag name={r.name} />
+                <span class="role-title">{roleTitle(r)}</span>
                 <span class="mono muted">{r.name}</span>
                 {r.global ? <span class="badge">global</span> : <span class="badge">this organization</span>}
               </summary>
@@ -185,7 +183,6 @@ export function RolesPage() {
                         class="danger"
                         onClick={() => {
                           setDone(null);
-                          setDeleteError(null);
                           setDeleting({ role: r, force: false });
                         }}
                       >
@@ -201,11 +198,9 @@ export function RolesPage() {
       </ul>
       {deleting && (
         <ConfirmDialog
-          title={deleting.force ? 'The role is assigned' : `Delete role “${deleting.role.displayName || deleting.role.name}”?`}
+          title={deleting.force ? 'The role is assigned' : `Delete role “${roleTitle(deleting.role)}”?`}
           confirmLabel={deleting.force ? 'Delete role and its assignments' : 'Delete role'}
-          busy={busy}
-          error={deleteError}
-          onConfirm={() => void runDelete()}
+          onConfirm={runDelete}
           onCancel={() => setDeleting(null)}
         >
           {deleting.force ? (

@@ -7,6 +7,7 @@
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { errorMessage, rest } from '../api.js';
+import { TextField } from '../fields.js';
 import { useSession } from '../session.js';
 import { Notice, Page } from '../ui.js';
 
@@ -60,29 +61,25 @@ export function SignInPage() {
     <Page title="Sign in to portcullis">
       {error && <Notice kind="error">{error}</Notice>}
       <form class="card stack" onSubmit={submit}>
-        <div class="field">
-          <label for="signin-user">Login or email</label>
-          <input
-            id="signin-user"
-            name="username"
-            autocomplete="username"
-            required
-            value={user}
-            onInput={(e) => setUser(e.currentTarget.value)}
-          />
-        </div>
-        <div class="field">
-          <label for="signin-password">Password</label>
-          <input
-            id="signin-password"
-            name="password"
-            type="password"
-            autocomplete="current-password"
-            required
-            value={password}
-            onInput={(e) => setPassword(e.currentTarget.value)}
-          />
-        </div>
+        <TextField
+          id="signin-user"
+          label="Login or email"
+          name="username"
+          autocomplete="username"
+          required
+          value={user}
+          onValue={setUser}
+        />
+        <TextField
+          id="signin-password"
+          label="Password"
+          name="password"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={password}
+          onValue={setPassword}
+        />
         <button type="submit" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>

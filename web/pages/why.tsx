@@ -8,8 +8,9 @@
 
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
+import { SelectField, TextField } from '../fields.js';
 import { useSession } from '../session.js';
-import { Loading, Notice, Page, permissionText, QueryError, sourceLabel, useGraphql } from '../ui.js';
+import { Loading, Notice, Page, permissionText, QueryError, roleTitle, sourceLabel, useGraphql } from '../ui.js';
 
 const PICKERS = `query ConsoleWhyPickers($users: Boolean!, $accounts: Boolean!, $actions: Boolean!) {
   users @include(if: $users) { id login name }
@@ -94,47 +95,32 @@ export function WhyPage() {
       intro="Pick who, an action and optionally a scope: see whether it is allowed, and which roles grant it."
     >
       <form class="form-grid card" onSubmit={submit} aria-label="Access question">
-        <div class="field">
-          <label for="why-user">Who</label>
-          <select id="why-user" value={userId} onChange={(e) => setUserId(e.currentTarget.value)}>
-            {people.map((p) => (
-              <option key={p.id} value={String(p.id)}>
-                {p.label}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div class="field">
-          <label for="why-action">Action</label>
-          <input
-            id="why-action"
-            required
-            list="why-actions"
-            autocomplete="off"
-            placeholder="teams:read"
-            value={action}
-            onInput={(e) => setAction(e.currentTarget.value)}
-          />
-          <datalist id="why-actions">
-            {actions.map((a) => (
-              <option key={a} value={a} />
-            ))}
-          </datalist>
-        </div>
-        <div class="field">
-          <label for="why-scope">Scope (optional)</label>
-          <input
-            id="why-scope"
-            autocomplete="off"
-            placeholder="teams:id:1"
-            aria-describedby="why-scope-hint"
-            value={scope}
-            onInput={(e) => setScope(e.currentTarget.value)}
-          />
-          <span id="why-scope-hint" class="hint">
-            Empty: on any scope.
-          </span>
-        </div>
+        <SelectField
+          id="why-user"
+          label="Who"
+          value={userId}
+          onValue={setUserId}
+          choices={people.map((p) => ({ value: String(p.id), label: p.label }))}
+        />
+        <TextField
+          id="why-action"
+          label="Action"
+          required
+          autocomplete="off"
+          placeholder="teams:read"
+          value={action}
+          onValue={setAction}
+          suggest={{ id: 'why-actions', values: actions }}
+        />
+        <TextField
+          id="why-scope"
+          label="Scope (optional)"
+          hint="Empty: on any scope."
+          autocomplete="off"
+          placeholder="teams:id:1"
+          value={scope}
+          onValue={setScope}
+        />
         <div class="field field-end">
           <button type="submit">Check</button>
         </div>
@@ -164,7 +150,7 @@ export function WhyPage() {
                 {answer.grantedBy.map((g) => (
                   <tr key={`${g.role.uid} ${g.source} ${g.permission.scope}`}>
                     <td data-label="Role">
-                      {g.role.displayName || g.role.name} <span class="mono muted">{g.role.name}</span>
+                      {roleTitle(g.role)} <span class="mono muted">{g.role.name}</span>
                     </td>
                     <td data-label="From">{sourceLabel(g.source)}</td>
                     <td data-label="Permission" class="mono">

@@ -67,11 +67,29 @@ export interface ApiKeyServiceDeps extends FeatureDeps {
   maxSecondsToLive: number | undefined;
 }
 
-/** The fields of a key the audit log keeps: never `hash` (and the key itself is never stored). */
-const AUDITED_KEY_FIELDS = { id: true, orgId: true, name: true, role: true, expires: true, serviceAccountId: true } as const;
+/** The fields of a key or token the audit log keeps: never `hash` (and the key itself is never stored). */
+export const AUDITED_KEY_FIELDS = { id: true, orgId: true, name: true, role: true, expires: true, serviceAccountId: true } as const;
 
 const invalidKey = () => new DomainError('INVALID_API_KEY', 'Invalid API key');
 const expiredKey = () => new DomainError('EXPIRED_API_KEY', 'Expired API key');
+
+/**
+ * When a key or service-account token created at `now` expires: `secondsToLive` > 0 later;
+ * never for 0, negative or absent, unless `maxSecondsToLive` (API_KEY_MAX_SECONDS_TO_LIVE) is
+ * set, which makes it required and bounded (upstream-behaviour.md "API keys").
+ * @throws DomainError API_KEY_TTL_REQUIRED (400: "Number of seconds before expiration should be
+ *   set"), API_KEY_TTL_TOO_LONG (400: "... is greater than the global limit").
+ */
+export function keyExpiry(secondsToLive: number | null | undefined, maxSecondsToLive: number | undefined, now: Date): Date | null {
+  const seconds = secondsToLive ?? 0;
+  if (maxSecondsToLive !== undefined) {
+    if (seconds <= 0) throw new DomainError('API_KEY_TTL_REQUIRED', 'Number of seconds before expiration should be set');
+    if (seconds > maxSecondsToLive) {
+      throw new DomainError('API_KEY_TTL_TOO_LONG', 'Number of seconds before expiration is greater than the global limit');
+    }
+  }
+  return seconds > 0 ? new Date(now.getTime() + seconds * 1000) : null;
+}
 
 export class ApiKeyService {
   /** Key id -> time (ms) of its last `lastUsedAt` write, or of the stored value seen. */
@@ -118,15 +136,7 @@ export class ApiKeyService {
         needed: `org role ${input.role}`,
       });
     }
-    const seconds = input.secondsToLive ?? 0;
-    const max = this.deps.maxSecondsToLive;
-    if (max !== undefined) {
-      if (seconds <= 0) throw new DomainError('API_KEY_TTL_REQUIRED', 'Number of seconds before expiration should be set');
-      if (seconds > max) {
-        throw new DomainError('API_KEY_TTL_TOO_LONG', 'Number of seconds before expiration is greater than the global limit');
-      }
-    }
-    const expires = seconds > 0 ? new Date(this.deps.clock.now().getTime() + seconds * 1000) : null;
+    const expires = keyExpiry(input.secondsToLive, this.deps.maxSecondsToLive, this.deps.clock.now());
 
     const key = generateApiKey();
     try {
@@ -194,29 +204,33 @@ export class ApiKeyService {
   async verify(key: string): Promise<ApiKeyPrincipal | UserPrincipal> {
     if (!isWellFormedApiKey(key)) throw invalidKey();
     const digest = hashApiKey(key);
-    const row = await this.deps.db.apiKey.findUnique({
+    const { db } = this.deps;
+    const row = await db.apiKey.findUnique({
       where: { hash: digest.toString('hex') },
-      select: {
-        id: true,
-        name: true,
-        orgId: true,
-        role: true,
-        hash: true,
-        expires: true,
-        lastUsedAt: true,
-        serviceAccount: { select: { id: true, login: true, isServiceAccount: true, isServiceAdmin: true, isDisabled: true, orgs: true } },
-      },
+      // The account by its id, not as a relation: Prisma loads a relation with queries of its
+      // own, which a plain key (most requests) would pay for nothing.
+      select: { id: true, name: true, orgId: true, role: true, hash: true, expires: true, lastUsedAt: true, serviceAccountId: true },
     });
     if (!row) throw invalidKey();
     const stored = Buffer.from(row.hash, 'hex');
     if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) throw invalidKey();
     const now = this.deps.clock.now();
     if (row.expires && row.expires.getTime() <= now.getTime()) throw expiredKey();
-    const account = row.serviceAccount;
-    if (account) {
-      if (account.isDisabled) throw invalidKey();
+    if (row.serviceAccountId !== null) {
+      const account = await db.user.findUnique({
+        where: { id: row.serviceAccountId },
+        select: {
+          id: true,
+          login: true,
+          isServiceAccount: true,
+          isServiceAdmin: true,
+          isDisabled: true,
+          orgs: { where: { orgId: row.orgId }, select: { role: true } },
+        },
+      });
+      if (!account || account.isDisabled) throw invalidKey();
       await this.recordUse(row.id, row.lastUsedAt, now);
-      return principalOf(account, row.orgId, account.orgs.find((m) => m.orgId === row.orgId)?.role ?? 'None', 'api_key');
+      return principalOf(account, row.orgId, account.orgs[0]?.role ?? 'None', 'api_key');
     }
     if (!isOrgRole(row.role) || row.role === 'None') throw invalidKey();
     await this.recordUse(row.id, row.lastUsedAt, now);

@@ -3,7 +3,7 @@
  * service account, or a team), with the organization wall, delegation and the Service Admin gate
  * of global assignments written once. What differs per subject (where its assignments are
  * stored, how it is found, its requirements and messages) is a `SubjectStore` adapter
- * (user-store.ts, team-store.ts).
+ * (stores.ts).
  *
  * Rules: service-interface.md "Required permissions", "List roles of ...", "Add role to ...",
  * "Remove role from ...", "Set roles of ...", "Team role operations"; upstream-behaviour.md

@@ -4,6 +4,7 @@
  * `/api/users/search`), and the JSON shape of an event.
  */
 import type { AuditEvent } from '../../generated/prisma/client.js';
+import { searchPageJson } from '../shared/directory.js';
 import type { QueryParam, Route } from '../shared/rest.js';
 import { auditRequirements, auditSnapshotValue } from './service.js';
 
@@ -76,9 +77,11 @@ export const auditRoutes: Route[] = [
     requires: auditRequirements.read,
     summary: 'Audit events matching the filter, newest first, in pages.',
     query: [...FILTER_PARAMS, ...PAGING_PARAMS],
-    handler: async ({ principal, services, query }) => {
-      const page = await services.audit.list(principal, pick(query, FILTER_PARAMS), pick(query, PAGING_PARAMS));
-      return { totalCount: page.totalCount, events: page.events.map(auditEventToJson), page: page.page, perPage: page.perPage };
-    },
+    handler: async ({ principal, services, query }) =>
+      searchPageJson(
+        await services.audit.list(principal, pick(query, FILTER_PARAMS), pick(query, PAGING_PARAMS)),
+        'events',
+        auditEventToJson,
+      ),
   },
 ];

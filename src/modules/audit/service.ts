@@ -23,6 +23,7 @@ import { requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
+import { pageOffset, type SearchPage } from '../shared/directory.js';
 import { type AuditFilter, auditCursorInput, auditFilterInput, auditPageInput, DEFAULT_AUDIT_PAGE_SIZE } from './inputs.js';
 
 /** What reading the log needs. */
@@ -33,16 +34,6 @@ export const auditRequirements = {
     "a Service Admin sees every organization's events and the global ones, anyone else those of the organization it acts in",
   ),
 };
-
-/** One page of REST search paging (Grafana's `{totalCount, <items>, page, perPage}`). */
-export interface AuditPage {
-  /** Events matching the filter, on every page. */
-  totalCount: number;
-  /** Newest first. */
-  events: AuditEvent[];
-  page: number;
-  perPage: number;
-}
 
 /** A Relay connection over events, newest first. */
 export interface AuditConnection {
@@ -85,23 +76,24 @@ export class AuditService {
 
   /**
    * GET /api/access-control/audit: events matching the filter, newest first, in pages of
-   * `perpage` (1..1000, default 100), page `page` (from 1, default 1), with the total count.
+   * `perpage` (1..1000, default 100), page `page` (from 1, default 1), with the total count of
+   * matches (Grafana's search paging).
    * Needs audit:read; the organization rule is in the module comment.
    * @throws DomainError UNAUTHENTICATED (401), ACCESS_DENIED (403: no audit:read, or another
    *   organization asked by a caller that is not a Service Admin), VALIDATION_FAILED (400: a bad
    *   filter or paging value), ACCESS_CONTROL_UNAVAILABLE (404 in oss).
    */
-  async list(caller: Principal, rawFilter: unknown, rawPaging: unknown): Promise<AuditPage> {
+  async list(caller: Principal, rawFilter: unknown, rawPaging: unknown): Promise<SearchPage<AuditEvent>> {
     const where = await this.authorize(caller, rawFilter);
     const paging = parseInput(auditPageInput, rawPaging);
     const perPage = paging.perpage ?? DEFAULT_AUDIT_PAGE_SIZE;
     const page = paging.page ?? 1;
     const { db } = this.deps;
-    const [totalCount, events] = await Promise.all([
+    const [totalCount, rows] = await Promise.all([
       db.auditEvent.count({ where }),
-      db.auditEvent.findMany({ where, orderBy: { id: 'desc' }, skip: (page - 1) * perPage, take: perPage }),
+      db.auditEvent.findMany({ where, orderBy: { id: 'desc' }, skip: pageOffset(page, perPage), take: perPage }),
     ]);
-    return { totalCount, events, page, perPage };
+    return { totalCount, rows, page, perPage };
   }
 
   /**

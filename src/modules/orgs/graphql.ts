@@ -7,7 +7,7 @@ import { needs } from '../../kernel/requirements.js';
 import { builder } from '../shared/builder.js';
 import { MessagePayload } from '../shared/message.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
-import { orgRequirements } from './service.js';
+import { orgRequirements } from './requirements.js';
 
 export const OrganizationType = builder.prismaObject('Org', {
   name: 'Organization',

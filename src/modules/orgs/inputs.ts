@@ -10,11 +10,12 @@ import { idInput, MAX_NAME_LENGTH, nameInput, OBJECT_ERROR, orgRoleInput } from 
 export const createOrganizationInput = z.object({ name: nameInput('name') }, { error: 'input must be an object' });
 /** updateOrganization input; the body of `PUT /api/org` and `PUT /api/orgs/:orgId`. */
 export const updateOrganizationInput = z.object({ name: nameInput('name') }, OBJECT_ERROR);
-/** addOrgUser / removeOrgUser arguments. */
+/** The membership named by addOrgUser, updateOrgUserRole and removeOrgUser (parsed before the permission check). */
 export const membershipInput = z.object({ orgId: idInput('orgId'), userId: idInput('userId') });
-/** addOrgUser / updateOrgUserRole arguments. */
-export const orgUserRoleInput = membershipInput.extend({ role: orgRoleInput });
-/** The body of `PATCH /api/org/users/:userId` and `PATCH /api/orgs/:orgId/users/:userId`. */
+/**
+ * The body of `PATCH /api/org/users/:userId` and `PATCH /api/orgs/:orgId/users/:userId`; the
+ * `role` of addOrgUser / updateOrgUserRole (parsed after the permission check).
+ */
 export const orgUserRoleBody = z.object({ role: orgRoleInput }, OBJECT_ERROR);
 
 /** A login or email as Grafana's AddOrgUserCommand takes it (matched exactly, after trimming). */

@@ -7,9 +7,10 @@
 import type { Org, OrgUser } from '../../generated/prisma/client.js';
 import { ageString, avatarUrl, lastSeenAt as lastSeenOf } from '../shared/directory.js';
 import type { Route, RouteRequest } from '../shared/rest.js';
-import { AUTH_MODULE } from '../sign-in/service.js';
+import { AUTH_MODULE, authLabels } from '../sign-in/service.js';
 import { addOrgUserByLoginBody, createOrganizationInput, orgUserRoleBody, updateOrganizationInput } from './inputs.js';
-import { type OrgMembersPage, orgRequirements } from './service.js';
+import type { OrgMembersPage } from './members.js';
+import { orgRequirements } from './requirements.js';
 
 /** Grafana's OrgDetailsDTO. No postal address is kept here: its fields are "". */
 export interface OrgDetailsJson {
@@ -84,7 +85,7 @@ export function orgUserJson(member: MemberRow, now: Date = new Date()): OrgUserJ
     lastSeenAt: lastSeenAt.toISOString(),
     lastSeenAtAge: ageString(lastSeenAt, now),
     isDisabled: user.isDisabled,
-    authLabels: external ? [user.authModule === AUTH_MODULE.ldap ? 'LDAP' : 'Generic OAuth'] : [],
+    authLabels: authLabels(user.authModule),
     isExternallySynced: external,
   };
 }

@@ -3,9 +3,12 @@
  * permissions of a user or service account") and of the questions products ask (issue #9 item
  * 4): Grafana's permission search and user actions, and the check with its reason.
  */
-import { parseBooleanParam, type Route } from '../shared/rest.js';
+import { parseBooleanParam, type QueryParam, type Route } from '../shared/rest.js';
 import { checkInput } from './inputs.js';
 import { permissionRequirements } from './service.js';
+
+const RELOAD_CACHE: QueryParam = { name: 'reloadcache', type: 'boolean', description: 'Rebuild the cached permissions first' };
+const reloadCacheParam = (query: URLSearchParams) => ({ reloadCache: parseBooleanParam('reloadcache', query.get('reloadcache')) });
 
 export const permissionRoutes: Route[] = [
   {
@@ -13,18 +16,16 @@ export const permissionRoutes: Route[] = [
     path: '/api/access-control/user/permissions',
     requires: 'signed-in',
     summary: 'The caller’s permissions: {action: [scopes]}',
-    query: [{ name: 'reloadcache', type: 'boolean', description: 'Rebuild the cached permissions first' }],
-    handler: ({ principal, services, query }) =>
-      services.permissions.own(principal, { reloadCache: parseBooleanParam('reloadcache', query.get('reloadcache')) }),
+    query: [RELOAD_CACHE],
+    handler: ({ principal, services, query }) => services.permissions.own(principal, reloadCacheParam(query)),
   },
   {
     method: 'GET',
     path: '/api/access-control/user/actions',
     requires: 'signed-in',
     summary: 'The caller’s actions: {action: true}',
-    query: [{ name: 'reloadcache', type: 'boolean', description: 'Rebuild the cached permissions first' }],
-    handler: ({ principal, services, query }) =>
-      services.permissions.ownActions(principal, { reloadCache: parseBooleanParam('reloadcache', query.get('reloadcache')) }),
+    query: [RELOAD_CACHE],
+    handler: ({ principal, services, query }) => services.permissions.ownActions(principal, reloadCacheParam(query)),
   },
   {
     method: 'GET',

@@ -1,6 +1,7 @@
 /** REST door of service-account tokens and the API key migration (Grafana's paths and shapes). */
 import type { Route } from '../shared/rest.js';
-import { createTokenInput, tokenRequirements } from './service.js';
+import { createTokenInput } from './inputs.js';
+import { tokenRequirements } from './service.js';
 
 export const serviceAccountTokenRoutes: Route[] = [
   {

@@ -8,33 +8,26 @@
  * migrating API keys needs serviceaccounts:create and apikey:delete on apikey:* (the keys stop
  * being keys). Accounts are looked up in the caller's organization only (the wall).
  */
-import { z } from 'zod';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { all, permission } from '../../kernel/evaluator.js';
 import { requireSignedIn } from '../../kernel/guards.js';
-import { OBJECT_ERROR, parseId, parseInput } from '../../kernel/inputs.js';
+import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import type { Clock } from '../../platform/clock.js';
 import { isUniqueViolation, type Tx } from '../../platform/database.js';
-import { createApiKeyInput } from '../api-keys/inputs.js';
-import { generateApiKey, hashApiKey, SERVICE_ACCOUNT_TOKEN_PREFIX } from '../api-keys/service.js';
+import { AUDITED_KEY_FIELDS, generateApiKey, hashApiKey, keyExpiry, SERVICE_ACCOUNT_TOKEN_PREFIX } from '../api-keys/service.js';
 import { serviceAccountLogin } from '../service-accounts/service.js';
+import { createTokenInput } from './inputs.js';
 
 export const tokenRequirements = {
   read: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsRead, Scope.serviceAccount(id))),
   write: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsWrite, Scope.serviceAccount(id))),
   migrate: requirement([], () => all(permission(Action.ServiceAccountsCreate), permission(Action.ApiKeyDelete, Scope.ApiKeysAll))),
 };
-
-/** `POST /api/serviceaccounts/:id/tokens` body: `{name, secondsToLive?}`. */
-export const createTokenInput = z.object(
-  { name: createApiKeyInput.shape.name, secondsToLive: createApiKeyInput.shape.secondsToLive },
-  OBJECT_ERROR,
-);
 
 /** A token as listed (Grafana's TokenDTO). */
 export interface TokenJson {
@@ -52,9 +45,6 @@ export interface TokenServiceDeps extends FeatureDeps {
   /** API_KEY_MAX_SECONDS_TO_LIVE applies to tokens as well. */
   maxSecondsToLive: number | undefined;
 }
-
-/** The fields of a token the audit log keeps: never `hash` (and the token itself is never stored). */
-const AUDITED_TOKEN_FIELDS = { id: true, orgId: true, name: true, role: true, expires: true, serviceAccountId: true } as const;
 
 async function accountInOrg(tx: Tx, caller: Principal, id: number): Promise<{ id: number; role: string }> {
   const account = await tx.user.findFirst({
@@ -101,14 +91,7 @@ export class ServiceAccountTokenService {
     const id = parseId('id', rawId);
     await this.deps.access.check(caller, tokenRequirements.write.for({ id }));
     const input = parseInput(createTokenInput, rawInput);
-    const seconds = input.secondsToLive ?? 0;
-    const max = this.deps.maxSecondsToLive;
-    if (max !== undefined && seconds <= 0)
-      throw new DomainError('API_KEY_TTL_REQUIRED', 'Number of seconds before expiration should be set');
-    if (max !== undefined && seconds > max) {
-      throw new DomainError('API_KEY_TTL_TOO_LONG', 'Number of seconds before expiration is greater than the global limit');
-    }
-    const expires = seconds > 0 ? new Date(this.deps.clock.now().getTime() + seconds * 1000) : null;
+    const expires = keyExpiry(input.secondsToLive, this.deps.maxSecondsToLive, this.deps.clock.now());
     const key = generateApiKey(SERVICE_ACCOUNT_TOKEN_PREFIX);
     try {
       const row = await this.deps.access.write(
@@ -123,7 +106,7 @@ export class ServiceAccountTokenService {
               expires,
               serviceAccountId: id,
             },
-            select: AUDITED_TOKEN_FIELDS,
+            select: AUDITED_KEY_FIELDS,
           });
           await recordAudit(tx, caller, {
             action: 'service_account_token.create',
@@ -155,7 +138,7 @@ export class ServiceAccountTokenService {
     await this.deps.access.check(caller, tokenRequirements.write.for({ id }));
     await this.deps.access.write(async (tx) => {
       await accountInOrg(tx, caller, id);
-      const before = await tx.apiKey.findFirst({ where: { id: tokenId, serviceAccountId: id }, select: AUDITED_TOKEN_FIELDS });
+      const before = await tx.apiKey.findFirst({ where: { id: tokenId, serviceAccountId: id }, select: AUDITED_KEY_FIELDS });
       if (!before) throw notFound('TOKEN_NOT_FOUND', 'service account token', tokenId);
       await tx.apiKey.deleteMany({ where: { id: tokenId, serviceAccountId: id } });
       await recordAudit(tx, caller, {
@@ -197,7 +180,7 @@ export class ServiceAccountTokenService {
           const after = await tx.apiKey.update({
             where: { id: key.id },
             data: { serviceAccountId: account.id },
-            select: AUDITED_TOKEN_FIELDS,
+            select: AUDITED_KEY_FIELDS,
           });
           const { orgId } = caller;
           await recordAudit(tx, caller, {

@@ -7,7 +7,7 @@
  */
 import type { Prisma, User } from '../../generated/prisma/client.js';
 import { avatarUrl, grafanaBody, type SearchPage, searchPageJson } from '../shared/directory.js';
-import { parseBooleanParam, type Route } from '../shared/rest.js';
+import { accessControlParam, directorySearchParams, parseBooleanParam, type Route } from '../shared/rest.js';
 import { createServiceAccountInput, updateServiceAccountInput } from './inputs.js';
 import { serviceAccountRequirements } from './service.js';
 
@@ -77,18 +77,9 @@ export const serviceAccountRoutes: Route[] = [
     requires: serviceAccountRequirements.search,
     summary: 'Search the service accounts of the current organization, with paging (query, disabled, page, perpage).',
     handler: async ({ principal, services, query }) => {
-      const page = await services.serviceAccounts.search(
-        principal,
-        {
-          query: query.get('query'),
-          // Grafana reads `disabled`; its OpenAPI document spells it `Disabled`.
-          disabled: parseBooleanParam('disabled', query.get('disabled') ?? query.get('Disabled')),
-          page: query.get('page') ?? undefined,
-          perPage: query.get('perpage') ?? undefined,
-          accessControl: parseBooleanParam('accesscontrol', query.get('accesscontrol')),
-        },
-        WITH_ROLE_AND_TOKENS,
-      );
+      // Grafana reads `disabled`; its OpenAPI document spells it `Disabled`.
+      const disabled = parseBooleanParam('disabled', query.get('disabled') ?? query.get('Disabled'));
+      const page = await services.serviceAccounts.search(principal, { ...directorySearchParams(query), disabled }, WITH_ROLE_AND_TOKENS);
       return searchPageJson(page as SearchPage<LoadedAccount>, 'serviceAccounts', serviceAccountToJson);
     },
   },
@@ -110,8 +101,9 @@ export const serviceAccountRoutes: Route[] = [
     requires: serviceAccountRequirements.read,
     summary: 'One service account of the current organization (ServiceAccountProfileDTO).',
     handler: async ({ principal, services, params, query }) => {
-      const accessControl = parseBooleanParam('accesscontrol', query.get('accesscontrol'));
-      const account = await services.serviceAccounts.get(principal, params.id, WITH_ROLE_AND_TOKENS, { accessControl });
+      const account = await services.serviceAccounts.get(principal, params.id, WITH_ROLE_AND_TOKENS, {
+        accessControl: accessControlParam(query),
+      });
       return serviceAccountProfileToJson(account as LoadedAccount, account.accessControl);
     },
   },

@@ -68,6 +68,19 @@ export function parseBooleanParam(name: string, value: string | null | undefined
   throw new DomainError('VALIDATION_FAILED', `${name}: must be true or false`);
 }
 
+/** Grafana's `accesscontrol` flag: each object answered with its `accessControl` map of the caller's actions. */
+export function accessControlParam(query: URLSearchParams): boolean {
+  return parseBooleanParam('accesscontrol', query.get('accesscontrol'));
+}
+
+/**
+ * `query`, `page`, `perpage` and `accesscontrol` of Grafana's team and service-account searches,
+ * as their services read them (paging is parsed there: shared/directory.ts pagingInput).
+ */
+export function directorySearchParams(query: URLSearchParams) {
+  return { query: query.get('query'), page: query.get('page'), perPage: query.get('perpage'), accessControl: accessControlParam(query) };
+}
+
 /** `{includeHidden}` from the query string (role listings). */
 export function includeHiddenParam(query: URLSearchParams): { includeHidden: boolean } {
   return { includeHidden: parseBooleanParam('includeHidden', query.get('includeHidden')) };

@@ -15,6 +15,7 @@ import { DomainError, notFound } from '../../kernel/errors.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import { type AuthMethod, type OrgRole, type Principal, principalOf, type UserPrincipal } from '../../kernel/principal.js';
+import type { Db, Tx } from '../../platform/database.js';
 import { hashPassword, verifyPassword } from '../../platform/passwords.js';
 import type { LoginThrottle } from './throttle.js';
 
@@ -29,6 +30,8 @@ export interface ExternalIdentity {
   groups?: string[];
 }
 
+type OrgMembership = { orgId: number; role: string };
+
 /** The directory (LDAP) seam: implemented by the ldap module. */
 export interface DirectoryAuthenticator {
   readonly enabled: boolean;
@@ -38,6 +41,12 @@ export interface DirectoryAuthenticator {
 
 /** `authModule` of users created by each provider (Grafana's user_auth.auth_module). */
 export const AUTH_MODULE = { local: '', ldap: 'ldap', oauth: 'oauth_generic_oauth' } as const;
+
+/** Grafana's auth label of a user's identity provider (login.GetAuthProviderLabel); none for local users. */
+export function authLabels(authModule: string): string[] {
+  if (authModule === AUTH_MODULE.local) return [];
+  return [authModule === AUTH_MODULE.ldap ? 'LDAP' : 'Generic OAuth'];
+}
 
 export interface SignInDeps extends FeatureDeps {
   throttle: LoginThrottle;
@@ -54,6 +63,47 @@ export const changePasswordInput = z.object(
 );
 
 const invalid = () => new DomainError('INVALID_CREDENTIALS', 'Invalid username or password');
+
+/**
+ * The user an external identity names (by login, then email; never a service account) with its
+ * memberships, and the org roles the identity maps to in organizations that exist (None dropped).
+ */
+async function externalUserPlan(db: Db | Tx, identity: ExternalIdentity) {
+  const include = { orgs: { select: { orgId: true, role: true } } } as const;
+  const existing =
+    (await db.user.findFirst({ where: { login: identity.login, isServiceAccount: false }, include })) ??
+    (await db.user.findFirst({ where: { email: identity.email, isServiceAccount: false }, include }));
+  const orgs = await db.org.findMany({ where: { id: { in: identity.orgRoles.map((r) => r.orgId) } }, select: { id: true } });
+  const roles = identity.orgRoles.filter((r) => orgs.some((o) => o.id === r.orgId) && r.role !== 'None');
+  return { existing, roles };
+}
+
+/** True when syncing `identity` into `user` would write nothing (syncExternalUser's rules). */
+function isInSync(
+  user: {
+    isDisabled: boolean;
+    authModule: string;
+    email: string;
+    name: string;
+    isServiceAdmin: boolean;
+    orgId: number;
+    orgs: OrgMembership[];
+  },
+  roles: readonly OrgMembership[],
+  identity: ExternalIdentity,
+  authModule: string,
+): boolean {
+  return (
+    !user.isDisabled &&
+    user.authModule === authModule &&
+    user.email === identity.email &&
+    user.name === identity.name &&
+    user.isServiceAdmin === identity.isServiceAdmin &&
+    user.orgs.length === roles.length &&
+    roles.every((r) => user.orgs.some((m) => m.orgId === r.orgId && m.role === r.role)) &&
+    (roles.length === 0 || roles.some((r) => r.orgId === user.orgId))
+  );
+}
 
 export class SignInService {
   constructor(private readonly deps: SignInDeps) {}
@@ -99,16 +149,14 @@ export class SignInService {
    *   INVALID_CREDENTIALS (401: a disabled user, or a local account with that login or email).
    */
   async syncExternalUser(identity: ExternalIdentity, authModule: string, allowSignUp: boolean): Promise<number> {
+    // Most sign-ins (an LDAP user's every Basic request) change nothing: answered without a
+    // write, since every write empties the whole permission cache.
+    const current = await externalUserPlan(this.deps.db, identity);
+    if (current.existing && isInSync(current.existing, current.roles, identity, authModule)) return current.existing.id;
     return this.deps.access.write(async (tx) => {
-      const existing =
-        (await tx.user.findFirst({ where: { login: identity.login, isServiceAccount: false } })) ??
-        (await tx.user.findFirst({ where: { email: identity.email, isServiceAccount: false } }));
+      const { existing, roles } = await externalUserPlan(tx, identity);
       if (existing && (existing.isDisabled || existing.authModule !== authModule)) throw invalid();
       if (!existing && !allowSignUp) throw new DomainError('SIGN_UP_DISABLED', 'Signup is not allowed for this adapter');
-      const orgs = (await tx.org.findMany({ where: { id: { in: identity.orgRoles.map((r) => r.orgId) } }, select: { id: true } })).map(
-        (o) => o.id,
-      );
-      const roles = identity.orgRoles.filter((r) => orgs.includes(r.orgId) && r.role !== 'None');
       const data = { email: identity.email, name: identity.name, isServiceAdmin: identity.isServiceAdmin, authModule };
       const user = existing
         ? await tx.user.update({ where: { id: existing.id }, data })
@@ -165,7 +213,7 @@ export class SignInService {
       isServiceAdmin: user.isServiceAdmin,
       isDisabled: user.isDisabled,
       isExternal: user.authModule !== AUTH_MODULE.local,
-      authLabels: user.authModule ? [user.authModule === AUTH_MODULE.ldap ? 'LDAP' : 'Generic OAuth'] : [],
+      authLabels: authLabels(user.authModule),
       createdAt: user.created.toISOString(),
       updatedAt: user.updated.toISOString(),
     };

@@ -1,7 +1,6 @@
 /**
- * Inputs of teams (createTeam, updateTeam, addTeamMember, teamSearch), shared by every door, and
- * the paging parameters the directory searches share with service accounts (Grafana's `page` and
- * `perpage`).
+ * Inputs of teams (createTeam, updateTeam, addTeamMember, teamSearch), shared by every door; the
+ * search's paging (Grafana's `page` and `perpage`) is the directory's (shared/directory.ts).
  */
 import { z } from 'zod';
 import { emailInput, idInput, nameInput, OBJECT_ERROR } from '../../kernel/inputs.js';

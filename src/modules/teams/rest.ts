@@ -13,7 +13,7 @@ import {
   teamToJson,
   WITH_MEMBER_COUNT,
 } from '../shared/directory.js';
-import { parseBooleanParam, type Route } from '../shared/rest.js';
+import { accessControlParam, directorySearchParams, type Route } from '../shared/rest.js';
 import { addTeamMemberInput, createTeamInput, updateTeamInput } from './inputs.js';
 import { teamRequirements } from './service.js';
 
@@ -44,19 +44,13 @@ export const teamRoutes: Route[] = [
     requires: teamRequirements.search,
     summary: 'Search the teams of the current organization, with paging (query, name, teamId, page, perpage, sort).',
     handler: async ({ principal, services, query }) => {
-      const page = await services.teams.search(
-        principal,
-        {
-          query: query.get('query'),
-          name: query.get('name'),
-          teamIds: teamIdsParam(query),
-          page: query.get('page') ?? undefined,
-          perPage: query.get('perpage') ?? undefined,
-          sort: query.get('sort') || undefined,
-          accessControl: parseBooleanParam('accesscontrol', query.get('accesscontrol')),
-        },
-        WITH_MEMBER_COUNT,
-      );
+      const params = {
+        ...directorySearchParams(query),
+        name: query.get('name'),
+        teamIds: teamIdsParam(query),
+        sort: query.get('sort') || undefined,
+      };
+      const page = await services.teams.search(principal, params, WITH_MEMBER_COUNT);
       return searchPageJson(page as SearchPage<CountedTeam>, 'teams', teamToJson);
     },
   },
@@ -77,8 +71,7 @@ export const teamRoutes: Route[] = [
     requires: teamRequirements.read,
     summary: 'One team of the current organization (TeamDTO).',
     handler: async ({ principal, services, params, query }) => {
-      const accessControl = parseBooleanParam('accesscontrol', query.get('accesscontrol'));
-      const team = await services.teams.get(principal, params.teamId, WITH_MEMBER_COUNT, { accessControl });
+      const team = await services.teams.get(principal, params.teamId, WITH_MEMBER_COUNT, { accessControl: accessControlParam(query) });
       return teamToJson(team as CountedTeam & { accessControl?: Record<string, boolean> }, team.accessControl);
     },
   },

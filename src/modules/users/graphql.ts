@@ -1,6 +1,6 @@
 /**
  * The User type (a person; service accounts have their own type on the same table), with the
- * user queries and mutations; every resolver calls one UserService method, the same as its REST
+ * user queries and mutations; every resolver calls one user service method, the same as its REST
  * twin (rest.ts). No field exposes the password hash.
  */
 import { queryFromInfo } from '@pothos/plugin-prisma';
@@ -9,10 +9,12 @@ import { needs } from '../../kernel/requirements.js';
 import { userRoleRequirements } from '../assignments/service.js';
 import { permissionRequirements } from '../permissions/service.js';
 import { builder } from '../shared/builder.js';
+import type { SearchPage } from '../shared/directory.js';
 import { MessagePayload } from '../shared/message.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
 import { PermissionEntry } from '../shared/permission.js';
-import { type SearchedUser, userRequirements } from './service.js';
+import type { SearchedUser } from './search.js';
+import { userRequirements } from './service.js';
 
 export const UserType = builder.prismaObject('User', {
   description: 'A user. Its numeric id is the one REST paths take as :userId.',
@@ -74,17 +76,15 @@ export const UpdateUserInput = builder.inputType('UpdateUserInput', {
 });
 
 /** One page of userSearch, the shape of Grafana's SearchUserQueryResult. */
-const UserSearchResult = builder
-  .objectRef<{ totalCount: number; page: number; perPage: number; users: SearchedUser[] }>('UserSearchResult')
-  .implement({
-    description: 'One page of a user search (REST: GET /api/users/search).',
-    fields: (t) => ({
-      totalCount: t.exposeInt('totalCount', { description: 'Number of matching users on every page.' }),
-      page: t.exposeInt('page'),
-      perPage: t.exposeInt('perPage'),
-      users: t.field({ type: [UserType], resolve: (result) => result.users }),
-    }),
-  });
+const UserSearchResult = builder.objectRef<SearchPage<SearchedUser>>('UserSearchResult').implement({
+  description: 'One page of a user search (REST: GET /api/users/search).',
+  fields: (t) => ({
+    totalCount: t.exposeInt('totalCount', { description: 'Number of matching users on every page.' }),
+    page: t.exposeInt('page'),
+    perPage: t.exposeInt('perPage'),
+    users: t.field({ type: [UserType], resolve: (result) => result.rows }),
+  }),
+});
 
 builder.queryFields((t) => ({
   users: t.prismaField({
@@ -102,7 +102,7 @@ builder.queryFields((t) => ({
       perPage: t.arg.int({ description: 'Users per page (default 1000).' }),
     },
     resolve: (_root, args, ctx, info) =>
-      ctx.services.users.search(ctx.principal, args, queryFromInfo({ context: ctx, info, path: ['users'] })),
+      ctx.services.userSearch.search(ctx.principal, args, queryFromInfo({ context: ctx, info, path: ['users'] })),
   }),
   user: t.prismaField({
     type: 'User',
@@ -119,14 +119,14 @@ builder.queryFields((t) => ({
     type: 'User',
     description: `The user whose login or email this is (REST: GET /api/users/lookup). ${needs(userRequirements.search)}`,
     args: { loginOrEmail: t.arg.string({ required: true }) },
-    resolve: (query, _root, args, ctx) => ctx.services.users.lookup(ctx.principal, args.loginOrEmail, query),
+    resolve: (query, _root, args, ctx) => ctx.services.userSearch.lookup(ctx.principal, args.loginOrEmail, query),
   }),
 }));
 
 builder.mutationFields((t) => ({
   createUser: t.prismaField({
     type: 'User',
-    description: `Creates a user who joins orgId (default the request's organization) with orgRole (Viewer by default); a taken login or email is ALREADY_EXISTS (409). REST twin: POST /api/admin/users (412 there, as Grafana). Needs ${userRequirements.create.text()}.`,
+    description: `Creates a user who joins orgId (default the request's organization) with orgRole (Viewer by default); a taken login or email is USER_ALREADY_EXISTS (412), as on its REST twin POST /api/admin/users (Grafana's answer). Needs ${userRequirements.create.text()}.`,
     args: { input: t.arg({ type: CreateUserInput, required: true }) },
     resolve: (query, _root, args, ctx) => ctx.services.users.create(ctx.principal, args.input, query),
   }),
@@ -146,30 +146,30 @@ builder.mutationFields((t) => ({
     type: MessagePayload,
     description: `Sets a local user's password (at least 4 characters); its sessions end (REST: PUT /api/admin/users/:id/password). ${needs(userRequirements.setPassword)}`,
     args: { id: t.arg.int({ required: true }), password: t.arg.string({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.users.setPassword(ctx.principal, args.id, { password: args.password }),
+    resolve: (_root, args, ctx) => ctx.services.userAdmin.setPassword(ctx.principal, args.id, { password: args.password }),
   }),
   setUserServiceAdmin: t.field({
     type: MessagePayload,
     description: `Grants or revokes the Service Admin flag; the last enabled Service Admin keeps it (REST: PUT /api/admin/users/:id/permissions). ${needs(userRequirements.setServiceAdmin)}`,
     args: { id: t.arg.int({ required: true }), isServiceAdmin: t.arg.boolean({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.users.setServiceAdmin(ctx.principal, args.id, { isGrafanaAdmin: args.isServiceAdmin }),
+    resolve: (_root, args, ctx) => ctx.services.userAdmin.setServiceAdmin(ctx.principal, args.id, { isGrafanaAdmin: args.isServiceAdmin }),
   }),
   disableUser: t.field({
     type: MessagePayload,
     description: `Disables a user: it cannot sign in and its sessions end; it keeps its data (REST: POST /api/admin/users/:id/disable). ${needs(userRequirements.disable)}`,
     args: { id: t.arg.int({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.users.disable(ctx.principal, args.id),
+    resolve: (_root, args, ctx) => ctx.services.userAdmin.disable(ctx.principal, args.id),
   }),
   enableUser: t.field({
     type: MessagePayload,
     description: `Enables a disabled user (REST: POST /api/admin/users/:id/enable). ${needs(userRequirements.enable)}`,
     args: { id: t.arg.int({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.users.enable(ctx.principal, args.id),
+    resolve: (_root, args, ctx) => ctx.services.userAdmin.enable(ctx.principal, args.id),
   }),
   switchUserOrganization: t.field({
     type: MessagePayload,
     description: `Makes one of a user's organizations its default (REST: POST /api/users/:id/using/:orgId). ${needs(userRequirements.write)}`,
     args: { id: t.arg.int({ required: true }), orgId: t.arg.int({ required: true }) },
-    resolve: (_root, args, ctx) => ctx.services.users.switchOrg(ctx.principal, args.id, args.orgId),
+    resolve: (_root, args, ctx) => ctx.services.userAdmin.switchOrg(ctx.principal, args.id, args.orgId),
   }),
 }));

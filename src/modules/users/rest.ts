@@ -2,20 +2,15 @@
  * REST door of users, Grafana's paths, bodies and JSON shapes (pkg/api/user.go,
  * pkg/api/admin_users.go; docs "User HTTP API" and "Admin HTTP API"): the user directory
  * (`/api/users...`) and the server administrator's user routes (`/api/admin/users...`). Every
- * handler calls one UserService method; the rules live there.
+ * handler calls one method of a user service (service.ts, admin.ts, search.ts); the rules live there.
  */
 import type { User } from '../../generated/prisma/client.js';
-import { avatarUrl, type CountedTeam, teamToJson, WITH_MEMBER_COUNT } from '../shared/directory.js';
+import { avatarUrl, type CountedTeam, searchPageJson, teamToJson, WITH_MEMBER_COUNT } from '../shared/directory.js';
 import type { Route } from '../shared/rest.js';
-import { AUTH_MODULE } from '../sign-in/service.js';
+import { AUTH_MODULE, authLabels } from '../sign-in/service.js';
 import { adminCreateUserBody, setPasswordInput, setServiceAdminInput, updateUserProfileBody } from './inputs.js';
-import { type MembershipWithOrg, type SearchedUser, type UserSearchPage, userRequirements } from './service.js';
-
-/** Grafana's auth label of a user's identity provider (login.GetAuthProviderLabel); none for local users. */
-function authLabels(authModule: string): string[] {
-  if (authModule === AUTH_MODULE.local) return [];
-  return [authModule === AUTH_MODULE.ldap ? 'LDAP' : 'Generic OAuth'];
-}
+import type { SearchedUser } from './search.js';
+import { type MembershipWithOrg, userRequirements } from './service.js';
 
 /** One hit of `GET /api/users` and `/api/users/search` (Grafana's UserSearchHitDTO). */
 export interface UserSearchHitJson {
@@ -45,11 +40,6 @@ export function userSearchHitJson(user: SearchedUser): UserSearchHitJson {
     lastSeenAtAge: user.lastSeenAtAge,
     authLabels: authLabels(user.authModule),
   };
-}
-
-/** `GET /api/users/search` (Grafana's SearchUserQueryResult). */
-function searchPageJson(page: UserSearchPage) {
-  return { totalCount: page.totalCount, users: page.users.map(userSearchHitJson), page: page.page, perPage: page.perPage };
 }
 
 /**
@@ -95,21 +85,23 @@ export const userRoutes: Route[] = [
     requires: userRequirements.search,
     summary: 'Search users (perpage default 1000, page default 1, query in login, email or name): an array of hits.',
     handler: async ({ principal, services, query }) =>
-      (await services.users.search(principal, searchOptions(query))).users.map(userSearchHitJson),
+      (await services.userSearch.search(principal, searchOptions(query))).rows.map(userSearchHitJson),
   },
   {
     method: 'GET',
     path: '/api/users/search',
     requires: userRequirements.search,
     summary: 'Search users with paging: {totalCount, users, page, perPage}.',
-    handler: async ({ principal, services, query }) => searchPageJson(await services.users.search(principal, searchOptions(query))),
+    handler: async ({ principal, services, query }) =>
+      searchPageJson(await services.userSearch.search(principal, searchOptions(query)), 'users', userSearchHitJson),
   },
   {
     method: 'GET',
     path: '/api/users/lookup',
     requires: userRequirements.search,
     summary: 'The user whose login or email is ?loginOrEmail=.',
-    handler: async ({ principal, services, query }) => userProfileJson(await services.users.lookup(principal, query.get('loginOrEmail'))),
+    handler: async ({ principal, services, query }) =>
+      userProfileJson(await services.userSearch.lookup(principal, query.get('loginOrEmail'))),
   },
   {
     method: 'GET',
@@ -139,7 +131,7 @@ export const userRoutes: Route[] = [
     path: '/api/users/:id/using/:orgId',
     requires: userRequirements.write,
     summary: "Switch a user's default organization to one it is a member of.",
-    handler: ({ principal, services, params }) => services.users.switchOrg(principal, params.id, params.orgId),
+    handler: ({ principal, services, params }) => services.userAdmin.switchOrg(principal, params.id, params.orgId),
   },
   {
     method: 'GET',
@@ -172,7 +164,7 @@ export const userRoutes: Route[] = [
     requires: userRequirements.setPassword,
     summary: "Set a local user's password; its sessions end.",
     body: setPasswordInput,
-    handler: ({ principal, services, params, body }) => services.users.setPassword(principal, params.id, body),
+    handler: ({ principal, services, params, body }) => services.userAdmin.setPassword(principal, params.id, body),
   },
   {
     method: 'PUT',
@@ -180,20 +172,20 @@ export const userRoutes: Route[] = [
     requires: userRequirements.setServiceAdmin,
     summary: 'Grant or revoke the Service Admin flag ({isGrafanaAdmin}).',
     body: setServiceAdminInput,
-    handler: ({ principal, services, params, body }) => services.users.setServiceAdmin(principal, params.id, body),
+    handler: ({ principal, services, params, body }) => services.userAdmin.setServiceAdmin(principal, params.id, body),
   },
   {
     method: 'POST',
     path: '/api/admin/users/:id/disable',
     requires: userRequirements.disable,
     summary: 'Disable a user: it cannot sign in and its sessions end.',
-    handler: ({ principal, services, params }) => services.users.disable(principal, params.id),
+    handler: ({ principal, services, params }) => services.userAdmin.disable(principal, params.id),
   },
   {
     method: 'POST',
     path: '/api/admin/users/:id/enable',
     requires: userRequirements.enable,
     summary: 'Enable a disabled user.',
-    handler: ({ principal, services, params }) => services.users.enable(principal, params.id),
+    handler: ({ principal, services, params }) => services.userAdmin.enable(principal, params.id),
   },
 ];

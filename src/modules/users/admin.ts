@@ -1,0 +1,131 @@
+/**
+ * The administrator's operations on a user's account (Grafana's pkg/api/admin_users.go, and
+ * UpdateUserActiveOrg of pkg/api/user.go): set a password, grant or revoke the Service Admin
+ * flag, disable and enable, switch the default organization. Creating, updating and deleting
+ * users is service.ts; the invariants these writes keep are in rules.ts.
+ *
+ * Permissions, each on global.users:id:<id> and checked before the body is validated:
+ * users.password:write, users.permissions:write (and a Service Admin), users:disable,
+ * users:enable, users:write (switch organization).
+ *
+ * Sessions (issue #11): a new password ends the user's sessions (the caller's own current one
+ * stays when it sets its own), disabling ends them all; removing the Service Admin flag applies on
+ * the next request of every session, since principals are rebuilt per request. A disabled user
+ * cannot sign in (sign-in/service.ts) and keeps its data.
+ */
+import type { FeatureDeps } from '../../kernel/access.js';
+import { recordAudit } from '../../kernel/audit.js';
+import { DomainError } from '../../kernel/errors.js';
+import { requireSignedIn } from '../../kernel/guards.js';
+import { parseId, parseInput } from '../../kernel/inputs.js';
+import type { Message } from '../../kernel/message.js';
+import type { Principal } from '../../kernel/principal.js';
+import { hashPassword } from '../../platform/passwords.js';
+import { setPasswordInput, setServiceAdminInput } from './inputs.js';
+import { assertAnotherServiceAdmin, authorizeServiceAdminChange, changeUser, findPerson, userRequirements } from './rules.js';
+
+/** Users' accounts as an administrator sees them: every method authorizes its caller (module comment). */
+export class UserAdminService {
+  constructor(private readonly deps: FeatureDeps) {}
+
+  /**
+   * `PUT /api/admin/users/:id/password` `{password}` and GraphQL setUserPassword: a new local
+   * password (at least 4 characters, argon2id); the user's sessions end. Needs users.password:write
+   * on global.users:id:<id>.
+   * @throws DomainError VALIDATION_FAILED (400), PASSWORD_MANAGED_EXTERNALLY (400: LDAP or OAuth
+   *   user), 401, 403, USER_NOT_FOUND (404).
+   */
+  async setPassword(caller: Principal, rawId: unknown, rawBody: unknown): Promise<Message> {
+    requireSignedIn(caller);
+    const id = parseId('id', rawId);
+    await this.deps.access.check(caller, userRequirements.setPassword.for({ id }));
+    const { password } = parseInput(setPasswordInput, rawBody);
+    await changeUser(this.deps.access, caller, id, { passwordHash: await hashPassword(password) });
+    return { message: 'User password updated' };
+  }
+
+  /**
+   * `PUT /api/admin/users/:id/permissions` `{isGrafanaAdmin}` and GraphQL setUserServiceAdmin:
+   * grants or revokes the Service Admin flag (Grafana's Server Admin). Needs
+   * users.permissions:write on global.users:id:<id> and a Service Admin; the last enabled Service
+   * Admin keeps the flag.
+   * @throws DomainError VALIDATION_FAILED (400), LAST_SERVICE_ADMIN (400), 401, 403, USER_NOT_FOUND (404).
+   */
+  async setServiceAdmin(caller: Principal, rawId: unknown, rawBody: unknown): Promise<Message> {
+    requireSignedIn(caller);
+    const id = parseId('id', rawId);
+    await authorizeServiceAdminChange(this.deps.access, caller, id);
+    const { isGrafanaAdmin } = parseInput(setServiceAdminInput, rawBody);
+    await changeUser(this.deps.access, caller, id, { isServiceAdmin: isGrafanaAdmin });
+    return { message: 'User permissions updated' };
+  }
+
+  /**
+   * `POST /api/admin/users/:id/disable` and disableUser: the user can no longer sign in and every
+   * session of it ends; it keeps its memberships, roles and data. Needs users:disable on
+   * global.users:id:<id>; the last enabled Service Admin cannot be disabled. Disabling a disabled
+   * user changes nothing and succeeds.
+   * @throws DomainError VALIDATION_FAILED (400), LAST_SERVICE_ADMIN (400), 401, 403, USER_NOT_FOUND (404).
+   */
+  async disable(caller: Principal, rawId: unknown): Promise<Message> {
+    return this.setDisabled(caller, rawId, true);
+  }
+
+  /**
+   * `POST /api/admin/users/:id/enable` and enableUser: the user may sign in again. Needs
+   * users:enable on global.users:id:<id>.
+   * @throws DomainError VALIDATION_FAILED (400), 401, 403, USER_NOT_FOUND (404).
+   */
+  async enable(caller: Principal, rawId: unknown): Promise<Message> {
+    return this.setDisabled(caller, rawId, false);
+  }
+
+  private async setDisabled(caller: Principal, rawId: unknown, disabled: boolean): Promise<Message> {
+    requireSignedIn(caller);
+    const id = parseId('id', rawId);
+    await this.deps.access.check(caller, (disabled ? userRequirements.disable : userRequirements.enable).for({ id }));
+    await this.deps.access.write(async (tx) => {
+      const user = await findPerson(tx, id);
+      if (disabled && user.isServiceAdmin && !user.isDisabled) await assertAnotherServiceAdmin(tx, id);
+      await tx.user.update({ where: { id }, data: { isDisabled: disabled } });
+      if (disabled) await tx.session.deleteMany({ where: { userId: id } });
+      await recordAudit(tx, caller, {
+        action: disabled ? 'user.disable' : 'user.enable',
+        orgId: 0,
+        resource: { kind: 'user', id },
+        before: { isDisabled: user.isDisabled },
+        after: { isDisabled: disabled },
+      });
+    });
+    return { message: disabled ? 'User disabled' : 'User enabled' };
+  }
+
+  /**
+   * `POST /api/users/:id/using/:orgId` and switchUserOrganization: the user's default
+   * organization (where its requests act when they name none) becomes `orgId`, one it is a
+   * member of. Needs users:write on global.users:id:<id> (Grafana's UpdateUserActiveOrg).
+   * @throws DomainError VALIDATION_FAILED (400), 401, 403, USER_NOT_FOUND (404),
+   *   ORG_NOT_ACCESSIBLE (401 "Not a valid organization", as Grafana: not a member of `orgId`).
+   */
+  async switchOrg(caller: Principal, rawId: unknown, rawOrgId: unknown): Promise<Message> {
+    requireSignedIn(caller);
+    const id = parseId('id', rawId);
+    await this.deps.access.check(caller, userRequirements.write.for({ id }));
+    const orgId = parseId('orgId', rawOrgId);
+    await this.deps.access.write(async (tx) => {
+      const user = await findPerson(tx, id);
+      if ((await tx.orgUser.count({ where: { userId: id, orgId } })) === 0) {
+        throw new DomainError('ORG_NOT_ACCESSIBLE', 'Not a valid organization');
+      }
+      await tx.user.update({ where: { id }, data: { orgId } });
+      await recordAudit(tx, caller, {
+        action: 'user.update',
+        orgId: 0,
+        resource: { kind: 'user', id },
+        before: { orgId: user.orgId },
+        after: { orgId },
+      });
+    });
+    return { message: 'Active organization changed' };
+  }
+}
