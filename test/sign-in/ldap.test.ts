@@ -3,7 +3,8 @@
  * sync of name, email, org role and Service Admin flag at every login, bad passwords, unknown
  * users, filter injection, a directory that is down, no local password, the status route.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/index.js';
@@ -23,8 +24,11 @@ const alice: Person = {
 };
 const bob: Person = { uid: 'bob', password: 'bob-pw', mail: 'bob@example.org', givenName: 'Bob', sn: 'B', memberOf: [] };
 
+/** The ldap.toml files this test writes, in one scratch directory removed after the tests. */
+const scratch = mkdtempSync(join(tmpdir(), 'portcullis-ldap-'));
+let tomlFiles = 0;
 function tomlFile(port: number): string {
-  const file = join(process.env.TMPDIR ?? '/tmp', `ldap-${port}-${Date.now()}.toml`);
+  const file = join(scratch, `ldap-${port}-${++tomlFiles}.toml`);
   writeFileSync(file, ldapToml(port));
   return file;
 }
@@ -42,6 +46,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await app.close();
   await directory.close();
+  rmSync(scratch, { recursive: true, force: true });
 });
 
 describe('LDAP', () => {
