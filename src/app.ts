@@ -21,6 +21,7 @@ import { useLoginRoutes } from './http/use-login-routes.js';
 import { useMetrics } from './http/use-metrics.js';
 import { useNotFound } from './http/use-not-found.js';
 import { useOpenApi, useOpenApiHeaders } from './http/use-openapi.js';
+import { useOrderedExecution } from './http/use-ordered-execution.js';
 import { trackPrincipal, useRequestLog } from './http/use-request-log.js';
 import { useRestRoutes } from './http/use-rest-routes.js';
 import { useSecretsAlone } from './http/use-secrets-alone.js';
@@ -102,6 +103,7 @@ export function createApp(deps: AppDeps): App {
       useMetrics(metrics, config.metrics),
       useConsole({ log, oauthName: services.oauth.name }), // the web console's pages and assets; its page answers GET /login
       loginRoutes, // first to authenticate: records the client address before anything authenticates
+      useOrderedExecution(), // before the plugins that wrap execution (the access fence in hardened)
       ...hardened.first,
       useBadRequestStatus(),
       useSecretsAlone(),
