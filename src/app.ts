@@ -57,7 +57,7 @@ const DEFAULT_QUERY =
 /** Builds the app for a database and configuration. */
 export function createApp(deps: AppDeps): App {
   const { db, config, log } = deps;
-  const services = createServices({ db, config, clock: deps.clock ?? systemClock });
+  const services = createServices({ db, config, clock: deps.clock ?? systemClock, log });
   const build = buildInfo(config.commit);
   const lifecycle = new Lifecycle();
   const metrics = createMetrics({ build, enabled: config.metrics.enabled, cacheEntries: () => services.access.cachedPrincipals });
@@ -70,6 +70,7 @@ export function createApp(deps: AppDeps): App {
     rootUrl: config.auth.rootUrl,
     allowSignUp: config.auth.oauth?.allowSignUp ?? false,
     trustProxy: config.auth.trustProxy,
+    allowedOrigins: config.security.corsAllowedOrigins,
     log,
   });
   const authenticator = createAuthenticator({
@@ -118,6 +119,8 @@ export function createApp(deps: AppDeps): App {
         authenticate: auth,
         log,
         maxBodyBytes: config.security.maxRequestBodyBytes,
+        rootUrl: config.auth.rootUrl,
+        allowedOrigins: config.security.corsAllowedOrigins,
         ...(config.edition === 'oss' && { unavailablePrefix: '/api/access-control/' }),
       }),
       useGraphiQLAuth(auth, log),

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { OAuthSettings } from './modules/oauth/service.js';
+import { projectPath } from './platform/paths.js';
 
 const UNITS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400, w: 604_800, M: 2_592_000 };
 
@@ -52,7 +53,8 @@ const optionalUrl = z.url({ error: 'must be an absolute URL' }).optional();
 /** Environment variables of sign-in, with Grafana's defaults. */
 export const authEnvShape = {
   NODE_ENV: z.string().optional().meta({
-    description: "read for `production`; no behaviour depends on it (the first Service Admin's password is generated in every environment)",
+    description:
+      "`production` turns off the Pothos Prisma plugin's warnings about unused `query` arguments (src/modules/shared/builder.ts); nothing else depends on it (the first Service Admin's password is generated in every environment)",
     unset: 'unset',
   }),
   LOGIN_COOKIE_NAME: z
@@ -115,7 +117,10 @@ export const authEnvShape = {
   AUTH_GENERIC_OAUTH_ALLOW_SIGN_UP: bool(true).meta({ description: 'an unknown OAuth user is created at its first login' }),
   AUTH_GENERIC_OAUTH_USE_PKCE: bool(true).meta({ description: 'PKCE on the authorization code flow' }),
   AUTH_LDAP_ENABLED: bool(false).meta({ description: 'LDAP users, see "Sign-in"' }),
-  AUTH_LDAP_CONFIG_FILE: z.string().default('ldap.toml').meta({ description: "the LDAP servers, in Grafana's `ldap.toml` format" }),
+  AUTH_LDAP_CONFIG_FILE: z.string().default('ldap.toml').meta({
+    description:
+      "the LDAP servers, in Grafana's `ldap.toml` format; a relative path is relative to the project folder, as for `DATABASE_URL`",
+  }),
 };
 
 const authEnvSchema = z.object(authEnvShape);
@@ -141,7 +146,7 @@ export interface AuthConfig {
   bruteForce: { maxAttempts: number; windowSeconds: number } | null;
   rootUrl: string;
   oauth: OAuthConfig | null;
-  /** Path of ldap.toml, or null when LDAP is off. */
+  /** Absolute path of ldap.toml (a relative one resolved against the project folder), or null when LDAP is off. */
   ldapConfigFile: string | null;
 }
 
@@ -188,6 +193,6 @@ export function toAuthConfig(env: AuthEnv, port: number, problems: string[]): Au
       : { maxAttempts: env.BRUTE_FORCE_LOGIN_PROTECTION_MAX_ATTEMPTS, windowSeconds: env.BRUTE_FORCE_LOGIN_PROTECTION_WINDOW },
     rootUrl,
     oauth,
-    ldapConfigFile: env.AUTH_LDAP_ENABLED ? env.AUTH_LDAP_CONFIG_FILE : null,
+    ldapConfigFile: env.AUTH_LDAP_ENABLED ? projectPath(env.AUTH_LDAP_CONFIG_FILE) : null,
   };
 }

@@ -53,9 +53,11 @@ export const securityEnvShape = {
   GRAPHQL_MAX_DEPTH: limit(12, 1_000).meta({ description: 'field nesting depth, fragments flattened (GraphQL Armor), 400' }),
   GRAPHQL_MAX_ALIASES: limit(30, 10_000).meta({ description: 'aliases per operation (GraphQL Armor), 400' }),
   GRAPHQL_MAX_DIRECTIVES: limit(20, 10_000).meta({ description: 'directives per operation (GraphQL Armor), 400' }),
-  GRAPHQL_MAX_COST: limit(20_000, 100_000_000).meta({
-    description: 'operation cost: objects 2, scalars 1, x1.5 per depth level (GraphQL Armor), 400',
+  GRAPHQL_MAX_COST: limit(50_000_000, 1_000_000_000).meta({
+    description:
+      'estimated operation cost: 1 per field, a list counting its selection once per row it may answer (`first`/`perPage`, its bound, else 100), 400',
   }),
+  GRAPHQL_MAX_LIST_DEPTH: limit(3, 100).meta({ description: 'lists nested inside one another, fragments flattened, 400' }),
   GRAPHQL_PARSE_CACHE_BYTES: limit(16 * 1024 * 1024, 1024 * 1024 * 1024).meta({
     description: 'bytes of parsed documents kept by the parse/validate cache',
   }),
@@ -79,8 +81,10 @@ export interface SecurityConfig {
   graphqlMaxAliases: number;
   /** Directives per operation (graphql-armor max-directives). */
   graphqlMaxDirectives: number;
-  /** Cost per operation: objects 2, scalars 1, times 1.5 per depth level (graphql-armor cost-limit). */
+  /** Estimated cost per operation: 1 per field, lists multiplying their selection by their bound (use-graphql-limits.ts). */
   graphqlMaxCost: number;
+  /** Lists nested inside one another, fragments flattened (use-graphql-limits.ts). */
+  graphqlMaxListDepth: number;
   /** Bytes of parsed documents kept by the parse/validate cache (estimated from their text). */
   graphqlParseCacheBytes: number;
 }
@@ -96,6 +100,7 @@ export function toSecurityConfig(env: SecurityEnv): SecurityConfig {
     graphqlMaxAliases: env.GRAPHQL_MAX_ALIASES,
     graphqlMaxDirectives: env.GRAPHQL_MAX_DIRECTIVES,
     graphqlMaxCost: env.GRAPHQL_MAX_COST,
+    graphqlMaxListDepth: env.GRAPHQL_MAX_LIST_DEPTH,
     graphqlParseCacheBytes: env.GRAPHQL_PARSE_CACHE_BYTES,
   };
 }

@@ -1,5 +1,10 @@
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
+import { databasePath } from './platform/database.js';
+
+/** The folder DATABASE_URL's relative paths resolve against (the project folder). */
+const databaseBase = dirname(databasePath('file:./anchor.db'));
 
 describe('loadConfig', () => {
   it('has the documented defaults', () => {
@@ -72,6 +77,28 @@ describe('loadConfig', () => {
       metrics: { enabled: true, basicAuth: { username: 'prom', password: 'secret' } },
       commit: 'b915ceb',
     });
+  });
+  it('resolves relative PROVISIONING_PATH and AUTH_LDAP_CONFIG_FILE against the folder DATABASE_URL uses, not the working directory', () => {
+    const cwd = process.cwd();
+    try {
+      // Run from elsewhere: the answer must not change (issue #12 item 6's rule for DATABASE_URL).
+      process.chdir(join(databaseBase, 'src'));
+      expect(loadConfig({}).provisioningPath).toBe(join(databaseBase, 'provisioning'));
+      const c = loadConfig({ PROVISIONING_PATH: 'conf/provisioning', AUTH_LDAP_ENABLED: 'true', AUTH_LDAP_CONFIG_FILE: 'conf/ldap.toml' });
+      expect(c.provisioningPath).toBe(join(databaseBase, 'conf/provisioning'));
+      expect(c.auth.ldapConfigFile).toBe(join(databaseBase, 'conf/ldap.toml'));
+      expect(databasePath('file:./conf/x.db')).toBe(join(databaseBase, 'conf/x.db'));
+      expect(loadConfig({ AUTH_LDAP_ENABLED: 'true' }).auth.ldapConfigFile).toBe(join(databaseBase, 'ldap.toml'));
+    } finally {
+      process.chdir(cwd);
+    }
+    const absolute = loadConfig({
+      PROVISIONING_PATH: '/etc/portcullis/provisioning',
+      AUTH_LDAP_ENABLED: 'true',
+      AUTH_LDAP_CONFIG_FILE: '/etc/ldap.toml',
+    });
+    expect(absolute.provisioningPath).toBe('/etc/portcullis/provisioning');
+    expect(absolute.auth.ldapConfigFile).toBe('/etc/ldap.toml');
   });
   it('refuses half a pair of metrics credentials, and credentials for metrics that are off', () => {
     expect(() => loadConfig({ METRICS_ENABLED: 'true', METRICS_BASIC_AUTH_USERNAME: 'prom' })).toThrow('METRICS_BASIC_AUTH_PASSWORD');

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { type AuthConfig, authEnvShape, bool, toAuthConfig } from './config-auth.js';
 import { type SecurityConfig, securityEnvShape, toSecurityConfig } from './config-security.js';
+import { projectPath } from './platform/paths.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
@@ -64,11 +65,10 @@ const serviceEnvShape = {
     description:
       '`fatal` `error` `warn` `info` `debug` `trace` `silent`; JSON lines on stdout, one per request at `info` (health, readiness and metrics requests at `debug`)',
   }),
-  PROVISIONING_PATH: z
-    .string()
-    .min(1)
-    .default('./provisioning')
-    .meta({ description: 'RBAC provisioning files: `access-control/*.yaml`, `plugins/<productId>.json|yaml`' }),
+  PROVISIONING_PATH: z.string().min(1).default('./provisioning').meta({
+    description:
+      'RBAC provisioning files: `access-control/*.yaml`, `plugins/<productId>.json|yaml`; a relative path is relative to the project folder, as for `DATABASE_URL`',
+  }),
   SHUTDOWN_TIMEOUT_SECONDS: z
     .string()
     .default('10')
@@ -130,7 +130,10 @@ export interface Config {
   /** Upper bound for an API key's secondsToLive; undefined = no limit. */
   apiKeyMaxSecondsToLive: number | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
-  /** PROVISIONING_PATH: holds access-control/*.yaml and plugins/*.json|yaml, applied at start. */
+  /**
+   * PROVISIONING_PATH, absolute (a relative one resolved against the project folder, like
+   * DATABASE_URL): holds access-control/*.yaml and plugins/*.json|yaml, applied at start.
+   */
   provisioningPath: string;
   /** Seconds requests in flight get to finish after SIGTERM/SIGINT. */
   shutdownTimeoutSeconds: number;
@@ -191,7 +194,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     edition: c.EDITION,
     apiKeyMaxSecondsToLive: c.API_KEY_MAX_SECONDS_TO_LIVE,
     logLevel: c.LOG_LEVEL,
-    provisioningPath: c.PROVISIONING_PATH,
+    provisioningPath: projectPath(c.PROVISIONING_PATH),
     shutdownTimeoutSeconds: c.SHUTDOWN_TIMEOUT_SECONDS,
     metrics,
     commit: c.COMMIT_SHA,

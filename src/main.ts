@@ -124,8 +124,10 @@ async function main(): Promise<void> {
     server.close(() => {
       clearTimeout(deadline);
       clearInterval(idle);
-      void database
-        .close()
+      // Last-seen writes run after their request; let them land before the database closes.
+      void app.services.sessions
+        .seenWritesSettled()
+        .then(() => database.close())
         .catch((error: unknown) => log.error({ err: error }, 'closing the database failed'))
         .finally(() => {
           log.info({ cutOff }, 'stopped');

@@ -4,7 +4,7 @@
  * Signed-out visitors land on the sign-in page, and come back where they were going.
  */
 import { Provider } from '@urql/preact';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { createGraphqlClient, errorMessage } from './api.js';
 import { SECTIONS } from './nav.js';
@@ -102,23 +102,7 @@ function Header() {
       </a>
       <div class="topbar-tools">
         {session.orgs.length > 1 ? (
-          <div class="org-switch">
-            <label for="org-switch">Organization</label>
-            <select
-              id="org-switch"
-              value={String(viewer.orgId)}
-              onChange={(e) => {
-                setError(null);
-                session.switchOrg(Number(e.currentTarget.value)).catch((err: unknown) => setError(errorMessage(err)));
-              }}
-            >
-              {session.orgs.map((o) => (
-                <option key={o.orgId} value={String(o.orgId)}>
-                  {o.name} ({o.role})
-                </option>
-              ))}
-            </select>
-          </div>
+          <OrgSwitch key={viewer.orgId} current={viewer.orgId} onError={setError} />
         ) : (
           current && <span class="org-name">{current.name}</span>
         )}
@@ -132,6 +116,44 @@ function Header() {
       </div>
       {error && <Notice kind="error">{error}</Notice>}
     </header>
+  );
+}
+
+/**
+ * The organization switcher: choosing in the list changes nothing until "Switch" is pressed.
+ * Switching replaces the whole page, so it must not happen on a mere change of the choice: arrow
+ * keys move through a closed `<select>` one option at a time and fire `change` at each (WCAG
+ * 3.2.2 On Input). Keyed by the current organization, so the choice starts from it again after a
+ * switch. The button stays enabled while a switch runs (a disabled button would drop the focus
+ * it has); a second press meanwhile is ignored.
+ */
+function OrgSwitch({ current, onError }: { current: number; onError: (message: string | null) => void }) {
+  const session = useSession();
+  const [choice, setChoice] = useState(String(current));
+  const busy = useRef(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    onError(null);
+    const orgId = Number(choice);
+    if (orgId === current || busy.current) return;
+    busy.current = true;
+    await session.switchOrg(orgId).catch((err: unknown) => onError(errorMessage(err)));
+    busy.current = false;
+  };
+  return (
+    <form class="org-switch" onSubmit={submit}>
+      <label for="org-switch">Organization</label>
+      <select id="org-switch" value={choice} onChange={(e) => setChoice(e.currentTarget.value)}>
+        {session.orgs.map((o) => (
+          <option key={o.orgId} value={String(o.orgId)}>
+            {o.name} ({o.role})
+          </option>
+        ))}
+      </select>
+      <button type="submit" class="secondary">
+        Switch
+      </button>
+    </form>
   );
 }
 

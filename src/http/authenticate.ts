@@ -13,12 +13,15 @@
  * `X-Service-Org-Id: <id>` chooses the organization; a user must belong to it (a Service Admin
  * may act in any existing one), an API key only ever acts in its own. Otherwise 401. Grafana's
  * clients send `X-Grafana-Org-Id` instead: it is the same header under another name (issue #12).
+ * Every user or service account authenticated is marked as seen (Grafana's last_seen_at,
+ * sessions/last-seen.ts: at most one background write per 5 minutes each).
  */
 
 import { DomainError } from '../kernel/errors.js';
 import { ANONYMOUS, type Principal } from '../kernel/principal.js';
 import type { Services } from '../modules/services.js';
 import { type CookieSettings, clearedCookie, clientAddress, cookieFor, queueCookie, readCookie, sessionCookie } from './auth/cookies.js';
+import { requestIdOf } from './request-id.js';
 
 /** Name of the header that selects the organization. */
 export const ORG_HEADER = 'x-service-org-id';
@@ -130,7 +133,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       const credentials = decodeBasic(token);
       if (!credentials) throw unauthorized();
       if (credentials.login === 'api_key') return withKey(credentials.password, orgHeader);
-      const userId = await signIn.checkPassword(credentials.login, credentials.password, clientAddress(request)).catch((error: unknown) => {
+      const origin = { clientAddress: clientAddress(request), requestId: requestIdOf(request) };
+      const { userId } = await signIn.checkPassword(credentials.login, credentials.password, origin).catch((error: unknown) => {
         // Basic answers keep their historical text; the code says what happened.
         throw error instanceof DomainError && error.code === 'INVALID_CREDENTIALS' ? unauthorized() : error;
       });
@@ -138,10 +142,15 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     }
     throw unauthorized();
   };
+  const seen: Authenticator = async (request) => {
+    const principal = await authenticate(request);
+    sessions.markSeen(principal);
+    return principal;
+  };
   const onFailure = deps.onFailure;
-  if (!onFailure) return authenticate;
+  if (!onFailure) return seen;
   return (request) =>
-    authenticate(request).catch((error: unknown) => {
+    seen(request).catch((error: unknown) => {
       onFailure(attemptedMethod(request), error);
       throw error;
     });

@@ -72,6 +72,7 @@ export function hardening(deps: HardeningDeps): { options: Options; first: Plugi
         maxAliases: security.graphqlMaxAliases,
         maxDirectives: security.graphqlMaxDirectives,
         maxCost: security.graphqlMaxCost,
+        maxListDepth: security.graphqlMaxListDepth,
       }),
       useAccessFence(deps.access) as Plugin,
       useSecurityHeaders(),

@@ -4,7 +4,10 @@
  * path parameters, the query parameters and JSON body the route declares (the body's JSON Schema
  * comes from the same zod schema the service parses it with, through zod's `toJSONSchema`), the
  * permission it needs (`description` and `x-required-permission`, from the requirement the service
- * checks), its success status and the one error shape. Served by use-openapi.ts.
+ * checks), its success status with the answer's JSON Schema (from the route's `response` zod
+ * schema; shapes named with `.meta({ id })` become `components/schemas`, Grafana's DTO names) and
+ * the one error shape; plus the probes and this document, which are answered by plugins before
+ * the route table. Served by use-openapi.ts.
  */
 import { type ZodType, z } from 'zod';
 import { needs } from '../kernel/requirements.js';
@@ -56,7 +59,10 @@ export interface OpenApiOptions {
   unavailablePrefix?: string;
 }
 
-/** Operations that are not in the route table but are served under /api/: health and this document. */
+/**
+ * Operations that are not in the route table but are served under /api/ by plugins before it:
+ * the probes and Grafana's frontend settings (use-health.ts) and this document (use-openapi.ts).
+ */
 const EXTRA_PATHS: OpenApiDocument['paths'] = {
   '/api/health': {
     get: {
@@ -69,6 +75,32 @@ const EXTRA_PATHS: OpenApiDocument['paths'] = {
         '200': jsonResponse('The service and its database answer', { $ref: '#/components/schemas/Health' }),
         '503': jsonResponse('The database does not answer', { $ref: '#/components/schemas/Health' }),
       },
+      security: [],
+    },
+  },
+  '/api/ready': {
+    get: {
+      operationId: 'getReady',
+      summary: 'Readiness for orchestrators, no credentials',
+      description:
+        'Answers 200 `{"ready": true}` once the process has finished starting (migrations, seed, provisioning), is not shutting down and its database answers; otherwise 503 `{"ready": false, "reason"}`. Liveness is `/api/health`.',
+      tags: ['health'],
+      'x-required-permission': 'none',
+      responses: {
+        '200': jsonResponse('Ready for traffic', { $ref: '#/components/schemas/Readiness' }),
+        '503': jsonResponse('Starting, shutting down, or the database does not answer', { $ref: '#/components/schemas/Readiness' }),
+      },
+      security: [],
+    },
+  },
+  '/api/frontend/settings': {
+    get: {
+      operationId: 'getFrontendSettings',
+      summary: 'The part of Grafana’s frontend settings API clients read for the server version, no credentials',
+      description: 'Only `buildInfo` (`version`, `commit`, `env`): what clients such as grafana-client read to learn the version.',
+      tags: ['health'],
+      'x-required-permission': 'none',
+      responses: { '200': jsonResponse('The build', { $ref: '#/components/schemas/FrontendSettings' }) },
       security: [],
     },
   },
@@ -145,6 +177,41 @@ function inputSchema(schema: ZodType): JsonSchema {
   return rest;
 }
 
+const COMPONENT = '#/components/schemas/';
+
+/**
+ * `node` with every `$ref` into zod's `$defs` pointed at `components/schemas` instead, and the
+ * safe-integer bounds zod writes for every `z.int()` dropped (they say nothing to a reader).
+ */
+function toComponentRefs(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(toComponentRefs);
+  if (node === null || typeof node !== 'object') return node;
+  const out: JsonSchema = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')) out[key] = COMPONENT + value.slice('#/$defs/'.length);
+    else if ((key === 'minimum' && value === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && value === Number.MAX_SAFE_INTEGER)) continue;
+    else out[key] = toComponentRefs(value);
+  }
+  return out;
+}
+
+/**
+ * JSON Schema of an answer shaped by `schema` (the output side). Named shapes (`.meta({ id })`)
+ * are added to `components` and referenced; the same name twice must be the same shape.
+ * @throws Error when two different shapes carry one name.
+ */
+function outputSchema(schema: ZodType, components: Record<string, JsonSchema>): JsonSchema {
+  const converted = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
+  const { $schema: _dialect, $defs, ...root } = converted;
+  for (const [name, def] of Object.entries(($defs ?? {}) as Record<string, unknown>)) {
+    const shaped = toComponentRefs(def) as JsonSchema;
+    const known = components[name];
+    if (known && JSON.stringify(known) !== JSON.stringify(shaped)) throw new Error(`two answer shapes are named ${name}`);
+    components[name] = shaped;
+  }
+  return toComponentRefs(root) as JsonSchema;
+}
+
 function pathParameter(name: string): OpenApiParameter {
   const numeric = /id$/i.test(name) && !/uid$/i.test(name);
   return {
@@ -157,22 +224,24 @@ function pathParameter(name: string): OpenApiParameter {
 }
 
 function queryParameter(q: QueryParam): OpenApiParameter {
-  const schema: JsonSchema =
+  const one: JsonSchema =
     q.type === 'boolean'
       ? // Go's strconv.ParseBool spellings, as Grafana reads them (parseBooleanParam).
         { type: 'string', enum: ['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'] }
       : { type: q.type };
+  // A repeated parameter is an array in OpenAPI's default query style (form, exploded): a=1&a=2.
+  const schema = q.repeated ? { type: 'array', items: one } : one;
   return { name: q.name, in: 'query', required: false, description: q.description, schema };
 }
 
-/** The operation of one route. */
-function operationOf(route: Route): OpenApiOperation {
+/** The operation of one route; named answer shapes are added to `components`. */
+function operationOf(route: Route, components: Record<string, JsonSchema>): OpenApiOperation {
   const { params } = openApiPath(route.path);
   const guarded = route.requires !== 'signed-in';
   const permission = route.requires === 'signed-in' ? 'signed-in' : route.requires.text();
   const success = String(route.status ?? 200);
   const responses: Record<string, unknown> = {
-    [success]: jsonResponse('Success', {}),
+    [success]: jsonResponse('Success', route.response ? outputSchema(route.response, components) : {}),
     '400': { $ref: '#/components/responses/BadRequest' },
     '401': { $ref: '#/components/responses/Unauthorized' },
   };
@@ -202,13 +271,14 @@ function operationOf(route: Route): OpenApiOperation {
  */
 export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiOptions): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
+  const answers: Record<string, JsonSchema> = {};
   for (const route of routes) {
     if (options.unavailablePrefix && route.path.startsWith(options.unavailablePrefix)) continue;
     const { path } = openApiPath(route.path);
     const item = paths[path] ?? {};
     const method = route.method.toLowerCase() as Lowercase<Method>;
     if (item[method]) throw new Error(`two routes for ${route.method} ${route.path}`);
-    item[method] = operationOf(route);
+    item[method] = operationOf(route, answers);
     paths[path] = item;
   }
   Object.assign(paths, EXTRA_PATHS);
@@ -232,11 +302,35 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
         session: { type: 'apiKey', in: 'cookie', name: options.cookieName, description: 'Session cookie from POST /login' },
       },
       schemas: {
+        ...Object.fromEntries(Object.entries(answers).sort(([a], [b]) => a.localeCompare(b))),
         Error: ERROR_SCHEMA,
         Health: {
           type: 'object',
           properties: { database: { type: 'string', enum: ['ok', 'failing'] }, version: { type: 'string' }, commit: { type: 'string' } },
           required: ['database', 'version', 'commit'],
+          additionalProperties: false,
+        },
+        Readiness: {
+          type: 'object',
+          properties: {
+            ready: { type: 'boolean' },
+            reason: { type: 'string', description: 'Why not: `starting`, `shutting down` or `database not answering`' },
+          },
+          required: ['ready'],
+          additionalProperties: false,
+        },
+        FrontendSettings: {
+          type: 'object',
+          properties: {
+            buildInfo: {
+              type: 'object',
+              properties: { version: { type: 'string' }, commit: { type: 'string' }, env: { type: 'string', const: 'production' } },
+              required: ['version', 'commit', 'env'],
+              additionalProperties: false,
+            },
+          },
+          required: ['buildInfo'],
+          additionalProperties: false,
         },
       },
       responses: ERROR_RESPONSES,

@@ -6,6 +6,8 @@
  * Validation errors of rules built on another copy of graphql-js (GraphQL Armor's CommonJS
  * build) escape yoga's tagging, so every validation error without a code gets
  * GRAPHQL_VALIDATION_FAILED here.
+ * Yoga's own request errors (BAD_REQUEST: no `query`, as `GET /graphql?variables={}` or
+ * `?query[]=1`) are marked the same way, and answer 400 too.
  * Variables that do not fit their types (`"$input" got invalid value`, a version past 32 bits)
  * are request errors without a code, answered 200 by yoga: they get the REST twin's 400
  * VALIDATION_FAILED (issue #10 item 5).
@@ -13,7 +15,7 @@
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
-const BAD_REQUEST_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED']);
+const BAD_REQUEST_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST']);
 
 interface HttpExtension {
   spec?: boolean;
@@ -29,7 +31,7 @@ function isVariableError(error: GraphQLError): boolean {
   return !error.extensions?.code && !error.extensions?.http && !error.path;
 }
 
-/** Yoga plugin: parse and validation errors always set HTTP 400. */
+/** Yoga plugin: parse, validation and request errors always set HTTP 400. */
 export function useBadRequestStatus(): Plugin {
   return {
     onValidate() {

@@ -2,10 +2,14 @@
  * The web console (issue #13), served by this process: GET (or HEAD) on one of the console's
  * page paths (web/paths.ts: `/`, `/login`, `/api-keys`, `/roles`, ...) answers its page, a
  * shell that loads one script and one stylesheet; `/assets/<name>-<hash>.<ext>` answers the
- * files of the build's manifest, brotli or gzip when the browser accepts them. Every other path
- * and method passes through untouched, so unknown paths stay 404 and `POST /login` stays the
- * sign-in route. Pages carry CONSOLE_POLICY and `no-store`; assets are cached a year under their
- * content hash (use-security-headers.ts).
+ * files of the build's manifest, brotli or gzip when the browser accepts them. Near misses of a
+ * page path are redirected (308, query kept): a trailing slash (`/roles/` -> `/roles`) and
+ * `/index.html` -> `/`. Every other path and method passes through untouched, so `POST /login`
+ * stays the sign-in route and the API keeps its JSON 404; only when nothing else answered a
+ * browser's page request (GET or HEAD accepting text/html, outside /api/, /assets/, /graphql,
+ * /metrics and /swagger) with 404 does the console page replace the JSON, still 404, so the
+ * console's own "Page not found" shows in place of raw JSON. Pages carry CONSOLE_POLICY and
+ * `no-store`; assets are cached a year under their content hash (use-security-headers.ts).
  *
  * The build (scripts/build-console.mjs, run by `npm install`) is checked on the first console
  * request: when dist/console is missing or older than web/, it is rebuilt then, so `npm start`
@@ -19,10 +23,15 @@ import type { Plugin } from 'graphql-yoga';
 import { isConsolePath } from '../../web/paths.js';
 import type { Logger } from '../platform/logger.js';
 import { negotiateEncoding } from './use-compression.js';
+import { METRICS_PATH } from './use-metrics.js';
+import { REFERENCE_PATH } from './use-openapi.js';
 import { markConsoleAnswer } from './use-security-headers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const ASSET_PREFIX = '/assets/';
+
+/** Paths (and everything under them) that are never console pages: their 404 stays the API's JSON. */
+const NOT_PAGES = ['/api', '/assets', '/graphql', METRICS_PATH, REFERENCE_PATH];
 
 const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
@@ -137,6 +146,25 @@ function assetResponse(request: Request, asset: Asset): Response {
   return new Response(request.method === 'HEAD' ? null : (body as BodyInit), { status: 200, headers });
 }
 
+/**
+ * The page path a near miss means, to redirect to: `/index.html` -> `/`, a trailing slash (one or
+ * more) off a page path (`/roles/` -> `/roles`); null for any other path. The answer is always one
+ * of CONSOLE_PATHS, so a redirect can never lead off this origin (`//host` stays unanswered here).
+ */
+function canonicalPagePath(path: string): string | null {
+  if (path === '/index.html') return '/';
+  if (path.length < 2 || !path.endsWith('/')) return null;
+  const trimmed = path.replace(/\/+$/, '') || '/';
+  return isConsolePath(trimmed) ? trimmed : null;
+}
+
+/** A request a browser makes for a page (a navigation): GET or HEAD, accepting HTML, outside the API's paths. */
+function isPageRequest(request: Request, path: string): boolean {
+  if (request.method !== 'GET' && request.method !== 'HEAD') return false;
+  if (!(request.headers.get('accept') ?? '').includes('text/html')) return false;
+  return !NOT_PAGES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+}
+
 /** Builds the plugin; register it before the sign-in routes, whose minimal `GET /login` page it replaces. */
 export function useConsole(deps: ConsoleDeps): Plugin {
   let loading: Promise<Loaded> | undefined;
@@ -148,12 +176,20 @@ export function useConsole(deps: ConsoleDeps): Plugin {
     });
     return loading;
   };
+  /** Page requests for paths that are not the console's: their 404, if nothing answers them, becomes the console page. */
+  const strays = new WeakSet<Request>();
 
   return {
     async onRequest({ request, url, endResponse }) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
       const path = url.pathname;
+      const canonical = canonicalPagePath(path);
+      if (canonical) {
+        endResponse(new Response(null, { status: 308, headers: { location: `${canonical}${url.search}` } }));
+        return;
+      }
       const page = isConsolePath(path);
+      if (!page && isPageRequest(request, path)) strays.add(request);
       if (!page && !path.startsWith(ASSET_PREFIX)) return;
       let built: Loaded;
       try {
@@ -180,6 +216,15 @@ export function useConsole(deps: ConsoleDeps): Plugin {
       if (!asset) return;
       markConsoleAnswer(request, 'asset');
       endResponse(assetResponse(request, asset));
+    },
+    // Runs before the security headers' onResponse (registered earlier), so the page gets the console's policy.
+    async onResponse({ request, response, setResponse }) {
+      if (response.status !== 404 || !strays.has(request)) return;
+      const built = await loaded().catch(() => null);
+      if (!built) return; // no console: the JSON 404 stands
+      markConsoleAnswer(request, 'page');
+      const headers = { 'content-type': 'text/html; charset=utf-8' };
+      setResponse(new Response(request.method === 'HEAD' ? null : built.page, { status: 404, headers }));
     },
   };
 }

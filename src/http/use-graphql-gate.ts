@@ -1,8 +1,10 @@
 /**
  * The GraphQL door's gate, run before yoga reads or parses anything (issue #10 items 1, 2, 5):
  * - POST bodies must be JSON (`application/json`, `application/graphql+json`): forms, multipart
- *   and text/plain, the content types a cross-site page can send without a CORS preflight,
- *   answer 415 UNSUPPORTED_MEDIA_TYPE, so no cross-site form can run a mutation;
+ *   and text/plain, the content types a cross-site page can send without a CORS preflight, never
+ *   run. Yoga's CSRF prevention (listed before this gate, hardening.ts) answers them first with
+ *   403 "Required CSRF header(s) not present"; one that carries `x-graphql-yoga-csrf` (so it
+ *   passed a preflight) gets 415 UNSUPPORTED_MEDIA_TYPE here;
  * - GET `variables` and `extensions` must be JSON objects (400 BAD_REQUEST, not yoga's 500);
  * - the caller is authenticated first: bad credentials answer their 401 and no credentials
  *   answer 401 UNAUTHENTICATED, as no GraphQL field is open to anonymous callers; so an

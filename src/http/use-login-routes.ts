@@ -7,6 +7,11 @@
  *   the same path completes the login, starts a session and redirects to ROOT_URL, or on any
  *   failure redirects to `/login?error=<message>` with no session;
  * - `GET /login`: a minimal page naming the ways to sign in and the last error.
+ * `POST /login` and `GET /logout` change state, so they follow the REST door's cross-site rule
+ * (body.ts): refused with 403 from another site's page, unless its origin is trusted (ROOT_URL,
+ * CORS_ALLOWED_ORIGINS); the login body is JSON only, streamed and refused with 413 past 16 KiB.
+ * The OAuth callback is a navigation from the provider's site by design: what protects it is
+ * the `state` bound to this browser's state cookie, with PKCE and `nonce` (modules/oauth/service.ts).
  * It also records each request's connection (client address for throttling, TLS for the cookie's
  * `Secure`; proxy headers only with TRUST_PROXY, see auth/cookies.ts) and adds the cookies the
  * authenticator queued (a rotated or cleared session token) to every response.
@@ -27,9 +32,14 @@ import {
   sessionCookie,
   takeCookies,
 } from './auth/cookies.js';
+import { readJsonBody, refuseCrossSite, requireJsonType, trustedOrigins } from './body.js';
+import { requestIdOf } from './request-id.js';
 import { errorResponse, json } from './responses.js';
 
+/** Largest `POST /login` body, bytes: two 256-character strings fit many times over. */
 const MAX_LOGIN_BODY_BYTES = 16 * 1024;
+/** Grafana's auth module of a session started with a local password. */
+const PASSWORD_MODULE = 'password';
 const OAUTH_PATH = '/login/generic_oauth';
 const STATE_COOKIE = 'portcullis_oauth_state';
 
@@ -42,6 +52,8 @@ export interface LoginRoutesDeps {
   allowSignUp: boolean;
   /** TRUST_PROXY: believe X-Forwarded-For / X-Forwarded-Proto (one trusted reverse proxy). */
   trustProxy: boolean;
+  /** CORS_ALLOWED_ORIGINS: other origins whose pages may log in and out (body.ts refuseCrossSite). */
+  allowedOrigins?: readonly string[];
   log: Logger;
 }
 
@@ -55,20 +67,14 @@ function redirect(location: string, cookies: string[] = []): Response {
   return new Response(null, { status: 302, headers });
 }
 
+/**
+ * `{user, password}` of a login.
+ * @throws DomainError UNSUPPORTED_CONTENT_TYPE (400), REQUEST_TOO_LARGE (413), BAD_REQUEST
+ *   (400: body cut short), INVALID_JSON (400), VALIDATION_FAILED (400).
+ */
 async function readLoginBody(request: Request): Promise<{ user: string; password: string }> {
-  const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json')
-    throw new DomainError('UNSUPPORTED_CONTENT_TYPE', 'bad request data: Content-Type must be application/json');
-  if (Number(request.headers.get('content-length') ?? 0) > MAX_LOGIN_BODY_BYTES)
-    throw new DomainError('BAD_REQUEST', 'request body too large');
-  const text = await request.text();
-  if (text.length > MAX_LOGIN_BODY_BYTES) throw new DomainError('BAD_REQUEST', 'request body too large');
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new DomainError('INVALID_JSON', 'bad request data: invalid JSON');
-  }
+  requireJsonType(request, true);
+  const body = await readJsonBody(request, MAX_LOGIN_BODY_BYTES);
   const { user, password } = (body ?? {}) as { user?: unknown; password?: unknown };
   if (typeof user !== 'string' || typeof password !== 'string' || user === '' || user.length > 256 || password.length > 256) {
     throw new DomainError('VALIDATION_FAILED', 'user and password are required strings');
@@ -79,6 +85,7 @@ async function readLoginBody(request: Request): Promise<{ user: string; password
 /** Builds the plugin; register it before every other one. */
 export function useLoginRoutes(deps: LoginRoutesDeps): Plugin {
   const { signIn, sessions, oauth } = deps.services;
+  const trusted = trustedOrigins(deps);
   const meta = (request: Request) => ({ clientIp: clientAddress(request), userAgent: request.headers.get('user-agent') ?? '' });
   const failure = (error: unknown): Response => {
     const response = errorResponse(error, deps.log);
@@ -88,11 +95,15 @@ export function useLoginRoutes(deps: LoginRoutesDeps): Plugin {
     return response;
   };
 
+  /** The request as the audit log names it (who is signing in comes from the sign-in itself). */
+  const originOf = (request: Request) => ({ clientAddress: clientAddress(request), requestId: requestIdOf(request) });
+
   async function login(request: Request): Promise<Response> {
     try {
+      refuseCrossSite(request, trusted);
       const { user, password } = await readLoginBody(request);
-      const userId = await signIn.checkPassword(user, password, clientAddress(request));
-      const token = await sessions.start(userId, 'password', meta(request));
+      const { userId, viaDirectory } = await signIn.checkPassword(user, password, originOf(request));
+      const token = await sessions.start(userId, viaDirectory ? AUTH_MODULE.ldap : PASSWORD_MODULE, meta(request));
       const cookie = sessionCookie(cookieFor(request, deps.cookie), token);
       return json(200, { message: 'Logged in' }, { 'set-cookie': cookie, 'cache-control': 'no-store' });
     } catch (error) {
@@ -101,6 +112,11 @@ export function useLoginRoutes(deps: LoginRoutesDeps): Plugin {
   }
 
   async function logout(request: Request): Promise<Response> {
+    try {
+      refuseCrossSite(request, trusted);
+    } catch (error) {
+      return failure(error);
+    }
     const token = readCookie(request, deps.cookie.name);
     if (token) await sessions.end(token);
     return redirect('/login', [clearedCookie(deps.cookie.name, cookieFor(request, deps.cookie).secure)]);
@@ -117,7 +133,7 @@ export function useLoginRoutes(deps: LoginRoutesDeps): Plugin {
         return redirect(target, [stateCookie]);
       }
       const identity = await oauth.finish(url, readCookie(request, STATE_COOKIE));
-      const userId = await signIn.syncExternalUser(identity, AUTH_MODULE.oauth, deps.allowSignUp);
+      const userId = await signIn.syncExternalUser(identity, AUTH_MODULE.oauth, deps.allowSignUp, originOf(request));
       const token = await sessions.start(userId, AUTH_MODULE.oauth, meta(request));
       return redirect(deps.rootUrl, [clearState, sessionCookie(cookie, token)]);
     } catch (error) {

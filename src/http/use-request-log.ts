@@ -14,6 +14,11 @@
  * (health, readiness, metrics: orchestrators call them every few seconds and see their failures
  * themselves).
  *
+ * A request whose client went away before the answer (it closed the connection, or Node's HTTP
+ * parser dropped it for malformed chunked data, mid-body or later) is logged and counted with
+ * status 499 (nginx's "client closed request") and `aborted: true` at `info`, whatever the door
+ * answered to nobody: a client's choice is neither a server error nor a 5xx sample.
+ *
  * List the plugin LAST: its onResponse then sees the final response (after compression and the
  * security headers) and sets the header on it. Its start time comes from the request
  * instrumentation, which wraps every plugin, so answers ended early (GraphiQL, CORS preflights)
@@ -31,6 +36,8 @@ import { routeOf } from './request-route.js';
 
 /** Paths answered by doors that do not tag their route: static, so safe as labels. */
 const STATIC_ROUTES = new Set(['/graphql', '/login', '/logout', '/login/generic_oauth']);
+/** The status logged and counted for a request whose client went away (nginx's convention). */
+const CLIENT_CLOSED_REQUEST = 499;
 /** Routes called by orchestrators and scrapers every few seconds: logged at debug. */
 const PROBES = new Set(['/api/health', '/api/ready', '/metrics']);
 
@@ -144,15 +151,19 @@ export function useRequestLog(deps: RequestLogDeps): Plugin {
       }
       const start = started.get(request);
       const seconds = start === undefined ? 0 : (performance.now() - start) / 1000;
-      const route = routeLabel(request, response.status);
-      deps.metrics.request(request.method, route, response.status, seconds);
+      // Node's adapter aborts the request's signal when the client's connection closes.
+      const aborted = request.signal.aborted;
+      const status = aborted ? CLIENT_CLOSED_REQUEST : response.status;
+      const route = routeLabel(request, status);
+      deps.metrics.request(request.method, route, status, seconds);
       const principal = principals.get(request);
       const facts = graphql.get(request);
       const line = {
         reqId,
         method: request.method,
         route,
-        status: response.status,
+        status,
+        ...(aborted && { aborted }),
         ms: Math.round(seconds * 10_000) / 10,
         ...(principal &&
           principal.kind !== 'anonymous' && {
@@ -161,7 +172,7 @@ export function useRequestLog(deps: RequestLogDeps): Plugin {
         ...(facts && { graphql: facts }),
       };
       if (PROBES.has(route)) deps.log.debug(line, 'request');
-      else if (response.status >= 500) deps.log.error(line, 'request');
+      else if (status >= 500) deps.log.error(line, 'request');
       else deps.log.info(line, 'request');
     },
   };

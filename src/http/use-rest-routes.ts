@@ -3,6 +3,11 @@
  * (method, path, requirement, handler), authenticates it, parses its JSON body and turns the
  * handler's result or error into a response, before yoga's GraphQL handling sees it. Handlers
  * call one feature service each.
+ *
+ * A write (POST, PUT, PATCH, DELETE) is checked before its caller is authenticated (so a forged
+ * request neither signs in an LDAP user nor counts as a failed login): it must not come from
+ * another site and must be JSON or bodiless (body.ts). Its body is read only after
+ * authentication, streamed and bounded.
  */
 import type { Plugin } from 'graphql-yoga';
 import { UNAVAILABLE_MESSAGE } from '../kernel/edition.js';
@@ -12,13 +17,14 @@ import type { Services } from '../modules/services.js';
 import type { Route } from '../modules/shared/rest.js';
 import type { Logger } from '../platform/logger.js';
 import { clientAddress } from './auth/cookies.js';
+import { readJsonBody, refuseCrossSite, requireJsonType, trustedOrigins } from './body.js';
 import { tagRoute } from './request-route.js';
 import { errorResponse, json } from './responses.js';
 
 /** Largest JSON body accepted by default, in bytes (MAX_REQUEST_BODY_BYTES). */
 const MAX_BODY_BYTES = 1024 * 1024;
 
-const LONE_SURROGATE = /\p{Cs}/u;
+const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 interface CompiledRoute extends Route {
   segments: string[];
@@ -33,67 +39,10 @@ export interface RestRouterDeps {
   unavailablePrefix?: string;
   /** Largest body in bytes; 1 MiB by default. */
   maxBodyBytes?: number;
-}
-
-const tooLarge = (limit: number) => new DomainError('REQUEST_TOO_LARGE', `request body is larger than ${limit} bytes`);
-
-/**
- * The body's bytes, refused with 413 on a Content-Length over `limit` before reading, or as soon
- * as the streamed bytes pass it (the rest is never read).
- */
-async function readBody(request: Request, limit: number): Promise<Uint8Array> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && (!/^\d+$/.test(declared) || Number(declared) > limit)) {
-    if (!/^\d+$/.test(declared)) throw new DomainError('BAD_REQUEST', 'Content-Length is invalid');
-    throw tooLarge(limit);
-  }
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
-
-/**
- * The JSON body, or undefined when empty.
- * @throws DomainError REQUEST_TOO_LARGE (413), UNSUPPORTED_CONTENT_TYPE (400) for anything but
- *   application/json, INVALID_JSON (400) for bad JSON, bad UTF-8 or lone surrogates.
- */
-async function readJsonBody(request: Request, limit: number): Promise<unknown> {
-  const bytes = await readBody(request, limit);
-  if (bytes.byteLength === 0) return undefined;
-  let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-  } catch {
-    throw new DomainError('INVALID_JSON', 'bad request data: the body is not valid UTF-8');
-  }
-  const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-  if (type !== 'application/json') {
-    throw new DomainError('UNSUPPORTED_CONTENT_TYPE', 'bad request data: Content-Type must be application/json');
-  }
-  let lone = false;
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text, (key, value: unknown) => {
-      if (LONE_SURROGATE.test(key) || (typeof value === 'string' && LONE_SURROGATE.test(value))) lone = true;
-      return value;
-    });
-  } catch (error) {
-    throw new DomainError('INVALID_JSON', `bad request data: invalid JSON (${(error as Error).message})`);
-  }
-  if (lone) throw new DomainError('INVALID_JSON', 'bad request data: text must be well-formed Unicode (lone surrogate)');
-  return parsed;
+  /** CORS_ALLOWED_ORIGINS: other origins whose pages may send writes (body.ts refuseCrossSite). */
+  allowedOrigins?: readonly string[];
+  /** ROOT_URL: the service's public address, whose origin may send writes. */
+  rootUrl?: string;
 }
 
 function split(path: string): string[] {
@@ -105,6 +54,7 @@ function split(path: string): string[] {
  * a known path with another method) and returns null for any other path.
  */
 function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL) => Promise<Response | null> {
+  const trusted = trustedOrigins(deps);
   // Static segments win over parameters, so `/roles/hard-reset` is never taken as a uid.
   const compiled: CompiledRoute[] = deps.routes
     .map((r) => ({ ...r, segments: split(r.path) }))
@@ -148,8 +98,12 @@ function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL) =>
       if (found === null) throw new DomainError('NOT_FOUND', 'Not found');
       if (found === 'method') throw new DomainError('METHOD_NOT_ALLOWED', `Method ${request.method} not allowed`);
       tagRoute(request, found.route.path); // for the request log and metrics (use-request-log.ts)
+      const writes = WRITES.has(request.method);
+      if (writes) {
+        refuseCrossSite(request, trusted);
+        requireJsonType(request);
+      }
       const principal = await deps.authenticate(request);
-      const writes = request.method === 'POST' || request.method === 'PUT' || request.method === 'PATCH';
       const body = writes ? await readJsonBody(request, deps.maxBodyBytes ?? MAX_BODY_BYTES) : undefined;
       const { handler } = found.route;
       const input = {

@@ -12,7 +12,7 @@
  * the log is modules/audit.
  */
 import type { Tx } from '../platform/database.js';
-import { currentFence } from './fence.js';
+import { currentFence, type RequestOrigin } from './fence.js';
 import { isLocalOperator, type Principal } from './principal.js';
 
 /** The changed object: its kind and id (a role's uid, a user's id, "<teamId>:<userId>", ...). */
@@ -119,10 +119,12 @@ function actorKind(actor: Principal): string {
 
 /**
  * Records `change` made by `actor`, in transaction `tx` (call it inside `access.write()`).
+ * `origin` names the request when no fence does: sign-ins (a directory or OAuth user created or
+ * synced while its request is still being authenticated) pass their own.
  * @throws whatever the insert throws (the caller's transaction then rolls back).
  */
-export async function recordAudit(tx: Tx, actor: Principal, change: AuditChange): Promise<void> {
-  const origin = currentFence.getStore()?.origin;
+export async function recordAudit(tx: Tx, actor: Principal, change: AuditChange, origin?: RequestOrigin): Promise<void> {
+  const from = origin ?? currentFence.getStore()?.origin;
   await tx.auditEvent.create({
     data: {
       orgId: change.orgId,
@@ -131,8 +133,8 @@ export async function recordAudit(tx: Tx, actor: Principal, change: AuditChange)
       actorId: actor.id,
       actorLogin: 'login' in actor ? actor.login : 'name' in actor ? actor.name : '',
       authMethod: actor.authMethod,
-      clientAddress: origin?.clientAddress ?? '',
-      requestId: origin?.requestId ?? '',
+      clientAddress: from?.clientAddress ?? '',
+      requestId: from?.requestId ?? '',
       resourceKind: change.resource.kind,
       resourceId: String(change.resource.id),
       before: asJson(change.before),

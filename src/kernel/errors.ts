@@ -28,6 +28,7 @@ export const ERROR_STATUS = {
   ORG_NAME_TAKEN: 400,
   CANNOT_DELETE_ACTIVE_ORG: 400,
   ALREADY_TEAM_MEMBER: 400,
+  SERVICE_ACCOUNT_ALREADY_EXISTS: 400,
   UNAUTHENTICATED: 401,
   INVALID_CREDENTIALS: 401,
   INVALID_API_KEY: 401,
@@ -134,11 +135,64 @@ export function alreadyExists(message: string): DomainError {
 }
 
 /**
- * 403 with Grafana's wording: "You'll need additional permissions to perform this action.
- * Permissions needed: <what>" (upstream-behaviour.md "Errors").
+ * What Grafana's evaluators print for a denial (pkg/services/accesscontrol/evaluator.go
+ * `String()`): a permission is its action alone, `all(...)` is "all of a, b", `any(...)` is
+ * "any of a, b". `described` is `Evaluator.describe()` (kernel/evaluator.ts: `action: <a>[
+ * scopes: <s>, ...]`, `all(<d> <d>)`, `any(<d> <d>)`); any other text (a requirement that is
+ * not an evaluator, such as "Service Admin to ...") is returned unchanged, as is a description
+ * this grammar does not cover.
+ */
+export function grafanaPermissionsText(described: string): string {
+  let at = 0;
+  const token = (stops: string): string => {
+    const start = at;
+    while (at < described.length && !stops.includes(described[at] as string)) at++;
+    return described.slice(start, at);
+  };
+  const item = (): string | undefined => {
+    for (const kind of ['all', 'any'] as const) {
+      if (!described.startsWith(`${kind}(`, at)) continue;
+      at += kind.length + 1;
+      const parts: string[] = [];
+      for (;;) {
+        const part = item();
+        if (part === undefined) return undefined;
+        parts.push(part);
+        if (described[at] === ')') break;
+        if (described[at] !== ' ') return undefined;
+        at++;
+      }
+      at++;
+      return `${kind} of ${parts.join(', ')}`;
+    }
+    if (!described.startsWith('action: ', at)) return undefined;
+    at += 'action: '.length;
+    const action = token(' )');
+    if (action === '') return undefined;
+    if (described.startsWith(' scopes: ', at)) {
+      at += ' scopes: '.length;
+      token(' ),');
+      while (described.startsWith(', ', at)) {
+        at += 2;
+        token(' ),');
+      }
+    }
+    return action;
+  };
+  const text = item();
+  return text !== undefined && at === described.length ? text : described;
+}
+
+/**
+ * 403 with Grafana's wording (pkg/services/accesscontrol/middleware.go `deny`): "You'll need
+ * additional permissions to perform this action. Permissions needed: <what>", where <what> is
+ * what Grafana's evaluator prints (grafanaPermissionsText: actions only). The full requirement,
+ * scopes included (`needed`, e.g. `action: users:read scopes: global.users:id:2`), stays in
+ * `details.needed` (GraphQL `extensions.details`, the access-denied log line).
  */
 export function accessDenied(needed: string): DomainError {
-  return new DomainError('ACCESS_DENIED', `You'll need additional permissions to perform this action. Permissions needed: ${needed}`, {
+  const text = grafanaPermissionsText(needed);
+  return new DomainError('ACCESS_DENIED', `You'll need additional permissions to perform this action. Permissions needed: ${text}`, {
     needed,
   });
 }

@@ -35,10 +35,13 @@ export const permissionInput = z
     return { action: p.action, scope };
   });
 
+/** Most permissions one role may be given (also the bound of Role.permissions in the GraphQL cost estimate). */
+export const MAX_ROLE_PERMISSIONS = 1000;
+
 /** A list of permissions, duplicates removed (order of first occurrence kept). */
 export const permissionList = z
   .array(permissionInput, { error: 'permissions must be an array of {action, scope}' })
-  .max(1000, 'at most 1000 permissions')
+  .max(MAX_ROLE_PERMISSIONS, `at most ${MAX_ROLE_PERMISSIONS} permissions`)
   .transform((list) => {
     const seen = new Set<string>();
     return list.filter((p) => {

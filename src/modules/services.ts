@@ -6,6 +6,7 @@ import { AccessService } from '../kernel/access.js';
 import { type Edition, editionGuard } from '../kernel/edition.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
+import type { Logger } from '../platform/logger.js';
 import { ApiKeyService } from './api-keys/service.js';
 import { SubjectAssignments, teamStore, userStore } from './assignments/service.js';
 import { AuditService } from './audit/service.js';
@@ -42,6 +43,8 @@ export interface ServiceDeps {
   db: Db;
   config: FeatureConfig;
   clock: Clock;
+  /** Where services log what they keep from callers (which LDAP server failed, a failed last-seen write). */
+  log?: Logger;
 }
 
 export interface Services {
@@ -81,7 +84,7 @@ export function createServices(deps: ServiceDeps): Services {
   const access = new AccessService(deps.db);
   const feature = { db: deps.db, access, edition: editionGuard(deps.config.edition) };
   const { auth } = deps.config;
-  const ldap = new LdapService(auth.ldapConfigFile, access);
+  const ldap = new LdapService(auth.ldapConfigFile, access, deps.log);
   return {
     db: deps.db,
     access,
@@ -106,7 +109,7 @@ export function createServices(deps: ServiceDeps): Services {
     }),
     audit: new AuditService(feature),
     signIn: new SignInService({ ...feature, throttle: new LoginThrottle(auth.bruteForce), directory: ldap.enabled ? ldap : null }),
-    sessions: new SessionService({ ...feature, clock: deps.clock, settings: auth }),
+    sessions: new SessionService({ ...feature, clock: deps.clock, settings: auth, ...(deps.log && { log: deps.log }) }),
     ldap,
     oauth: new OAuthService(auth.oauth),
   };

@@ -12,13 +12,13 @@
  *   connection's own commits, so caches see foreign writes without dropping entries for their own.
  */
 import { mkdirSync } from 'node:fs';
-import { dirname, isAbsolute, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname } from 'node:path';
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
 import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
 import BetterSqlite3 from 'better-sqlite3';
 import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
 import { migrateDatabase } from './migrations.js';
+import { projectPath } from './paths.js';
 
 export type Db = PrismaClient;
 export type Tx = Prisma.TransactionClient;
@@ -44,9 +44,6 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** The folder holding package.json, two levels above this file (src/platform/). */
-const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
 /**
  * Absolute file path of a `file:` URL (`file:./data/portcullis.db` -> `<project>/data/portcullis.db`).
  * Relative paths resolve against the project folder (the one holding package.json), not the
@@ -57,7 +54,7 @@ const PROJECT_ROOT = fileURLToPath(new URL('../..', import.meta.url));
  */
 export function databasePath(databaseUrl: string): string {
   const raw = databaseUrl.replace(/^file:/, '').replace(/\?.*$/, '');
-  return isAbsolute(raw) ? raw : resolve(PROJECT_ROOT, raw);
+  return projectPath(raw);
 }
 
 /**

@@ -69,6 +69,10 @@ beforeAll(async () => {
   // The subject may read its teams' roles (Team.roles needs teams.roles:read on teams:id:<id>).
   await createRole(app, 'team-role-reader', [p('teams.roles:read', 'teams:*')], { name: 'team role reader' });
   await assignUserRole(app, subject.id, 'team-role-reader');
+  // The subject's first request also records when it was last seen (one write, then none for
+  // 5 minutes): made here, so the counts below are the query's own.
+  await app.request('/api/user', { auth: subject.auth });
+  await app.services.sessions.seenWritesSettled();
 });
 
 afterAll(() => app.close());

@@ -410,6 +410,14 @@ const steps: Step[] = [
     },
   },
   {
+    name: 'teams.add_team (a taken name: GrafanaClientError 409)',
+    method: 'POST',
+    path: () => '/teams',
+    json: () => ({ name: 'platform' }),
+    status: 409,
+    message: 'Team name taken',
+  },
+  {
     // The client pages until a page holds fewer than perPage teams.
     name: 'teams.search_teams()',
     method: 'GET',
@@ -456,6 +464,14 @@ const steps: Step[] = [
     json: (s) => ({ userId: s.alice }),
     status: 200,
     message: 'Member added to Team',
+  },
+  {
+    name: 'teams.add_team_member (already a member: GrafanaBadInputError)',
+    method: 'POST',
+    path: (s) => `/teams/${s.team}/members`,
+    json: (s) => ({ userId: s.alice }),
+    status: 400,
+    message: 'User is already added to this team',
   },
   {
     name: 'teams.get_team_members',
@@ -604,6 +620,14 @@ const steps: Step[] = [
     },
   },
   {
+    name: 'serviceaccount.create (a taken name: GrafanaBadInputError)',
+    method: 'POST',
+    path: () => '/serviceaccounts/',
+    json: () => ({ name: 'ci-bot', role: 'Viewer' }),
+    status: 400,
+    message: 'service account already exists',
+  },
+  {
     name: 'serviceaccount.get',
     method: 'GET',
     path: (s) => `/serviceaccounts/${s.sa}?accesscontrol=true`,
@@ -735,10 +759,19 @@ const steps: Step[] = [
     check: (b: { title: string; accessErrorId: string; message: string }) => {
       expect(b.title).toBe('Access denied');
       expect(b.accessErrorId).toMatch(/^ACE\d{10}$/);
-      expect(b.message).toMatch(/^You'll need additional permissions to perform this action\. Permissions needed: /);
+      // Grafana's evaluator prints the action only (accesscontrol/evaluator.go String).
+      expect(b.message).toBe("You'll need additional permissions to perform this action. Permissions needed: teams:create");
     },
   },
-  { name: '404: users.get_user of no one', method: 'GET', path: () => '/users/999999', status: 404 },
+  { name: '404: users.get_user of no one', method: 'GET', path: () => '/users/999999', status: 404, message: 'user not found' },
+  { name: '404: teams.get_team of no team', method: 'GET', path: () => '/teams/999999', status: 404, message: 'Team not found' },
+  {
+    name: '400: organizations.delete_organization of the organization acted in (GrafanaBadInputError)',
+    method: 'DELETE',
+    path: () => '/orgs/1',
+    status: 400,
+    message: 'Can not delete org for current user',
+  },
   {
     name: '401: a wrong password (GrafanaUnauthorizedError)',
     as: { login: 'carol', password: 'not-her-password' },

@@ -5,6 +5,8 @@
  * (`title`, `message`, `accessErrorId`), while the GraphQL door keeps its own error shape.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { grafanaPermissionsText } from '../../src/kernel/errors.js';
+import { all, any, permission } from '../../src/kernel/evaluator.js';
 import { parseBooleanParam } from '../../src/modules/shared/rest.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, createUser } from '../support/subjects.js';
@@ -107,6 +109,36 @@ describe('X-Grafana-Org-Id, an alias of X-Service-Org-Id', () => {
   });
 });
 
+describe('"Permissions needed": what Grafana’s evaluator String() prints', () => {
+  it.each(
+    (
+      [
+        [permission('users:read'), 'users:read'],
+        [permission('users:read', 'global.users:*'), 'users:read'],
+        [permission('teams:write', 'teams:id:1', 'teams:*'), 'teams:write'],
+        [all(permission('roles:write', 'permissions:type:delegate')), 'roles:write'],
+        [all(permission('a:r', 'x:1'), permission('b:w')), 'all of a:r, b:w'],
+        [any(permission('a:r', 'x:1, y:2'), permission('b:w', 'z:*')), 'any of a:r, b:w'],
+        [all(any(permission('a:r'), permission('b:r', 's:1')), permission('c:w')), 'all of any of a:r, b:r, c:w'],
+      ] as const
+    ).map(([evaluator, text]) => [evaluator.describe(), text] as const),
+  )('%s -> %s', (described, text) => {
+    expect(grafanaPermissionsText(described)).toBe(text);
+  });
+
+  it.each([
+    'Service Admin to delete another organization',
+    'org role Admin',
+    'delegation of teams:write on teams:*',
+    'acting in organization 2 (send X-Service-Org-Id: 2)',
+    'action: ',
+    'all(action: a:r',
+    'action: a:r scopes: has space',
+  ])('leaves %j, which is no evaluator description, as it is', (text) => {
+    expect(grafanaPermissionsText(text)).toBe(text);
+  });
+});
+
 describe('403: Grafana’s access-denied body', () => {
   it('has title "Access denied", the message naming the permission, an accessErrorId, and our code', async () => {
     const res = await app.request('/api/access-control/roles', { auth: nobody.auth });
@@ -115,10 +147,19 @@ describe('403: Grafana’s access-denied body', () => {
     expect(Object.keys(body)).toEqual(['accessErrorId', 'message', 'title', 'code']);
     expect(body).toEqual({
       accessErrorId: expect.stringMatching(/^ACE\d{10}$/),
-      message: "You'll need additional permissions to perform this action. Permissions needed: action: roles:read scopes: roles:*",
+      // Grafana's evaluator prints the action only (evaluator.go permissionEvaluator.String).
+      message: "You'll need additional permissions to perform this action. Permissions needed: roles:read",
       title: 'Access denied',
       code: 'ACCESS_DENIED',
     });
+  });
+
+  it('names composed requirements as Grafana’s evaluators print them: "any of a, b"', async () => {
+    const res = await app.request('/api/teams/1/members', { auth: nobody.auth });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { message: string }).message).toBe(
+      "You'll need additional permissions to perform this action. Permissions needed: any of teams:read, teams.permissions:read",
+    );
   });
 
   it('gives every denial its own id', async () => {
@@ -140,7 +181,7 @@ describe('403: Grafana’s access-denied body', () => {
     const res = await app.graphql('{ roles { uid } }', {}, { auth: nobody.auth });
     expect(res.status).toBe(403);
     const error = res.body.errors?.[0] as { message: string; extensions: Record<string, unknown> };
-    expect(error.message).toMatch(/^You'll need additional permissions to perform this action\. Permissions needed: /);
+    expect(error.message).toBe("You'll need additional permissions to perform this action. Permissions needed: roles:read");
     expect(error.extensions).toMatchObject({ code: 'ACCESS_DENIED', details: { needed: 'action: roles:read scopes: roles:*' } });
     expect(error.extensions).not.toHaveProperty('accessErrorId');
     expect(error.extensions).not.toHaveProperty('title');

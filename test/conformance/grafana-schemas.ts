@@ -71,6 +71,8 @@ export const GRAFANA_SPEC_DEFECTS: Record<string, Record<string, JsonObject>> = 
   },
   // pkg/api/ldap_debug.go GetLDAPStatus writes one status per server; the spec says okResponse.
   'GET /admin/ldap/status': { '200': { type: 'array', items: { type: 'object' } } },
+  // pkg/api/team_members.go addTeamMember answers 400 "User is already added to this team"; the spec lists no 400.
+  'POST /teams/{team_id}/members': { '400': ref('ErrorResponseBody') },
   // Reload handlers answer response.Success (200, {message}); the spec says 202 acceptedResponse.
   'POST /admin/provisioning/access-control/reload': { '200': SUCCESS, '202': SUCCESS },
 };

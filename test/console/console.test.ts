@@ -2,10 +2,15 @@
  * The web console in a real browser (issue #13 item 3): Playwright drives a headless Chromium
  * against the app on a loopback port. Flows: sign in; create an API key, see its secret once
  * (copy button, nothing stored in the browser), use it as curl would, delete it; a service
- * account's token likewise; a confirmation whose change fails keeps its dialog open with the error; build a custom role, edit it, assign it to a team and watch a
- * member's permissions and the "why" answer change, then delete the assigned role; the basic
- * roles' reset; the organization switcher; a Viewer sees no write control and the server refuses
- * what the console hides. Every page is checked with axe-core (no serious or critical WCAG A/AA
+ * account's token likewise; a confirmation whose change fails keeps its dialog open with the
+ * error; build a custom role, edit it, assign it to a team and watch a member's permissions and
+ * the "why" answer change, then delete the assigned role; the basic
+ * roles' reset; focus never dropped to <body> when a secret is dismissed or a confirmed change
+ * removes its button (WCAG 2.4.3); the organization switcher, which switches only on its button,
+ * not while arrow keys move through the list (WCAG 3.2.2); near misses (`/roles/`, `/index.html`)
+ * redirected and unknown paths showing the console's own Page not found; a Viewer sees no write
+ * control and the server refuses what the console hides; the oss edition's pages say roles do not
+ * exist there. Every page is checked with axe-core (no serious or critical WCAG A/AA
  * violation), for horizontal scrolling at 375 px, for CSP violations, and saved as a screenshot
  * at 1280 and 375 px in test-results/console/ for review.
  *
@@ -73,6 +78,11 @@ async function loaded(p: Page): Promise<void> {
 async function openSection(p: Page, label: string): Promise<void> {
   await p.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label, exact: true }).click();
   await p.getByRole('heading', { level: 1 }).waitFor();
+}
+
+/** The element that has focus: its tag and text; BODY when focus was dropped (WCAG 2.4.3). */
+async function focused(p: Page): Promise<{ tag: string; text: string }> {
+  return p.evaluate(() => ({ tag: document.activeElement?.tagName ?? 'NONE', text: document.activeElement?.textContent?.trim() ?? '' }));
 }
 
 /** GraphQL as the test itself (basic auth of the admin), for checking what the console did. */
@@ -157,6 +167,8 @@ describe.skipIf(!executablePath)(title, () => {
     expect(asBasic.status).toBe(200);
 
     await page.getByRole('button', { name: 'I have copied it' }).click();
+    // The secret and its button are gone: focus goes to the section's heading, not to <body>.
+    await expect.poll(() => focused(page)).toEqual({ tag: 'H2', text: 'API keys' });
     expect(await page.content()).not.toContain(secret);
     const row = page.getByRole('row').filter({ hasText: 'ci-pipeline' });
     await expect.poll(() => row.textContent()).toContain('Editor');
@@ -169,6 +181,8 @@ describe.skipIf(!executablePath)(title, () => {
     await dialog.getByRole('button', { name: 'Delete API key' }).click();
     await page.getByRole('status').filter({ hasText: 'API key “ci-pipeline” deleted.' }).waitFor();
     await expect.poll(() => page.getByRole('row').filter({ hasText: 'ci-pipeline' }).count()).toBe(0);
+    // Its Delete button went with the row: focus is on the notice saying so, not on <body>.
+    await expect.poll(() => focused(page)).toEqual({ tag: 'DIV', text: 'API key “ci-pipeline” deleted.' });
     const revoked = await fetch(`${base}/api/access-control/user/permissions`, { headers: { authorization: `Bearer ${secret}` } });
     expect(revoked.status).toBe(401);
   });
@@ -183,11 +197,14 @@ describe.skipIf(!executablePath)(title, () => {
     const used = await fetch(`${base}/api/access-control/user/permissions`, { headers: { authorization: `Bearer ${token}` } });
     expect(used.status).toBe(200);
     await card.getByRole('button', { name: 'I have copied it' }).click();
+    await expect.poll(() => focused(page)).toEqual({ tag: 'H3', text: 'deployer' });
     await expect.poll(() => card.getByRole('row').filter({ hasText: 'deploy-token' }).textContent()).toMatch(/\d{4}/);
     await screenshot(page, 'api-keys-tokens-1280');
     await card.getByRole('button', { name: 'Delete token deploy-token of deployer' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete token' }).click();
     await page.getByRole('status').filter({ hasText: 'Token “deploy-token” deleted.' }).waitFor();
+    await expect.poll(() => card.getByRole('row').filter({ hasText: 'deploy-token' }).count()).toBe(0);
+    await expect.poll(() => focused(page)).toEqual({ tag: 'DIV', text: 'Token “deploy-token” deleted.' });
     const revoked = await fetch(`${base}/api/access-control/user/permissions`, { headers: { authorization: `Bearer ${token}` } });
     expect(revoked.status).toBe(401);
   });
@@ -204,6 +221,8 @@ describe.skipIf(!executablePath)(title, () => {
     await dialog.getByRole('button', { name: 'Delete API key' }).click();
     await expect.poll(() => dialog.getByRole('alert').textContent()).toContain(`API key ${key.id} not found`);
     expect(await dialog.getByRole('button', { name: 'Delete API key' }).isEnabled()).toBe(true);
+    // Focus stays in the dialog, on the error, not on <body>.
+    await expect.poll(() => focused(page)).toMatchObject({ tag: 'DIV', text: expect.stringContaining('not found') });
     expect(await page.getByRole('status').filter({ hasText: 'deleted.' }).count()).toBe(0);
     await screenshot(page, 'dialog-error-1280');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
@@ -290,28 +309,66 @@ describe.skipIf(!executablePath)(title, () => {
     await page.getByRole('button', { name: 'Delete custom:sa-reader' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Delete role', exact: true }).click();
     const force = page.getByRole('dialog', { name: 'The role is assigned' });
+    // The question changed under the focus: it is on the new confirm button, not on <body>.
+    await expect.poll(() => focused(page)).toEqual({ tag: 'BUTTON', text: 'Delete role and its assignments' });
     await force.getByRole('button', { name: 'Delete role and its assignments' }).click();
     await page.getByRole('status').filter({ hasText: 'deleted' }).waitFor();
+    await expect.poll(() => page.getByText('Service account reader (custom)', { exact: true }).count()).toBe(0);
+    await expect.poll(() => focused(page)).toEqual({ tag: 'DIV', text: 'Role “Service account reader (custom)” deleted.' });
     await page.goto(why);
     await page.getByRole('heading', { level: 2, name: /^Denied: tom may not do/ }).waitFor();
   });
 
-  it('shows the basic roles with their permissions and resets them for those who may', async () => {
+  it('shows the basic roles with their permissions and product grants, and resets them for those who may', async () => {
+    const grant =
+      '[{ role: { name: "plugins:reports:reader", permissions: [{ action: "reports:read", scope: "reports:*" }] }, grants: [Editor] }]';
+    await gql(`mutation { registerProductRoles(productId: "reports", roles: ${grant}) { uid } }`);
     await openSection(page, 'Basic roles');
     for (const name of ['Viewer', 'Editor', 'Admin'])
       await page.getByRole('heading', { level: 2, name: new RegExp(`^${name} basic:`) }).waitFor();
+    const granted = page.getByRole('list', { name: 'Granted by products' });
+    await expect.poll(() => granted.allTextContents()).toEqual(Array(2).fill('plugins:reports:reader: reports:read on reports:*'));
     await page.getByRole('button', { name: 'Reset basic roles' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Reset basic roles' }).click();
     await page.getByRole('status').filter({ hasText: 'Every basic role has its default permissions again.' }).waitFor();
+    await expect.poll(() => focused(page)).toEqual({ tag: 'DIV', text: 'Every basic role has its default permissions again.' });
   });
 
-  it('switches the organization the session acts in', async () => {
+  it('switches the organization only on Switch, not while the keyboard moves through the list (WCAG 3.2.2)', async () => {
     await page.goto('/');
+    await loaded(page);
+    const switches: string[] = [];
+    const onRequest = (request: { url(): string }) => {
+      if (request.url().includes('/api/user/using/')) switches.push(request.url());
+    };
+    page.on('request', onRequest);
+    const actingIn = () => page.evaluate(async () => ((await (await fetch('/api/user')).json()) as { orgId: number }).orgId);
+    const mainOrg = await actingIn();
     const switcher = page.getByLabel('Organization');
-    await switcher.selectOption({ label: 'Second Org (Admin)' });
+    await switcher.focus();
+    await page.keyboard.press('ArrowDown');
+    // The choice moved to the next organization, and nothing else happened.
+    expect(await switcher.inputValue()).not.toBe(String(mainOrg));
+    expect(await actingIn()).toBe(mainOrg);
+    expect(switches).toEqual([]);
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('org-switch');
+    expect(await page.getByRole('main').textContent()).toContain('in Main Org. with the org role Admin');
+
+    // Tab to Switch, Enter: now it switches.
+    await page.keyboard.press('Tab');
+    expect(await focused(page)).toEqual({ tag: 'BUTTON', text: 'Switch' });
+    await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('main').textContent()).toContain('in Second Org with the org role Admin');
+    expect(await actingIn()).not.toBe(mainOrg);
+    expect(switches).toHaveLength(1);
+    await screenshot(page, 'org-switched-1280');
+
     await switcher.selectOption({ label: 'Main Org. (Admin)' });
+    expect(await actingIn()).not.toBe(mainOrg);
+    await page.getByRole('button', { name: 'Switch' }).click();
     await expect.poll(() => page.getByRole('main').textContent()).toContain('in Main Org. with the org role Admin');
+    expect(await actingIn()).toBe(mainOrg);
+    page.off('request', onRequest);
   });
 
   it('shows a Viewer no write control, and the server refuses what the console hides', async () => {
@@ -417,11 +474,43 @@ describe.skipIf(!executablePath)(title, () => {
       expect(nav).toEqual(['Overview', 'API key settings']);
       await openSection(p, 'API key settings');
       await p.getByRole('form', { name: 'New API key' }).waitFor();
+      // Typed in: the roles pages say there are no roles here, not which permission is missing.
+      for (const path of ['/roles', '/basic-roles']) {
+        await p.goto(path);
+        await p.getByText('Roles are not available in this edition').waitFor();
+        expect(await p.getByText(/You may not/).count(), path).toBe(0);
+      }
       await context.close();
     } finally {
       await new Promise((resolve) => served.server.close(resolve));
       await oss.close();
     }
+  });
+
+  it('redirects near misses to their page, and shows its own accessible Page not found for unknown paths', async () => {
+    const nearMisses: [from: string, to: string, heading: string][] = [
+      ['/roles/?kind=custom', '/roles?kind=custom', 'Roles'],
+      ['/why/', '/why', 'Why: check access'],
+      ['/api-keys/', '/api-keys', 'API key settings'],
+      ['/index.html', '/', 'Overview'],
+    ];
+    for (const [from, to, heading] of nearMisses) {
+      await page.goto(from);
+      await page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
+      const url = new URL(page.url());
+      expect(`${url.pathname}${url.search}`, from).toBe(to);
+    }
+    const failures: string[] = [];
+    for (const path of ['/nope', '/roles/unknown']) {
+      const answer = await page.goto(path);
+      expect(answer?.status(), path).toBe(404);
+      await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
+      expect(await page.title()).toBe('Page not found · portcullis');
+      expect(await page.getAttribute('html', 'lang')).toBe('en');
+      for (const v of await seriousViolations(page)) failures.push(`${path}: ${v.id} at ${v.targets.join(', ')}`);
+    }
+    await screenshot(page, 'not-found-1280');
+    expect(failures).toEqual([]);
   });
 
   it('works from the keyboard: skip link, navigation and forms', async () => {

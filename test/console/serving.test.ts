@@ -1,8 +1,10 @@
 /**
  * The web console as the server answers it (issue #13 items 1 and 2), without a browser: its
  * page on exactly its paths with a strict CSP and no-store, content-hashed assets cached a year
- * (brotli or gzip when accepted), the size budget, other paths and methods untouched (unknown
- * ones 404, `POST /login` still signs in), and the OAuth button's hint when OAuth is configured.
+ * (brotli or gzip when accepted), the size budget, near misses (`/roles/`, `/index.html`)
+ * redirected, a browser's unknown page path answered 404 with the console page (its own "Page not
+ * found"), the API's JSON 404 and other methods untouched (`POST /login` still signs in), and the
+ * OAuth button's hint when OAuth is configured.
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,10 +75,67 @@ describe('console pages', () => {
     expect(signedIn.status).toBe(200);
   });
 
-  it('leaves other paths and methods alone: unknown paths 404, POST /login still signs in', async () => {
-    for (const path of ['/nope', '/roles/unknown', '/roles/', '/index.html', '/assets/', '/assets/main.js', '/assets/../package.json']) {
-      expect((await get(app, path)).status, path).toBe(404);
+  it('redirects near misses of a page path to it, keeping the query: a trailing slash, /index.html', async () => {
+    const cases: [string, string][] = [
+      ...CONSOLE_PATHS.filter((p) => p !== '/').map((p): [string, string] => [`${p}/`, p]),
+      ['/roles//', '/roles'],
+      ['/roles/?kind=custom&q=a%20b', '/roles?kind=custom&q=a%20b'],
+      ['/login/?next=%2Froles', '/login?next=%2Froles'],
+      ['/index.html', '/'],
+      ['/index.html?next=x', '/?next=x'],
+    ];
+    for (const [from, to] of cases) {
+      for (const method of ['GET', 'HEAD']) {
+        const res = await app.request(from, { method, auth: null, redirect: 'manual', headers: { accept: 'text/html' } });
+        expect(res.status, `${method} ${from}`).toBe(308);
+        expect(res.headers.get('location'), from).toBe(to);
+      }
     }
+    // Only page paths: nothing leads off the origin, other methods are not redirected.
+    for (const path of ['//evil.example/', '/api/user/', '/nope/']) {
+      const res = await get(app, path);
+      expect(res.headers.get('location'), path).toBeNull();
+    }
+    const post = await app.request('/login/', { method: 'POST', auth: null, json: { user: ADMIN.login, password: ADMIN.password } });
+    expect(post.status).toBe(404);
+    expect(post.headers.get('location')).toBeNull();
+  });
+
+  it("answers a browser's unknown page path with the console page and 404, so its own Page not found shows", async () => {
+    for (const path of ['/nope', '/roles/unknown', '/nope/', '/assets/../package.json', '/login/generic_oauth/x']) {
+      const res = await get(app, path);
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('content-type'), path).toBe('text/html; charset=utf-8');
+      expect(res.headers.get('content-security-policy')).toBe(CONSOLE_POLICY);
+      expect(res.headers.get('cache-control')).toBe('no-store');
+      const html = await res.text();
+      expect(html).toContain('<html lang="en">');
+      expect(html).toMatch(/<title>[^<]+<\/title>/);
+      assetsOf(html);
+    }
+    const head = await app.request('/nope', { method: 'HEAD', auth: null, headers: { accept: 'text/html' } });
+    expect(head.status).toBe(404);
+    expect(head.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(await head.text()).toBe('');
+  });
+
+  it('keeps the JSON 404 for the API, assets and clients not asking for HTML; other methods pass through', async () => {
+    const notFound = { message: 'Not found', code: 'NOT_FOUND' };
+    const jsonPaths = ['/api/nope', '/api', '/api/', '/assets/', '/assets/main.js', '/graphql/x', '/metrics', '/swagger/nope'];
+    for (const path of jsonPaths) {
+      const res = await get(app, path);
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('content-type'), path).toMatch(/^application\/json/);
+      expect(await res.json(), path).toEqual(notFound);
+    }
+    for (const path of ['/nope', '/roles/unknown', '/index.htm']) {
+      const res = await app.request(path, { auth: null, headers: { accept: 'application/json' } });
+      expect(res.status, path).toBe(404);
+      expect(await res.json(), path).toEqual(notFound);
+    }
+    const posted = await app.request('/nope', { method: 'POST', auth: null, headers: { accept: 'text/html' }, json: {} });
+    expect(posted.status).toBe(404);
+    expect(await posted.json()).toEqual(notFound);
     expect((await app.request('/', { method: 'POST', auth: null, json: {} })).status).not.toBe(200);
     const login = await app.request('/login', { method: 'POST', auth: null, json: { user: ADMIN.login, password: ADMIN.password } });
     expect(login.status).toBe(200);

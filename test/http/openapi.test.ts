@@ -1,13 +1,18 @@
 /**
  * The OpenAPI 3.1 document (issue #12 item 3): generated from the route table, served without
  * credentials at /api/openapi.json, valid against the OpenAPI 3.1 schema (an independent
- * validator), naming every route with its permission; and the Swagger UI reference page, whose
- * policy allows no inline script and no eval, with its files served with their types and a long cache.
+ * validator), naming every route with its permission, the query parameters its handler reads
+ * (checked by running each handler on a query string that records what is read) and its answer's
+ * shape (test/conformance/route-answers.test.ts validates real answers against it); and the
+ * Swagger UI reference page, whose policy allows no inline script and no eval, with its files
+ * served with their types and a long cache.
  */
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildOpenApiDocument, type OpenApiDocument } from '../../src/http/openapi.js';
 import { routes } from '../../src/http/routes.js';
+import { principalOf } from '../../src/kernel/principal.js';
+import type { Route } from '../../src/modules/shared/rest.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
 let app: TestApp;
@@ -44,7 +49,8 @@ describe('GET /api/openapi.json', () => {
       expect(Object.keys(op.responses), route.path).toContain(String(route.status ?? 200));
     }
     const operations = Object.values(doc.paths).flatMap((item) => Object.values(item));
-    expect(operations.length).toBe(routes.length + 2); // + /api/health and the document itself
+    // + the probes /api/health and /api/ready, Grafana's /api/frontend/settings, and the document itself
+    expect(operations.length).toBe(routes.length + 4);
     expect(new Set(operations.map((op) => op?.operationId)).size).toBe(operations.length);
   });
 
@@ -81,6 +87,76 @@ describe('GET /api/openapi.json', () => {
     }
   });
 
+  it('has the operations plugins answer before the route table: health, readiness, frontend settings, itself', () => {
+    expect(doc.paths['/api/health']?.get?.responses).toHaveProperty('503');
+    expect(doc.paths['/api/ready']?.get).toMatchObject({ operationId: 'getReady', security: [] });
+    expect(Object.keys(doc.paths['/api/ready']?.get?.responses ?? {})).toEqual(['200', '503']);
+    expect(doc.paths['/api/frontend/settings']?.get).toMatchObject({ operationId: 'getFrontendSettings', security: [] });
+    expect(doc.components.schemas.FrontendSettings).toMatchObject({ required: ['buildInfo'] });
+    expect(doc.paths['/api/openapi.json']?.get).toBeDefined();
+  });
+
+  it('the probes answer what the document says they answer', async () => {
+    const ready = (await (await app.request('/api/ready', { auth: null })).json()) as Record<string, unknown>;
+    const readiness = doc.components.schemas.Readiness as { properties: object; required: string[] };
+    expect(Object.keys(ready).every((k) => k in readiness.properties)).toBe(true);
+    expect(Object.keys(ready)).toEqual(expect.arrayContaining(readiness.required));
+    const settings = (await (await app.request('/api/frontend/settings', { auth: null })).json()) as { buildInfo: object };
+    const buildInfo = (doc.components.schemas.FrontendSettings as { properties: { buildInfo: { required: string[] } } }).properties
+      .buildInfo;
+    expect(Object.keys(settings)).toEqual(['buildInfo']);
+    expect(Object.keys(settings.buildInfo).sort()).toEqual([...buildInfo.required].sort());
+  });
+
+  it('declares the query parameters of the directory searches and listings', () => {
+    const names = (path: string) => (doc.paths[path]?.get?.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name);
+    expect(names('/api/users')).toEqual(['query', 'page', 'perpage']);
+    expect(names('/api/users/search')).toEqual(['query', 'page', 'perpage']);
+    expect(names('/api/users/lookup')).toEqual(['loginOrEmail']);
+    expect(names('/api/teams/search')).toEqual(['query', 'page', 'perpage', 'accesscontrol', 'name', 'teamId', 'sort']);
+    expect(names('/api/teams/{teamId}')).toEqual(['accesscontrol']);
+    expect(names('/api/serviceaccounts/search')).toEqual(['query', 'page', 'perpage', 'accesscontrol', 'disabled', 'Disabled']);
+    expect(names('/api/serviceaccounts/{id}')).toEqual(['accesscontrol']);
+    expect(names('/api/orgs')).toEqual(['query', 'name', 'page', 'perpage']);
+    expect(names('/api/org/users')).toEqual(['query', 'limit']);
+    expect(names('/api/org/users/lookup')).toEqual(['query', 'limit']);
+    expect(names('/api/org/users/search')).toEqual(['query', 'page', 'perpage']);
+    expect(names('/api/orgs/{orgId}/users/search')).toEqual(['query', 'page', 'perpage']);
+    // Grafana reads no query parameter on these: neither does this service (see the next test).
+    expect(names('/api/orgs/{orgId}/users')).toEqual([]);
+    expect(names('/api/users/{id}/orgs')).toEqual([]);
+    expect(names('/api/user/orgs')).toEqual([]);
+    const teamId = doc.paths['/api/teams/search']?.get?.parameters?.find((p) => p.name === 'teamId');
+    expect(teamId?.schema).toEqual({ type: 'array', items: { type: 'integer' } });
+  });
+
+  it('gives the directory, roles, assignments, API keys and tokens the JSON Schema of their answers', () => {
+    // Their modules' routes; /api/admin/users/:id/logout belongs to the sessions module, which describes none yet.
+    const described =
+      /^\/api\/(users|admin\/users|org|orgs|teams|serviceaccounts|auth\/keys|access-control\/(roles|status|users\/:userId\/roles|teams\/:teamId\/roles))(\/|$)/;
+    const owned = routes.filter((r) => described.test(r.path) && r.path !== '/api/admin/users/:id/logout');
+    expect(owned.length).toBeGreaterThan(60);
+    for (const route of owned) {
+      const op = doc.paths[openApiPath(route.path)]?.[route.method.toLowerCase() as 'get'];
+      const answer = op?.responses[String(route.status ?? 200)] as { content: { 'application/json': { schema: object } } };
+      expect(answer.content['application/json'].schema, `${route.method} ${route.path}`).not.toEqual({});
+    }
+    expect(doc.paths['/api/teams/search']?.get?.responses['200']).toMatchObject({
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/SearchTeamQueryResult' } } },
+    });
+    expect(doc.components.schemas.TeamDTO).toMatchObject({ type: 'object', additionalProperties: false });
+    expect(doc.components.schemas.SearchTeamQueryResult).toMatchObject({
+      properties: { teams: { type: 'array', items: { $ref: '#/components/schemas/TeamDTO' } } },
+    });
+  });
+
+  it('leaves every reference resolvable: each $ref names a component the document has', () => {
+    const refs = [...JSON.stringify(doc).matchAll(/"\$ref":"#\/components\/(schemas|responses)\/([^"]+)"/g)];
+    expect(refs.length).toBeGreaterThan(50);
+    for (const [, kind, name] of refs) expect(doc.components[kind as 'schemas'], `${kind}/${name}`).toHaveProperty(name as string);
+    expect(JSON.stringify(doc)).not.toContain('#/$defs/');
+  });
+
   it('declares query parameters with Grafana’s boolean spellings', () => {
     const list = doc.paths['/api/access-control/roles']?.get;
     const includeHidden = list?.parameters?.find((p) => p.name === 'includeHidden');
@@ -105,6 +181,50 @@ describe('GET /api/openapi.json', () => {
     const [first] = routes;
     if (!first) throw new Error('no routes');
     expect(() => buildOpenApiDocument([first, first], { version: 'x', cookieName: 'c' })).toThrow(/two routes/);
+  });
+});
+
+/** A query string that records the names its reader asks for; `*` when it is read whole (iterated). */
+function recordingQuery(): { query: URLSearchParams; read: Set<string> } {
+  const read = new Set<string>();
+  const target = new URLSearchParams();
+  const query = new Proxy(target, {
+    get(object, property) {
+      const value = Reflect.get(object, property, object) as unknown;
+      if (typeof value !== 'function') return value;
+      if (property === Symbol.iterator || property === 'entries' || property === 'keys' || property === 'forEach') read.add('*');
+      if (property === 'get' || property === 'getAll' || property === 'has') {
+        return (name: string) => {
+          read.add(name);
+          return (value as (n: string) => unknown).call(object, name);
+        };
+      }
+      return (value as (...args: unknown[]) => unknown).bind(object);
+    },
+  });
+  return { query, read };
+}
+
+describe('the query parameters each route declares are the ones its handler reads', () => {
+  const admin = principalOf({ id: 1, login: 'admin', isServiceAccount: false, isServiceAdmin: true }, 1, 'Admin', 'basic');
+  // Path parameters that are not ids; every other one is 1.
+  const values: Record<string, string> = { uid: 'basic_viewer', roleUID: 'basic_viewer', name: 'Main Org.', productId: 'probe' };
+
+  // Reads (GET) run as the Service Admin; writes as no one, so the service refuses before changing
+  // anything (query strings are read before the service is called).
+  const nobody = principalOf({ id: 999_999, login: 'nobody', isServiceAccount: false, isServiceAdmin: false }, 1, 'None', 'basic');
+
+  it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s', async (_name, route: Route) => {
+    const params = Object.fromEntries([...route.path.matchAll(/:(\w+)/g)].map(([, n]) => [n, values[n as string] ?? '1']));
+    const { query, read } = recordingQuery();
+    const principal = route.method === 'GET' ? admin : nobody;
+    await route
+      .handler({ principal, services: app.services, params, query, body: undefined, clientAddress: 'test' })
+      .catch(() => undefined);
+    const declared = [...new Set((route.query ?? []).map((q) => q.name))].sort();
+    // A handler that hands the whole query string to its service (permissions search) declares what that service reads.
+    if (read.has('*')) expect(declared.length).toBeGreaterThan(0);
+    else expect([...read].sort()).toEqual(declared);
   });
 });
 

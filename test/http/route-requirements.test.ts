@@ -1,11 +1,15 @@
 /**
  * Each REST route declares its requirement (the object the feature service checks): a caller who
- * holds nothing (org role None) gets 403, and the 403 names exactly that requirement's evaluator
- * for the route's parameters. So a route table entry cannot drift from the rule the service
+ * holds nothing (org role None) gets 403 whose message is Grafana's text for that requirement's
+ * evaluator (actions only, as Grafana's evaluator prints them), and whose details (GraphQL
+ * `extensions.details.needed`, the denial's log line) name the evaluator exactly, scopes and
+ * route parameters included. So a route table entry cannot drift from the rule the service
  * enforces, and the GraphQL descriptions (printed from the same objects) cannot either.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../src/http/routes.js';
+import { DomainError, grafanaPermissionsText } from '../../src/kernel/errors.js';
+import { principalOf } from '../../src/kernel/principal.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { expectOutcome, rest } from '../support/requests.js';
 import { type Actor, createUser, seedFixtures } from '../support/subjects.js';
@@ -62,6 +66,18 @@ describe('every guarded route answers 403 naming its declared requirement', () =
       ...(route.method === 'POST' || route.method === 'PUT' || route.method === 'PATCH' ? { json: WELL_FORMED_BODY } : {}),
     });
     const message = expectOutcome(out, 403, 'ACCESS_DENIED');
-    expect(message).toContain(expected);
+    expect(message).toBe(
+      `You'll need additional permissions to perform this action. Permissions needed: ${grafanaPermissionsText(expected)}`,
+    );
+    // The same denial from the handler itself: its details name the evaluator with its scopes.
+    const principal = principalOf({ ...nobody, isServiceAccount: false, isServiceAdmin: false }, 1, 'None', 'basic');
+    const denial = await route
+      .handler({ principal, services: app.services, params, query: new URLSearchParams(), body: WELL_FORMED_BODY, clientAddress: 'test' })
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(denial).toBeInstanceOf(DomainError);
+    expect(denial).toMatchObject({ code: 'ACCESS_DENIED', details: { needed: expected } });
   });
 });

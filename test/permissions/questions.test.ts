@@ -130,6 +130,26 @@ describe('the check with its reason', () => {
     expect(res.data?.checkAccess).toEqual(viaRest.body);
     expectOutcome(await gql(app, query, { u: editor.id, a: 'notes:read' }, { auth: viewer.auth }), 403, 'ACCESS_DENIED');
   });
+
+  it('checks the permission before the body: a Viewer asking about another user with a bad body gets 403, not 400', async () => {
+    const badBodies = [{ userId: editor.id, action: 'x' }, { userId: editor.id }, { userId: String(editor.id), scopes: 'no' }];
+    for (const json of badBodies) {
+      const message = expectOutcome(await rest(app, 'POST', CHECK, { json, auth: viewer.auth }), 403, 'ACCESS_DENIED');
+      expect(message).toContain('users.permissions:read');
+    }
+    expectOutcome(await rest(app, 'POST', CHECK, { json: { userId: 'abc', action: 'x' }, auth: viewer.auth }), 403, 'ACCESS_DENIED');
+    const query = 'query($u: Int, $a: String!) { checkAccess(userId: $u, action: $a) { allowed } }';
+    expectOutcome(await gql(app, query, { u: editor.id, a: 'x' }, { auth: viewer.auth }), 403, 'ACCESS_DENIED');
+    // Allowed callers, and oneself, still get the 400 that names the bad field.
+    expectOutcome(await rest(app, 'POST', CHECK, { json: { userId: editor.id, action: 'x' } }), 400, 'VALIDATION_FAILED');
+    expectOutcome(
+      await rest(app, 'POST', CHECK, { json: { userId: viewer.id, action: 'x' }, auth: viewer.auth }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    expectOutcome(await gql(app, query, { u: viewer.id, a: 'x' }, { auth: viewer.auth }), 400, 'VALIDATION_FAILED');
+    expectOutcome(await rest(app, 'POST', CHECK, { json: { userId: 'abc', action: 'notes:read' } }), 400, 'VALIDATION_FAILED');
+  });
 });
 
 describe('delegatable roles and actions', () => {

@@ -146,6 +146,11 @@ describe('a broken file changes nothing and names the problem', () => {
       expect: /zz-bad\.yaml:6:16 roles\[0\]\.permissions\[0\]\.scope: scope "a:\*:b": a wildcard is only valid as the last segment/,
     },
     { name: 'unknown key', text: 'apiVersion: 2\nrole: []\n', expect: /zz-bad\.yaml:1:1: Unrecognized key: "role"/ },
+    {
+      name: 'more permissions than a role may hold',
+      text: `apiVersion: 2\nroles:\n  - name: custom:huge\n    global: true\n    permissions:\n${Array.from({ length: 1001 }, (_, i) => `      - action: "huge:a${i}"\n`).join('')}`,
+      expect: /zz-bad\.yaml:\d+:\d+ roles\[0\]\.permissions: a role holds at most 1000 permissions, this one would hold 1001/,
+    },
   ];
   for (const c of cases) {
     it(`${c.name}: also the valid files before it stay unapplied`, async () => {
@@ -172,6 +177,23 @@ describe('a broken file changes nothing and names the problem', () => {
       /evil\.json:4:\d+ roles\[0\]\.role\.permissions\[0\]\.action: action "roles:write" must start with "evil\." or "evil:"/,
     );
     rmSync(join(dir, 'plugins', 'evil.json'));
+  });
+
+  it('two files for one product (billing.json and billing.yml) are refused naming both; nothing is applied', async () => {
+    const billing = (grant: string) => ({ productId: 'billing', roles: [{ role: { name: 'plugins:billing:reader' }, grants: [grant] }] });
+    writeFileSync(join(dir, 'plugins', 'billing.json'), JSON.stringify(billing('Viewer')));
+    writeFileSync(join(dir, 'plugins', 'billing.yml'), JSON.stringify(billing('Admin')));
+    try {
+      const before = await snapshot();
+      const message = await applyFails();
+      expect(message).toMatch(/billing\.json, .*billing\.yml: 2 files register product "billing"; keep one file per product/);
+      expect(await snapshot()).toEqual(before);
+      const reload = await rest(app, 'POST', '/api/admin/provisioning/access-control/reload');
+      expect(expectOutcome(reload, 400, 'PROVISIONING_INVALID')).toBe(message);
+    } finally {
+      rmSync(join(dir, 'plugins', 'billing.json'));
+      rmSync(join(dir, 'plugins', 'billing.yml'));
+    }
   });
 });
 

@@ -55,7 +55,8 @@ const roleCount = (name: string) => {
   }
 };
 
-describe('provisioning at start', () => {
+// Each case starts the real server (tsx) once or twice: seconds each, more on a busy machine.
+describe('provisioning at start', { timeout: 120_000 }, () => {
   it('a broken file stops the start naming file, line, path and problem; nothing is kept', async () => {
     const bad = join(dir, 'bad');
     mkdirSync(join(bad, 'access-control'), { recursive: true });
@@ -67,6 +68,20 @@ describe('provisioning at start', () => {
       /portcullis failed to start: provisioning failed, nothing was applied: .*b\.yaml:4:12 roles\[0\]\.from\[0\]: role uid "missing"/,
     );
     expect(roleCount('custom:ok')).toBe(0);
+  });
+
+  it('two files for one product stop the start naming both files', async () => {
+    const twice = join(dir, 'twice');
+    mkdirSync(join(twice, 'plugins'), { recursive: true });
+    const body = JSON.stringify({ productId: 'billing', roles: [{ role: { name: 'plugins:billing:reader' }, grants: ['Viewer'] }] });
+    writeFileSync(join(twice, 'plugins', 'billing.json'), body);
+    writeFileSync(join(twice, 'plugins', 'billing.yml'), body);
+    const { code, out } = await run(twice);
+    expect(code).toBe(1);
+    expect(out).toMatch(
+      /portcullis failed to start: provisioning failed, nothing was applied: .*billing\.json, .*billing\.yml: 2 files register product "billing"/,
+    );
+    expect(roleCount('plugins:billing:reader')).toBe(0);
   });
 
   it('the example directory is applied at start (its team created beforehand), and a restart changes nothing', async () => {

@@ -104,7 +104,21 @@ describe('the Service Admin guards other products', () => {
 
   it('the 403 and the GraphQL description name both scopes', async () => {
     const denied = await rest(app, 'POST', '/api/access-control/roles', { auth: viewer.auth, json: { name: 'custom:x' } });
-    expect(expectOutcome(denied, 403, 'ACCESS_DENIED')).toContain('permissions:type:delegate, permissions:type:escalate');
+    // Grafana's message names the action; the scopes are in the denial's details (GraphQL extensions).
+    expect(expectOutcome(denied, 403, 'ACCESS_DENIED')).toBe(
+      "You'll need additional permissions to perform this action. Permissions needed: roles:write",
+    );
+    const gqlDenied = await gql(
+      app,
+      'mutation($i: CreateRoleInput!) { createRole(input: $i) { uid } }',
+      { i: { name: 'custom:x' } },
+      {
+        auth: viewer.auth,
+      },
+    );
+    expect(gqlDenied.body).toMatchObject({
+      errors: [{ extensions: { details: { needed: expect.stringContaining('permissions:type:delegate, permissions:type:escalate') } } }],
+    });
     const res = await gql(app, '{ __type(name: "Mutation") { fields { name description } } }', {});
     const fields = (res.data?.__type as { fields: { name: string; description: string }[] } | undefined)?.fields;
     expect(fields?.find((f) => f.name === 'createRole')?.description).toContain(

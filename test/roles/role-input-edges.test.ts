@@ -2,13 +2,14 @@
  * Issue #10 item 5 on role inputs, both doors side by side: reserved name prefixes are checked
  * after Unicode normalization (NFKC, case, invisible characters, TR39 look-alikes), reserved uid
  * prefixes are refused, names are stored NFC, and a role at the highest version (2147483647, the
- * largest GraphQL Int) stays updatable.
+ * largest GraphQL Int) stays updatable. A caller without the permission gets 403 whatever body it
+ * sends (the permission is checked before the body).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fixedRoleUid } from '../../src/kernel/builtin-roles.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { expectOutcome, gql, type Outcome, rest } from '../support/requests.js';
-import { unique } from '../support/subjects.js';
+import { createUser, unique } from '../support/subjects.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -50,6 +51,11 @@ const LOOK_ALIKES: [string, string][] = [
   ['Greek ρ', '\u03c1lugins:x'],
   ['fullwidth colon', 'plugins\uff1ax'],
   ['Cyrillic о in a longer name', 'fixed:r\u043ees:writer'],
+  ['f with hook ƒ', '\u0192ixed:x'],
+  ['i with a combining dot above', 'fi\u0307xed:x'],
+  ['accented í', 'f\u00edxed:x'],
+  ['b with hook ɓ', '\u0253asic:x'],
+  ['g with hook ɠ', 'plu\u0260ins:x'],
 ];
 
 describe.each(DOORS)('reserved names and uids through %s', (door) => {
@@ -112,5 +118,21 @@ describe.each(DOORS)('the highest version through %s', (door) => {
     expectOutcome(await create(door, { name: unique('custom:big'), version: MAX + 1 }), 400, 'VALIDATION_FAILED');
     const existing = role(door, await create(door, { name: unique('custom:big') }));
     expectOutcome(await update(door, existing.uid, { name: existing.name, version: MAX + 1 }), 400, 'VALIDATION_FAILED');
+  });
+});
+
+describe('the permission before the body', () => {
+  it('a Viewer sending bad bodies to create, update and reset gets 403, not 400', async () => {
+    const viewer = await createUser(app, unique('edges-viewer'), { orgRole: 'Viewer' });
+    const auth = viewer.auth;
+    expectOutcome(await rest(app, 'POST', '/api/access-control/roles', { json: { name: 42 }, auth }), 403, 'ACCESS_DENIED');
+    expectOutcome(await rest(app, 'PUT', '/api/access-control/roles/basic_viewer', { json: { version: 'x' }, auth }), 403, 'ACCESS_DENIED');
+    expectOutcome(
+      await rest(app, 'POST', '/api/access-control/roles/hard-reset', { json: { BasicRoles: 'yes' }, auth }),
+      403,
+      'ACCESS_DENIED',
+    );
+    expectOutcome(await gql(app, CREATE, { input: { name: 'fixed:nope' } }, { auth }), 403, 'ACCESS_DENIED');
+    expectOutcome(await rest(app, 'POST', '/api/access-control/roles', { json: { name: 42 } }), 400, 'VALIDATION_FAILED');
   });
 });

@@ -1,10 +1,12 @@
 /**
  * Issue #10 items 1, 2, 5, 6 at the doors: anonymous GraphQL stops before parsing, operation and
- * body limits, cross-site forms and multipart change nothing, CORS only for allowed origins,
- * security headers everywhere, the one health check, bad input answers 4xx.
+ * body limits, cross-site forms and multipart change nothing, bodiless REST writes and
+ * login/logout cannot be sent from another site, CORS only for allowed origins, security headers
+ * everywhere, the one health check, bad input answers 4xx.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, authHeader, createTestApp, type TestApp } from '../support/app.js';
+import { createUser, SUBJECT_PASSWORD } from '../support/subjects.js';
 
 let app: TestApp;
 const users = () => app.database.prisma.user.count();
@@ -73,8 +75,12 @@ describe('cross-site requests', () => {
       expect([403, 415], type).toContain(gql.status);
       expect(gql.headers.get('access-control-allow-origin')).toBeNull();
       const rest = await app.request('/api/access-control/roles', { method: 'POST', body, headers });
-      expect(rest.status, type).toBe(400);
-      expect(((await rest.json()) as { code: string }).code).toBe('UNSUPPORTED_CONTENT_TYPE');
+      expect(rest.status, type).toBe(403);
+      expect(await rest.json()).toMatchObject({ code: 'ACCESS_DENIED', message: expect.stringMatching(/^origin not allowed/) });
+      // The same form with no Origin (a non-browser client): refused for its type.
+      const typed = await app.request('/api/access-control/roles', { method: 'POST', body, headers: { 'content-type': type } });
+      expect(typed.status, type).toBe(400);
+      expect(((await typed.json()) as { code: string }).code).toBe('UNSUPPORTED_CONTENT_TYPE');
     }
     expect(await app.request(`/graphql?query=${encodeURIComponent(CREATE_ADMIN)}`, { headers: { origin: FOREIGN } })).toHaveProperty(
       'status',
@@ -89,6 +95,122 @@ describe('cross-site requests', () => {
     const allowed = await preflight('https://console.example');
     expect(allowed.headers.get('access-control-allow-origin')).toBe('https://console.example');
     expect(allowed.headers.get('access-control-allow-credentials')).toBe('true');
+  });
+});
+
+describe('cross-site REST writes without a body', () => {
+  const audit = () => app.database.prisma.auditEvent.count();
+  const disabled = async (id: number) => (await app.database.prisma.user.findUniqueOrThrow({ where: { id } })).isDisabled;
+  /** Grafana's bodiless writes: each changes state when it runs. */
+  const routes = (id: number): [string, string][] => [
+    ['POST', `/api/admin/users/${id}/disable`],
+    ['POST', `/api/admin/users/${id}/enable`],
+    ['POST', `/api/admin/users/${id}/logout`],
+    ['POST', '/api/serviceaccounts/migrate'],
+    ['POST', '/api/access-control/roles/hard-reset'],
+    ['POST', '/api/admin/provisioning/access-control/reload'],
+    ['DELETE', `/api/admin/users/${id}`],
+  ];
+  /** What an empty <form method=post> or a no-cors fetch on another site makes the browser send. */
+  const forged: [string, Record<string, string>][] = [
+    ['form, foreign Origin', { origin: FOREIGN, 'content-type': 'application/x-www-form-urlencoded' }],
+    ['no type, foreign Origin', { origin: FOREIGN }],
+    ['text/plain, foreign Origin, cross-site', { origin: FOREIGN, 'content-type': 'text/plain', 'sec-fetch-site': 'cross-site' }],
+    ['cross-site without Origin', { 'sec-fetch-site': 'cross-site' }],
+    ['same-site sibling', { origin: 'https://sibling.test', 'sec-fetch-site': 'same-site' }],
+    ['opaque Origin', { origin: 'null' }],
+    ['our host named by a cross-site page', { origin: 'https://test', 'sec-fetch-site': 'cross-site' }],
+  ];
+
+  it('answer 403 "origin not allowed" and change nothing, with Basic credentials or a session cookie', async () => {
+    const victim = await createUser(app, 'csrf-victim');
+    const login = await app.request('/login', { method: 'POST', auth: null, json: { user: victim.login, password: SUBJECT_PASSWORD } });
+    expect(login.status).toBe(200);
+    const sessions = () => app.database.prisma.session.count({ where: { userId: victim.id } });
+    const before = { audit: await audit(), sessions: await sessions() };
+    for (const [method, path] of routes(victim.id)) {
+      for (const [label, headers] of forged) {
+        const res = await app.request(path, { method, headers, body: '' });
+        expect(res.status, `${method} ${path}: ${label}`).toBe(403);
+        expect(await res.json()).toMatchObject({ code: 'ACCESS_DENIED', message: expect.stringMatching(/^origin not allowed/) });
+      }
+    }
+    expect(await disabled(victim.id)).toBe(false);
+    expect({ audit: await audit(), sessions: await sessions() }).toEqual(before);
+  });
+  it('a form type is refused even with an empty body and no Origin', async () => {
+    const victim = await createUser(app, 'csrf-typed');
+    const before = await audit();
+    for (const type of ['application/x-www-form-urlencoded', 'multipart/form-data; boundary=X', 'text/plain']) {
+      const res = await app.request(`/api/admin/users/${victim.id}/disable`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: '',
+      });
+      expect(res.status, type).toBe(400);
+      expect(((await res.json()) as { code: string }).code).toBe('UNSUPPORTED_CONTENT_TYPE');
+    }
+    expect(await disabled(victim.id)).toBe(false);
+    expect(await audit()).toBe(before);
+  });
+  it('API clients (JSON or nothing, no Origin) and the service’s own pages still write', async () => {
+    const user = await createUser(app, 'csrf-legit');
+    const disable = `/api/admin/users/${user.id}/disable`;
+    const enable = `/api/admin/users/${user.id}/enable`;
+    expect((await app.request(disable, { method: 'POST' })).status).toBe(200); // Grafana's clients: no body, no type
+    expect(await disabled(user.id)).toBe(true);
+    expect((await app.request(enable, { method: 'POST', headers: { 'content-type': 'application/json' } })).status).toBe(200);
+    expect(await disabled(user.id)).toBe(false);
+    const ownPage = { origin: 'http://test', 'sec-fetch-site': 'same-origin' };
+    expect((await app.request(disable, { method: 'POST', headers: ownPage })).status).toBe(200); // the web console
+    expect(await disabled(user.id)).toBe(true);
+    const created = await app.request('/api/access-control/roles', {
+      method: 'POST',
+      headers: { ...ownPage, 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ name: 'custom:csrf-own-origin', permissions: [] }),
+    });
+    expect(created.status).toBe(200);
+    expect(await created.json()).toMatchObject({ name: 'custom:csrf-own-origin' });
+  });
+  it('an origin in CORS_ALLOWED_ORIGINS may write, the same request from another origin may not', async () => {
+    const user = await createUser(app, 'csrf-allowed');
+    const disable = `/api/admin/users/${user.id}/disable`;
+    const from = (origin: string) => ({ origin, 'sec-fetch-site': 'cross-site' });
+    expect((await app.request(disable, { method: 'POST', headers: from('https://console.example.evil') })).status).toBe(403);
+    expect(await disabled(user.id)).toBe(false);
+    expect((await app.request(disable, { method: 'POST', headers: from('https://console.example') })).status).toBe(200);
+    expect(await disabled(user.id)).toBe(true);
+  });
+});
+
+describe('cross-site login and logout', () => {
+  const COOKIE = 'portcullis_session';
+  const tokenOf = (res: Response) => res.headers.getSetCookie().find((c) => c.startsWith(`${COOKIE}=`));
+  const login = (headers: Record<string, string>) =>
+    app.request('/login', { method: 'POST', auth: null, headers, json: { user: ADMIN.login, password: ADMIN.password } });
+
+  it('POST /login from another site starts no session', async () => {
+    const before = await app.database.prisma.session.count();
+    const forged: Record<string, string>[] = [{ origin: FOREIGN }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }];
+    for (const headers of forged) {
+      const res = await login(headers);
+      expect(res.status).toBe(403);
+      expect(tokenOf(res)).toBeUndefined();
+    }
+    expect(await app.database.prisma.session.count()).toBe(before);
+    const own = await login({ origin: 'http://test', 'sec-fetch-site': 'same-origin' });
+    expect(own.status).toBe(200);
+    expect(tokenOf(own)).toBeDefined();
+  });
+  it('GET /logout reached from another site ends nothing; from the service itself it ends the session', async () => {
+    const token = /^[^=]+=([^;]*)/.exec(tokenOf(await login({})) ?? '')?.[1] as string;
+    const withCookie = (headers: Record<string, string>) => ({ auth: null, headers: { cookie: `${COOKIE}=${token}`, ...headers } });
+    const forged = await app.request('/logout', withCookie({ 'sec-fetch-site': 'cross-site' }));
+    expect(forged.status).toBe(403);
+    expect((await app.request('/api/user', withCookie({}))).status).toBe(200);
+    const typed = await app.request('/logout', withCookie({ 'sec-fetch-site': 'none' })); // typed in the address bar
+    expect(typed.status).toBe(302);
+    expect((await app.request('/api/user', withCookie({}))).status).toBe(401);
   });
 });
 

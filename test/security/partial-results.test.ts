@@ -2,7 +2,9 @@
  * Issue #10 item 5: no secret is ever lost to another field's failure. A secret-returning
  * mutation field (createApiKey, createServiceAccountToken) must be the only root field of its
  * mutation: mixed documents are refused before anything runs, so nothing is created without its
- * secret reaching the caller; alone, the field answers with its secret.
+ * secret reaching the caller; alone, the field answers with its secret. Root fields are counted
+ * with fragments flattened: a key created inside `... on Mutation { }` or `...F` beside a failing
+ * field was lost the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
@@ -29,6 +31,18 @@ describe('secret-returning mutations stand alone', () => {
       'a non-null mutation then a key',
       'b: createTeam(input: {name: "t-mixed"}) { id } a: createApiKey(input: {name: "mixed-1", role: Viewer}) { key }',
     ],
+    [
+      'a key inside an inline fragment, then a non-null mutation that fails',
+      '... on Mutation { createApiKey(input: {name: "mixed-1", role: Viewer}) { id key } } deleteRole(uid: "nope") { message }',
+    ],
+    [
+      'a key inside a named fragment, then a non-null mutation that fails',
+      '...K deleteRole(uid: "nope") { message } } fragment K on Mutation { createApiKey(input: {name: "mixed-1", role: Viewer}) { id key }',
+    ],
+    [
+      'a key nested two fragments deep beside another field',
+      '... on Mutation { ...K } b: createTeam(input: {name: "t-mixed"}) { id } } fragment K on Mutation { ... { createApiKey(input: {name: "mixed-1", role: Viewer}) { key } }',
+    ],
   ])('%s: 400, nothing created', async (_name, fields) => {
     const res = await app.graphql(`mutation { ${fields} }`);
     expect(res.status).toBe(400);
@@ -36,6 +50,15 @@ describe('secret-returning mutations stand alone', () => {
     expect(res.body.errors?.[0]?.message).toMatch(/returns a secret that is shown only once/);
     expect(await keysNamed('mixed-1')).toBe(0);
     expect(await app.database.prisma.team.count({ where: { name: 't-mixed' } })).toBe(0);
+  });
+
+  it('alone through fragments (the same field spread twice runs once), the key is created and its secret answered', async () => {
+    const res = await app.graphql<{ createApiKey: { id: number; key: string } | null }>(
+      'mutation { ...K ... on Mutation { createApiKey(input: {name: "in-fragments", role: Viewer}) { id } } } fragment K on Mutation { createApiKey(input: {name: "in-fragments", role: Viewer}) { key } }',
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.data?.createApiKey?.key).toMatch(/^pcs_\S{20,}/);
+    expect(await keysNamed('in-fragments')).toBe(1);
   });
 
   it('alone, the key is created and its secret answered', async () => {

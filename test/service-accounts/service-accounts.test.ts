@@ -41,13 +41,18 @@ describe('createServiceAccount', () => {
     ]);
   });
 
-  it('the same name is taken (409) in one organization, free in another with its own login', async () => {
-    expectGraphqlError(
-      await app.graphql(CREATE, { input: { name: fx.serviceAccount.name } }, { auth: fx.orgAdmin.auth }),
-      'ALREADY_EXISTS',
-    );
+  it('the same name is taken (400, Grafana’s ErrServiceAccountAlreadyExists) in one organization, free in another with its own login', async () => {
+    expect(
+      expectGraphqlError(
+        await app.graphql(CREATE, { input: { name: fx.serviceAccount.name } }, { auth: fx.orgAdmin.auth }),
+        'SERVICE_ACCOUNT_ALREADY_EXISTS',
+      ),
+    ).toBe('service account already exists');
     // a different name with the same login slug collides too
-    expectGraphqlError(await app.graphql(CREATE, { input: { name: fx.serviceAccount.name.toUpperCase() } }), 'ALREADY_EXISTS');
+    expectGraphqlError(
+      await app.graphql(CREATE, { input: { name: fx.serviceAccount.name.toUpperCase() } }),
+      'SERVICE_ACCOUNT_ALREADY_EXISTS',
+    );
     const other = await createServiceAccountViaGraphql(app, { input: { name: fx.serviceAccount.name }, auth: fx.org2.admin.auth });
     expect(other).toMatchObject({ orgId: fx.org2.id, login: `sa-${fx.org2.id}-${fx.serviceAccount.name}` });
   });
@@ -129,7 +134,7 @@ describe('updateServiceAccount', () => {
     expect(row.orgs).toEqual([expect.objectContaining({ orgId: 1, role: 'Admin' })]);
   });
 
-  it('400, 401, 403 (Editor, Viewer, role above own), 404 (other organization, user, unknown), 409 (name taken)', async () => {
+  it('400, 401, 403 (Editor, Viewer, role above own), 404 (other organization, user, unknown), 400 (name taken)', async () => {
     const sa = await createServiceAccountViaGraphql(app, { auth: fx.orgAdmin.auth });
     expectGraphqlError(await app.graphql(UPDATE, { id: sa.id, input: { name: '' } }), 'VALIDATION_FAILED');
     expectGraphqlError(await app.graphql(UPDATE, { id: sa.id, input: {} }, { auth: null }), 'UNAUTHENTICATED');
@@ -144,7 +149,7 @@ describe('updateServiceAccount', () => {
     expectGraphqlError(await app.graphql(UPDATE, { id: fx.org2.serviceAccount.id, input: { name: 'x' } }), 'SERVICE_ACCOUNT_NOT_FOUND');
     expectGraphqlError(await app.graphql(UPDATE, { id: fx.viewer.id, input: { name: 'x' } }), 'SERVICE_ACCOUNT_NOT_FOUND');
     expectGraphqlError(await app.graphql(UPDATE, { id: 999_999, input: { name: 'x' } }), 'SERVICE_ACCOUNT_NOT_FOUND');
-    expectGraphqlError(await app.graphql(UPDATE, { id: sa.id, input: { name: fx.serviceAccount.name } }), 'ALREADY_EXISTS');
+    expectGraphqlError(await app.graphql(UPDATE, { id: sa.id, input: { name: fx.serviceAccount.name } }), 'SERVICE_ACCOUNT_ALREADY_EXISTS');
     const row = await app.database.prisma.user.findUniqueOrThrow({ where: { id: sa.id }, include: { orgs: true } });
     expect(row).toMatchObject({ name: sa.name, isDisabled: false });
     expect(row.orgs[0]?.role).toBe('Viewer');

@@ -1,8 +1,9 @@
 /**
  * Credential abuse (issue #10 item 4): brute force throttled per login and per client address
  * (Grafana: 5 failures in 5 minutes block the login), on /login, Basic and the old password of
- * PUT /api/user/password; unknown logins cost the time of known ones; the first admin password
- * is ADMIN_PASSWORD or generated (never `admin`).
+ * PUT /api/user/password; a login and its email are one account, with one counter; unknown
+ * logins cost the time of known ones; the first admin password is ADMIN_PASSWORD or generated
+ * (never `admin`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
@@ -36,6 +37,22 @@ describe('brute force', () => {
     expect(basic.status).toBe(429);
     // Case variants of the login share the counter.
     expect((await login(u.login.toUpperCase(), SUBJECT_PASSWORD)).status).toBe(429);
+  });
+  it('a login and its email share one counter: guesses with either block both, on /login and Basic', async () => {
+    const u = await createUser(app, 'two-names');
+    for (let i = 0; i < 5; i++) expect((await login(u.login, `guess-${i}`, `192.0.2.${60 + i}`)).status).toBe(401);
+    // Right password, other name, other address: still the same account.
+    const byEmail = await app.request('/api/user', { auth: { login: u.email, password: SUBJECT_PASSWORD } });
+    expect(byEmail.status).toBe(429);
+    expect(await byEmail.json()).toMatchObject({ code: 'LOGIN_BLOCKED' });
+    expect((await login(u.email, SUBJECT_PASSWORD, '203.0.113.60')).status).toBe(429);
+
+    const v = await createUser(app, 'email-guessed');
+    for (let i = 0; i < 5; i++) {
+      expect((await app.request('/api/user', { auth: { login: v.email, password: `g${i}` } })).status).toBe(401);
+    }
+    expect((await app.request('/api/user', { auth: v.auth })).status).toBe(429);
+    expect((await login(v.login, SUBJECT_PASSWORD, '203.0.113.62')).status).toBe(429);
   });
   it('Basic guesses count too', async () => {
     const u = await createUser(app, 'basic-victim');

@@ -60,8 +60,17 @@ export async function startLdap(people: Person[]): Promise<TestLdap> {
   };
 }
 
-/** ldap.toml for the server on `port` (Grafana's format). */
-export function ldapToml(port: number): string {
+/**
+ * ldap.toml for the server on `port` (Grafana's format). `catchAll: false` leaves out the
+ * `group_dn = "*"` mapping, so a user of neither group matches no mapping.
+ */
+export function ldapToml(port: number, options: { catchAll?: boolean } = {}): string {
+  const catchAll = `
+[[servers.group_mappings]]
+group_dn = "*"
+org_role = "Viewer"
+org_id = 1
+`;
   return `[[servers]]
 host = "127.0.0.1"
 port = ${port}
@@ -90,10 +99,5 @@ org_id = 1
 group_dn = "${GROUPS.editors}"
 org_role = "Editor"
 org_id = 1
-
-[[servers.group_mappings]]
-group_dn = "*"
-org_role = "Viewer"
-org_id = 1
-`;
+${options.catchAll === false ? '' : catchAll}`;
 }

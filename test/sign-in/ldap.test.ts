@@ -1,13 +1,17 @@
 /**
  * LDAP users (issue #11 item 3) against a real LDAP server on 127.0.0.1: Basic and /login,
  * sync of name, email, org role and Service Admin flag at every login, bad passwords, unknown
- * users, filter injection, a directory that is down, no local password, the status route.
+ * users, filter injection, a directory that is down (a generic answer; the address and the
+ * network error only in the log), no local password, the status route, the CLI diagnostics.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/index.js';
+import { LdapService, REFUSAL } from '../../src/modules/ldap/service.js';
+import { createLogger } from '../../src/platform/logger.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { GROUPS, ldapToml, type Person, startLdap, type TestLdap } from './ldap-server.js';
 
@@ -27,10 +31,33 @@ const bob: Person = { uid: 'bob', password: 'bob-pw', mail: 'bob@example.org', g
 /** The ldap.toml files this test writes, in one scratch directory removed after the tests. */
 const scratch = mkdtempSync(join(tmpdir(), 'portcullis-ldap-'));
 let tomlFiles = 0;
-function tomlFile(port: number): string {
+function tomlFile(port: number, options: { catchAll?: boolean } = {}): string {
   const file = join(scratch, `ldap-${port}-${++tomlFiles}.toml`);
-  writeFileSync(file, ldapToml(port));
+  writeFileSync(file, ldapToml(port, options));
   return file;
+}
+
+/** Runs the CLI against the test directory's configuration `toml`; its exit code, stdout and stderr. */
+async function cli(args: string[], toml: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io = {
+    stdout: (t: string) => {
+      stdout += t;
+    },
+    stderr: (t: string) => {
+      stderr += t;
+    },
+    env: {
+      DATABASE_URL: `file:${join(app.dir, 'cli.db')}`,
+      ADMIN_PASSWORD: 'cli-admin',
+      LOG_LEVEL: 'silent',
+      AUTH_LDAP_ENABLED: 'true',
+      AUTH_LDAP_CONFIG_FILE: toml,
+    },
+  };
+  const code = await runCli(args, io);
+  return { code, stdout, stderr };
 }
 
 async function appWithLdap(port: number): Promise<TestApp> {
@@ -123,25 +150,71 @@ describe('LDAP', () => {
       await down.close();
     }
   });
+  it('a directory that is down: the caller gets a generic message, the address and error go to the log', async () => {
+    const down = await appWithLdap(9);
+    try {
+      const answers = [
+        await down.request('/api/user', { auth: { login: 'anyone', password: 'x' } }),
+        await down.request('/login', { method: 'POST', auth: null, json: { user: 'anyone', password: 'x' } }),
+      ];
+      for (const res of answers) {
+        expect(res.status).toBe(401);
+        const text = await res.text();
+        expect(JSON.parse(text)).toEqual({ message: 'Identity provider unavailable', code: 'IDENTITY_PROVIDER_UNAVAILABLE' });
+        expect(text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|:9\b/);
+      }
+      const lines: string[] = [];
+      const sink = new Writable({
+        write(chunk, _encoding, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      });
+      const ldap = new LdapService(tomlFile(9), down.services.access, createLogger('info', sink));
+      await expect(ldap.authenticate('anyone', 'x')).rejects.toMatchObject({
+        code: 'IDENTITY_PROVIDER_UNAVAILABLE',
+        message: 'Identity provider unavailable',
+      });
+      const logged = JSON.parse(lines.join('')) as { msg: string; servers: string[] };
+      expect(logged).toMatchObject({ msg: 'LDAP server unavailable', servers: ['127.0.0.1:9 (connect ECONNREFUSED 127.0.0.1:9)'] });
+    } finally {
+      await down.close();
+    }
+  });
   it('the CLI shows the status and the mapped identity of a login', async () => {
-    let stdout = '';
-    const io = {
-      stdout: (t: string) => {
-        stdout += t;
-      },
-      stderr: () => undefined,
-      env: {
-        DATABASE_URL: `file:${join(app.dir, 'cli.db')}`,
-        ADMIN_PASSWORD: 'cli-admin',
-        LOG_LEVEL: 'silent',
-        AUTH_LDAP_ENABLED: 'true',
-        AUTH_LDAP_CONFIG_FILE: tomlFile(directory.port),
-      },
+    const status = await cli(['auth', 'ldap-status'], tomlFile(directory.port));
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toEqual([{ host: '127.0.0.1', port: directory.port, available: true, error: '' }]);
+    const test = await cli(['auth', 'ldap-test', '--login', 'alice', '--password', 'alice-pw'], tomlFile(directory.port));
+    expect(test.code).toBe(0);
+    expect(JSON.parse(test.stdout)).toMatchObject({
+      found: true,
+      login: 'alice',
+      isServiceAdmin: true,
+      orgRoles: [{ orgId: 1, role: 'Admin' }],
+    });
+  });
+  it('auth ldap-status exits 1 naming each server when none is available', async () => {
+    const status = await cli(['auth', 'ldap-status'], tomlFile(9));
+    expect(status.code).toBe(1);
+    expect(status.stdout).toBe('');
+    expect(status.stderr).toMatch(/IDENTITY_PROVIDER_UNAVAILABLE: no LDAP server is available: 127\.0\.0\.1:9 \(.*ECONNREFUSED/);
+  });
+  it('auth ldap-test says why a login is refused: wrong password, unknown user, no group mapping', async () => {
+    const server = `127.0.0.1:${directory.port}`;
+    const reason = async (login: string, password: string, toml = tomlFile(directory.port)) => {
+      const out = await cli(['auth', 'ldap-test', '--login', login, '--password', password], toml);
+      expect(out.code).toBe(0);
+      return JSON.parse(out.stdout) as { found: boolean; reason?: string; server?: string };
     };
-    expect(await runCli(['auth', 'ldap-status'], io)).toBe(0);
-    expect(JSON.parse(stdout)).toEqual([{ host: '127.0.0.1', port: directory.port, available: true, error: '' }]);
-    stdout = '';
-    expect(await runCli(['auth', 'ldap-test', '--login', 'alice', '--password', 'alice-pw'], io)).toBe(0);
-    expect(JSON.parse(stdout)).toMatchObject({ login: 'alice', isServiceAdmin: true, orgRoles: [{ orgId: 1, role: 'Admin' }] });
+    expect(await reason('alice', 'wrong')).toEqual({ found: false, reason: REFUSAL.wrongPassword, server });
+    expect(await reason('nobody', 'alice-pw')).toEqual({ found: false, reason: REFUSAL.unknownUser });
+    // bob is in no group: without the catch-all "*" mapping, his right password maps to nothing.
+    const strict = tomlFile(directory.port, { catchAll: false });
+    expect(await reason('bob', 'bob-pw', strict)).toEqual({ found: false, reason: REFUSAL.noGroupMapping, server });
+    expect(await reason('alice', 'alice-pw', strict)).toMatchObject({ found: true, login: 'alice' });
+    const down = await cli(['auth', 'ldap-test', '--login', 'alice', '--password', 'alice-pw'], tomlFile(9));
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/IDENTITY_PROVIDER_UNAVAILABLE: LDAP server unavailable: 127\.0\.0\.1:9/);
   });
 });

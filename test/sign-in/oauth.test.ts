@@ -2,7 +2,8 @@
  * OAuth 2 / OpenID Connect login (issue #11 item 2) against a real OpenID provider on 127.0.0.1
  * (oidc-provider): success with a session, role mapping by JMESPath at every login, sign-up off,
  * wrong state, replayed code, bad nonce, expired or wrongly signed ID token (rewritten in transit
- * by the provider's proxy), provider down before the redirect or during the code exchange.
+ * by the provider's proxy), provider down before the redirect or during the code exchange, a
+ * provider user whose login or email belongs to a local account.
  * Failures redirect to /login?error=... with no session, no new user and no stack trace.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -122,6 +123,19 @@ describe('generic_oauth', () => {
     expect(await viewer(second)).toEqual({ login: 'alice', orgRole: 'Viewer', isServiceAdmin: false });
     const user = await app.database.prisma.user.findUniqueOrThrow({ where: { login: 'alice' } });
     expect(user).toMatchObject({ email: 'alice@idp.test', name: 'Alice', authModule: 'oauth_generic_oauth', passwordHash: null });
+  });
+  it('a provider user whose login or email is a local account is refused, saying why', async () => {
+    const local = await app.database.prisma.user.create({
+      data: { login: 'lena', email: 'lena@corp.test', name: 'Lena (local)', orgId: 1, orgs: { create: { orgId: 1, role: 'Viewer' } } },
+    });
+    const reason = /^OAuth login failed: a user with this login or email already exists and is not managed by this provider$/;
+    expectLoginError(await loginAs({ sub: 'lena-sub', preferred_username: 'lena', email: 'other@idp.test' }), reason);
+    expectLoginError(await loginAs({ sub: 'lena2-sub', preferred_username: 'lena2', email: 'lena@corp.test' }), reason);
+    expect(await app.database.prisma.user.findUniqueOrThrow({ where: { id: local.id } })).toMatchObject({
+      name: 'Lena (local)',
+      authModule: '',
+    });
+    expect(await app.database.prisma.user.count({ where: { login: 'lena2' } })).toBe(0);
   });
   it('a wrong or missing state is refused', async () => {
     provider.account.next = { sub: 'mallory', preferred_username: 'mallory' };

@@ -1,7 +1,8 @@
 /**
  * Login sessions (issue #11 item 1): POST /login, the cookie on both doors and GraphiQL,
- * rotation, idle and absolute expiry, logout, /api/user*, revocation on password change,
- * deletion, demotion and removal from the organization.
+ * rotation, idle and absolute expiry (expired sessions are not listed), logout, /api/user*,
+ * revocation on password change, deletion, demotion and removal from the organization; a
+ * Service Admin cannot log itself out everywhere.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp, TestClock } from '../support/app.js';
@@ -179,6 +180,44 @@ describe('logout and revocation', () => {
     expect((await app.request(`/api/admin/users/${u.id}/logout`, { method: 'POST', auth: u.auth })).status).toBe(403);
     expect((await app.request(`/api/admin/users/${u.id}/logout`, { method: 'POST' })).status).toBe(200);
     expect((await app.request('/api/user', withCookie(token))).status).toBe(401);
+  });
+  it('a Service Admin cannot log itself out everywhere: 400, as in Grafana, and its sessions stay', async () => {
+    const boss = await createUser(app, 'self-logout', { orgRole: 'Admin', isServiceAdmin: true });
+    const token = await signIn(boss.login);
+    const res = await app.request(`/api/admin/users/${boss.id}/logout`, { method: 'POST', auth: boss.auth });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ message: 'You cannot logout yourself', code: 'BAD_REQUEST' });
+    const viaCookie = await app.request(`/api/admin/users/${boss.id}/logout`, { ...withCookie(token), method: 'POST' });
+    expect(viaCookie.status).toBe(400);
+    expect((await app.request('/api/user', withCookie(token))).status).toBe(200);
+  });
+  it('idle sessions are not listed, on REST and in viewer.sessions', async () => {
+    const u = await createUser(app, 'idle-listing');
+    let kept = await signIn(u.login);
+    const idle = await signIn(u.login);
+    const idleId = Math.max(...(await app.database.prisma.session.findMany({ where: { userId: u.id } })).map((s) => s.id));
+    const use = async () => {
+      const res = await app.request('/api/user/auth-tokens', withCookie(kept));
+      expect(res.status).toBe(200);
+      kept = tokenOf(res) ?? kept;
+      return ((await res.json()) as { id: number }[]).map((s) => s.id);
+    };
+    clock.advance(6 * 86_400);
+    expect(await use()).toContain(idleId); // 6 days unused: still live
+    clock.advance(86_400 + 60);
+    expect(await use()).not.toContain(idleId); // 7 days unused: ended, though its row is still there
+    expect(await use()).toHaveLength(1);
+    expect(await app.database.prisma.session.count({ where: { id: idleId } })).toBe(1);
+    const gql = await app.request('/graphql', {
+      method: 'POST',
+      auth: null,
+      headers: { cookie: `${COOKIE}=${kept}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { sessions { id isActive } } }' }),
+    });
+    expect(((await gql.json()) as { data: { viewer: { sessions: unknown[] } } }).data.viewer.sessions).toEqual([
+      { id: expect.any(Number), isActive: true },
+    ]);
+    expect((await app.request('/api/user', withCookie(idle))).status).toBe(401);
   });
   it('changing the own password keeps this session and ends the others', async () => {
     const u = await createUser(app, 'new-password');

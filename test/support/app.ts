@@ -111,6 +111,7 @@ export async function createTestApp(options: { env?: Record<string, string>; clo
       return { status: res.status, body: (await res.json()) as never };
     },
     async close() {
+      await app.services.sessions.seenWritesSettled(); // writes that run after their request
       await database.close();
       rmSync(dir, { recursive: true, force: true });
     },

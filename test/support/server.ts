@@ -34,6 +34,8 @@ export function launchServer(env: Record<string, string>, options: LaunchOptions
     cwd: options.as === 'image' ? ROOT : (options.cwd ?? ROOT),
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // Its own process group, so killServers() reaches the server itself, not only the tsx launcher.
+    detached: true,
   });
   running.add(proc);
   let out = '';
@@ -78,7 +80,13 @@ export function stopServer(server: ServerProcess): Promise<number | null> {
   return server.exited;
 }
 
-/** Kills every server still running (for an after hook). */
+/** Kills every server still running, launcher and server process alike (for an after hook). */
 export function killServers(): void {
-  for (const proc of running) proc.kill('SIGKILL');
+  for (const proc of running) {
+    try {
+      if (proc.pid !== undefined) process.kill(-proc.pid, 'SIGKILL');
+    } catch {
+      proc.kill('SIGKILL'); // the group is gone already: make sure of the launcher
+    }
+  }
 }

@@ -171,8 +171,12 @@ describe('DELETE /api/admin/users/:id and deleteUser', () => {
     const user = await createUserViaGraphql(app);
     expectOutcome(await rest(app, 'DELETE', `/api/admin/users/${user.id}`, { auth: null }), 401, 'UNAUTHENTICATED');
     const msg = expectOutcome(await rest(app, 'DELETE', `/api/admin/users/${user.id}`, { auth: fx.orgAdmin.auth }), 403, 'ACCESS_DENIED');
-    expect(msg).toContain(`action: users:delete scopes: global.users:id:${user.id}`);
-    expectOutcome(await gql(app, DELETE, { id: user.id }, { auth: fx.orgAdmin.auth }), 403, 'ACCESS_DENIED');
+    expect(msg).toBe(`You'll need additional permissions to perform this action. Permissions needed: users:delete`);
+    const gqlDenial = await gql(app, DELETE, { id: user.id }, { auth: fx.orgAdmin.auth });
+    expectOutcome(gqlDenial, 403, 'ACCESS_DENIED');
+    expect(gqlDenial.body).toMatchObject({
+      errors: [{ extensions: { details: { needed: `action: users:delete scopes: global.users:id:${user.id}` } } }],
+    });
     expectOutcome(await rest(app, 'DELETE', `/api/admin/users/${fx.serviceAccount.id}`), 404, 'USER_NOT_FOUND');
     expectOutcome(await gql(app, DELETE, { id: fx.serviceAccount.id }), 404, 'USER_NOT_FOUND');
     expectOutcome(await rest(app, 'DELETE', '/api/admin/users/abc'), 400, 'VALIDATION_FAILED');
@@ -238,8 +242,12 @@ describe('PUT /api/admin/users/:id/password and setUserPassword', () => {
       403,
       'ACCESS_DENIED',
     );
-    expect(msg).toContain(`action: users.password:write scopes: global.users:id:${target.id}`);
-    expectOutcome(await gql(app, SET_PASSWORD, { id: target.id, password: 'pw-9999' }, { auth: writer.auth }), 403, 'ACCESS_DENIED');
+    expect(msg).toBe(`You'll need additional permissions to perform this action. Permissions needed: users.password:write`);
+    const gqlDenial = await gql(app, SET_PASSWORD, { id: target.id, password: 'pw-9999' }, { auth: writer.auth });
+    expectOutcome(gqlDenial, 403, 'ACCESS_DENIED');
+    expect(gqlDenial.body).toMatchObject({
+      errors: [{ extensions: { details: { needed: `action: users.password:write scopes: global.users:id:${target.id}` } } }],
+    });
     expectOutcome(await gql(app, UPDATE, { id: target.id, input: { password: 'pw-9999' } }, { auth: writer.auth }), 403, 'ACCESS_DENIED');
     expectOutcome(await gql(app, UPDATE, { id: target.id, input: { name: 'fine' } }, { auth: writer.auth }), 200);
     expect(await canSignIn(target.auth)).toBe(true);
@@ -313,7 +321,7 @@ describe('PUT /api/admin/users/:id/permissions and setUserServiceAdmin', () => {
       403,
       'ACCESS_DENIED',
     );
-    expect(msg).toContain(`action: users.permissions:write scopes: global.users:id:${fx.viewer.id}`);
+    expect(msg).toBe(`You'll need additional permissions to perform this action. Permissions needed: users.permissions:write`);
     expectOutcome(await rest(app, 'PUT', '/api/admin/users/999999/permissions', { json }), 404, 'USER_NOT_FOUND');
     expectOutcome(await rest(app, 'PUT', `/api/admin/users/${fx.serviceAccount.id}/permissions`, { json }), 404, 'USER_NOT_FOUND');
   });
@@ -372,7 +380,7 @@ describe('POST /api/admin/users/:id/disable and /enable, disableUser and enableU
         403,
         'ACCESS_DENIED',
       );
-      expect(msg).toContain(`action: users:${verb} scopes: global.users:id:${user.id}`);
+      expect(msg).toBe(`You'll need additional permissions to perform this action. Permissions needed: users:${verb}`);
       expectOutcome(await rest(app, 'POST', `/api/admin/users/999999/${verb}`), 404, 'USER_NOT_FOUND');
       expectOutcome(await rest(app, 'POST', `/api/admin/users/${fx.serviceAccount.id}/${verb}`), 404, 'USER_NOT_FOUND');
       expectOutcome(await rest(app, 'POST', `/api/admin/users/0/${verb}`), 400, 'VALIDATION_FAILED');

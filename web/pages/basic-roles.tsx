@@ -1,31 +1,50 @@
 /**
  * Basic roles: what Viewer, Editor, Admin and Service Admin hold (an org role brings its basic
- * role), and, for holders of roles:write on permissions:type:escalate, the reset that restores
- * every basic role's default permissions (`resetBasicRoles`).
+ * role): each one's own permissions and, beside them, the roles products registered for it
+ * (`grantedRoles`, inheritance included), and, for holders of roles:write on
+ * permissions:type:escalate, the reset that restores every basic role's default permissions
+ * (`resetBasicRoles`; product grants stay).
  */
 import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { ESCALATE } from '../access.js';
 import { useSession } from '../session.js';
-import { ConfirmButton, Loading, NotAllowed, Notice, Page, plural, QueryError, roleTitle, useGraphql } from '../ui.js';
+import {
+  ConfirmButton,
+  Loading,
+  NotAllowed,
+  NotInEdition,
+  Notice,
+  Page,
+  permissionText,
+  plural,
+  QueryError,
+  roleTitle,
+  useGraphql,
+} from '../ui.js';
 import { PermissionTable, ROLE_FIELDS, type RoleRow } from './roles.js';
 
-const QUERY = `query ConsoleBasicRoles { roles(includeHidden: true) { ${ROLE_FIELDS} } }`;
+const QUERY = `query ConsoleBasicRoles {
+  roles(includeHidden: true) { ${ROLE_FIELDS} grantedRoles { uid name permissions { action scope } } }
+}`;
 const RESET = `mutation ConsoleResetBasicRoles { resetBasicRoles(basicRoles: true) { message } }`;
+
+/** A role with the roles products registered for it (empty unless it is a basic role). */
+type BasicRoleRow = RoleRow & { grantedRoles: { uid: string; name: string; permissions: { action: string; scope: string }[] }[] };
 
 const ORDER = ['basic:viewer', 'basic:editor', 'basic:admin', 'basic:service_admin'];
 
 export function BasicRolesPage() {
-  const { access } = useSession();
+  const { access, rbac } = useSession();
   const canRead = access.can('roles:read', 'roles:*');
-  const { data, error, fetching, refresh } = useGraphql<{ roles: RoleRow[] }>(QUERY, {}, !canRead);
+  const { data, error, fetching, refresh } = useGraphql<{ roles: BasicRoleRow[] }>(QUERY, {}, !canRead);
   const [, reset] = useMutation(RESET);
   const [done, setDone] = useState<string | null>(null);
 
-  if (!canRead) {
+  if (!rbac || !canRead) {
     return (
       <Page title="Basic roles">
-        <NotAllowed what="list roles" needs="roles:read on roles:*" />
+        {rbac ? <NotAllowed what="list roles" needs="roles:read on roles:*" /> : <NotInEdition what="Roles" />}
       </Page>
     );
   }
@@ -73,6 +92,22 @@ export function BasicRolesPage() {
             </summary>
             <PermissionTable permissions={r.permissions} caption={`Permissions of ${r.name}`} />
           </details>
+          {r.grantedRoles.length > 0 && (
+            <>
+              <h3 id={`granted-${r.uid}`}>Granted by products</h3>
+              <p class="muted">
+                Holders of {roleTitle(r)} also get these registered roles. They are not part of its own permissions; a reset keeps them.
+              </p>
+              <ul aria-labelledby={`granted-${r.uid}`}>
+                {r.grantedRoles.map((g) => (
+                  <li key={g.uid}>
+                    <span class="mono">{g.name}</span>:{' '}
+                    {g.permissions.length > 0 ? g.permissions.map(permissionText).join(', ') : 'no permissions'}
+                  </li>
+                ))}
+              </ul>
+            </>
+          )}
         </section>
       ))}
     </Page>

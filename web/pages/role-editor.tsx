@@ -12,6 +12,7 @@ import { useLocation } from 'preact-iso';
 import { ESCALATE } from '../access.js';
 import { errorCode, errorMessage } from '../api.js';
 import { Field, TextField } from '../fields.js';
+import { NotInEdition } from '../notice.js';
 import { useSession } from '../session.js';
 import { Loading, NotAllowed, Notice, Page, QueryError, roleKind, useGraphql } from '../ui.js';
 import { ROLE_FIELDS, type RoleRow } from './roles.js';
@@ -31,11 +32,11 @@ interface Perm {
 }
 
 export function RoleEditorPage() {
-  const { access, viewer } = useSession();
+  const { access, viewer, rbac } = useSession();
   const { query, path, route } = useLocation();
   const uid = path === '/roles/edit' ? (query.uid ?? '') : '';
   const editing = uid !== '';
-  const allowed = access.can('roles:read', 'roles:*') && access.canManage('roles:write');
+  const allowed = rbac && access.can('roles:read', 'roles:*') && access.canManage('roles:write');
   const { data, error, fetching, refresh } = useGraphql<{ role?: RoleRow; actions: { action: string }[] }>(
     QUERY,
     { uid, edit: editing },
@@ -72,7 +73,7 @@ export function RoleEditorPage() {
   if (!allowed) {
     return (
       <Page title={title}>
-        <NotAllowed what="create or edit roles" needs="roles:write on permissions:type:delegate" />
+        {rbac ? <NotAllowed what="create or edit roles" needs="roles:write on permissions:type:delegate" /> : <NotInEdition what="Roles" />}
       </Page>
     );
   }

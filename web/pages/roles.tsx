@@ -2,7 +2,8 @@
  * Roles: every role the caller may read (global and this organization's, hidden ones included),
  * filtered by kind (basic, fixed, custom, product) and by text, each with its permissions. Custom
  * roles can be edited and deleted by holders of roles:write / roles:delete (delegate or escalate);
- * deleting an assigned role asks again and then deletes it with its assignments (force).
+ * deleting an assigned role asks again and then deletes it with its assignments (force). On a
+ * server of the oss edition there are no roles: the page says so.
  */
 import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
@@ -14,7 +15,9 @@ import {
   ConfirmDialog,
   KindTag,
   Loading,
+  landFocus,
   NotAllowed,
+  NotInEdition,
   Notice,
   Page,
   plural,
@@ -82,7 +85,7 @@ export function PermissionTable({ permissions, caption }: { permissions: { actio
 }
 
 export function RolesPage() {
-  const { access, viewer } = useSession();
+  const { access, viewer, rbac } = useSession();
   const { query } = useLocation();
   const canRead = access.can('roles:read', 'roles:*');
   const { data, error, fetching, refresh } = useGraphql<{ roles: RoleRow[] }>(QUERY, {}, !canRead);
@@ -92,11 +95,9 @@ export function RolesPage() {
   const [done, setDone] = useState<string | null>(query.saved ? 'Role saved.' : null);
   const [, deleteRole] = useMutation(DELETE);
 
-  if (!canRead) {
+  if (!rbac || !canRead) {
     return (
-      <Page title="Roles">
-        <NotAllowed what="list roles" needs="roles:read on roles:*" />
-      </Page>
+      <Page title="Roles">{rbac ? <NotAllowed what="list roles" needs="roles:read on roles:*" /> : <NotInEdition what="Roles" />}</Page>
     );
   }
   const canWrite = access.canManage('roles:write');
@@ -127,6 +128,8 @@ export function RolesPage() {
       setDeleting(null);
       setDone(`Role “${roleTitle(role)}” deleted.`);
       refresh();
+      // Its Delete button goes with it: focus lands on the notice saying it is gone.
+      landFocus(null, { prefer: 'notice', within: 'section[aria-labelledby]' });
     }
     return result;
   };

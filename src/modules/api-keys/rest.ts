@@ -2,19 +2,30 @@
  * REST door of API keys, in both editions (service-interface.md "List/Create/Delete API key"),
  * and the JSON shape of a key.
  */
+import { z } from 'zod';
 import type { ApiKey } from '../../generated/prisma/client.js';
-import { parseBooleanParam, type Route } from '../shared/rest.js';
+import { jsonId, jsonTime, messageJson, parseBooleanParam, type QueryParam, type Route } from '../shared/rest.js';
 import { createApiKeyInput } from './inputs.js';
 import { apiKeyRequirements } from './service.js';
 
-/** A key as the REST list answers it; `expiration` only for expiring keys, `lastUsedAt` once used. */
-export interface ApiKeyJson {
-  id: number;
-  name: string;
-  role: string;
-  expiration?: string;
-  lastUsedAt?: string;
-}
+/** A key as the REST list answers it (Grafana's ApiKeyDTO); `expiration` only for expiring keys, `lastUsedAt` once used. */
+export const apiKeyDto = z
+  .strictObject({
+    id: jsonId(),
+    name: z.string(),
+    role: z.string().meta({ description: 'Its org role: Viewer, Editor or Admin' }),
+    expiration: jsonTime().optional(),
+    lastUsedAt: jsonTime().optional(),
+  })
+  .meta({ id: 'ApiKeyDTO' });
+export type ApiKeyJson = z.infer<typeof apiKeyDto>;
+
+/** A new key or service-account token, the only answer that shows its secret (Grafana's NewApiKeyResult). */
+export const newKeyJson = z
+  .strictObject({ id: jsonId(), name: z.string(), key: z.string().meta({ description: 'The secret, shown only here' }) })
+  .meta({ id: 'NewApiKeyResult' });
+
+const INCLUDE_EXPIRED_PARAM: QueryParam = { name: 'includeExpired', type: 'boolean', description: 'Include expired keys' };
 
 /** JSON shape of a key row (upstream-behaviour.md "API keys": `{id, name, role, expiration?}`). */
 export function apiKeyToJson(key: Pick<ApiKey, 'id' | 'name' | 'role' | 'expires' | 'lastUsedAt'>): ApiKeyJson {
@@ -33,10 +44,11 @@ export const apiKeyRoutes: Route[] = [
     path: '/api/auth/keys',
     requires: apiKeyRequirements.read,
     summary: 'List the API keys of the current organization',
-    query: [{ name: 'includeExpired', type: 'boolean', description: 'Include expired keys' }],
+    query: [INCLUDE_EXPIRED_PARAM],
+    response: z.array(apiKeyDto),
     handler: async ({ principal, services, query }) => {
       const keys = await services.apiKeys.list(principal, {
-        includeExpired: parseBooleanParam('includeExpired', query.get('includeExpired')),
+        includeExpired: parseBooleanParam(INCLUDE_EXPIRED_PARAM.name, query.get(INCLUDE_EXPIRED_PARAM.name)),
       });
       return keys.map(apiKeyToJson);
     },
@@ -47,6 +59,7 @@ export const apiKeyRoutes: Route[] = [
     requires: apiKeyRequirements.create,
     summary: 'Create an API key; the key is shown only in this answer',
     body: createApiKeyInput,
+    response: newKeyJson,
     handler: ({ principal, services, body }) => services.apiKeys.create(principal, body),
   },
   {
@@ -54,6 +67,7 @@ export const apiKeyRoutes: Route[] = [
     path: '/api/auth/keys/:id',
     requires: apiKeyRequirements.delete,
     summary: 'Delete an API key',
+    response: messageJson,
     handler: ({ principal, services, params }) => services.apiKeys.delete(principal, params.id),
   },
 ];

@@ -4,11 +4,11 @@
  * `:userId` names a user or a service account. Both subject kinds get the same four routes from
  * one template; each handler calls one SubjectAssignments method.
  */
-import type { ZodType } from 'zod';
+import { type ZodType, z } from 'zod';
 import type { Requirement } from '../../kernel/requirements.js';
-import { roleToJson } from '../roles/rest.js';
+import { roleDto, roleToJson } from '../roles/rest.js';
 import type { Services } from '../services.js';
-import { includeHiddenParam, parseBooleanParam, type Route } from '../shared/rest.js';
+import { INCLUDE_HIDDEN_PARAM, includeHiddenParam, messageJson, parseBooleanParam, type Route } from '../shared/rest.js';
 import { addTeamRoleInput, addUserRoleInput, setTeamRolesInput, setUserRolesInput } from './inputs.js';
 import { teamRoleRequirements, userRoleRequirements } from './stores.js';
 
@@ -33,7 +33,8 @@ function subjectRoutes(s: SubjectRoutes): Route[] {
       path: s.base,
       requires: s.requirements.read,
       summary: `List the roles assigned directly to a ${s.who}`,
-      query: [{ name: 'includeHidden', type: 'boolean', description: 'Include hidden roles' }],
+      query: [INCLUDE_HIDDEN_PARAM],
+      response: z.array(roleDto),
       handler: async ({ principal, services, params, query }) =>
         (await s.assignments(services).list(principal, params[s.param], includeHiddenParam(query))).map(roleToJson),
     },
@@ -43,6 +44,7 @@ function subjectRoutes(s: SubjectRoutes): Route[] {
       requires: s.requirements.add,
       summary: `Assign a role to a ${s.who}`,
       body: s.bodies.add,
+      response: messageJson,
       handler: ({ principal, services, params, body }) => s.assignments(services).add(principal, params[s.param], body),
     },
     {
@@ -51,6 +53,7 @@ function subjectRoutes(s: SubjectRoutes): Route[] {
       requires: s.requirements.set,
       summary: `Replace the roles of a ${s.who} with the given set`,
       body: s.bodies.set,
+      response: messageJson,
       handler: ({ principal, services, params, body }) => s.assignments(services).set(principal, params[s.param], body),
     },
     {
@@ -58,6 +61,7 @@ function subjectRoutes(s: SubjectRoutes): Route[] {
       path: `${s.base}/:roleUID`,
       requires: s.requirements.remove,
       summary: `Remove a role from a ${s.who}`,
+      response: messageJson,
       ...(s.globalQuery && { query: [{ name: 'global', type: 'boolean', description: 'Remove the global assignment' }] }),
       handler: ({ principal, services, params, query }) =>
         s.assignments(services).remove(principal, params[s.param], params.roleUID, {

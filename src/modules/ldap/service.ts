@@ -6,7 +6,9 @@
  * map them with `group_mappings` to org roles and the Service Admin flag (`grafana_admin`).
  * With mappings configured, a user matching none is refused (Grafana: "user does not belong to
  * any group mapping"). A directory that cannot be reached answers IDENTITY_PROVIDER_UNAVAILABLE
- * within the server's `timeout`.
+ * within the server's `timeout`, with a generic message: the servers' addresses and the network
+ * error are for the log (and for Service Admins: the status route, the CLI), never for a caller
+ * that has not signed in.
  */
 import { Client, InvalidCredentialsError } from 'ldapts';
 import type { AccessService } from '../../kernel/access.js';
@@ -17,6 +19,7 @@ import { requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
 import type { OrgRole, Principal } from '../../kernel/principal.js';
 import { orgRoleIncludes } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
+import type { Logger } from '../../platform/logger.js';
 import type { DirectoryAuthenticator, ExternalIdentity } from '../sign-in/service.js';
 import { escapeFilterValue, type LdapServer, type LdapSettings, readLdapSettings } from './settings.js';
 
@@ -34,6 +37,28 @@ export interface LdapServerStatus {
 }
 
 type Attrs = Record<string, string[]>;
+
+/** Why the directory refused a login (`auth ldap-test`). */
+export const REFUSAL = {
+  unknownUser: 'unknown user: no server found the login',
+  wrongPassword: 'wrong password: the user exists but the password does not bind',
+  noGroupMapping: 'no group mapping: the password binds but the user belongs to no group of group_mappings',
+  ambiguous: 'ambiguous login: the search filter matches several entries',
+  emptyPassword: 'empty password: refused without asking the directory',
+  refusedBind: 'wrong password or unknown user: bind_dn binds as the user, so the two cannot be told apart',
+} as const;
+
+/** What `auth ldap-test` prints: the identity the login maps to, or why there is none. */
+export type LdapDiagnosis =
+  | ({ found: true } & ExternalIdentity)
+  /** `server`: the one that refused; `unreachable`: servers that could not be asked, with their errors. */
+  | { found: false; reason: string; server?: string; unreachable?: string[] };
+
+/** One server's answer about a login: it does not know it, it refuses it (and why), or the identity. */
+type ServerAnswer = { kind: 'unknown' } | { kind: 'refused'; reason: string } | { kind: 'found'; identity: ExternalIdentity };
+
+/** Every server's answer: the first that knows the login decides; `unreachable` lists the servers that could not be asked. */
+type DirectoryAnswer = { answer: ServerAnswer; server?: string; unreachable: string[] };
 
 function url(server: LdapServer): string {
   return `${server.use_ssl ? 'ldaps' : 'ldap'}://${server.host}:${server.port}`;
@@ -84,10 +109,15 @@ export function mapGroups(server: LdapServer, groups: string[]): Pick<ExternalId
 export class LdapService implements DirectoryAuthenticator {
   private readonly settings: LdapSettings | null;
 
-  /** @param configFile path of ldap.toml, or null when LDAP is off. @throws Error on a bad file. */
+  /**
+   * @param configFile path of ldap.toml, or null when LDAP is off.
+   * @param log where an unreachable directory's details go (the caller only sees a generic message).
+   * @throws Error on a bad file.
+   */
   constructor(
     configFile: string | null,
     private readonly access: AccessService,
+    private readonly log?: Logger,
   ) {
     this.settings = configFile === null ? null : readLdapSettings(configFile);
   }
@@ -97,25 +127,55 @@ export class LdapService implements DirectoryAuthenticator {
   }
 
   /**
-   * The directory identity of `login` when `password` binds, else null (unknown user or wrong
-   * password). Servers are tried in order; the first that knows the user decides.
-   * @throws DomainError IDENTITY_PROVIDER_UNAVAILABLE (401) when no server could be asked.
+   * The directory identity of `login` when `password` binds, else null (unknown user, wrong
+   * password, no group mapping). Servers are tried in order; the first that knows the user decides.
+   * @throws DomainError IDENTITY_PROVIDER_UNAVAILABLE (401, "Identity provider unavailable")
+   *   when no server could be asked; which servers and why is logged (warn), not answered.
    */
   async authenticate(login: string, password: string): Promise<ExternalIdentity | null> {
-    if (!this.settings || password === '') return null;
-    let reached = false;
-    let lastError = '';
+    const { answer, unreachable } = await this.ask(login, password);
+    if (answer.kind === 'found') return answer.identity;
+    if (answer.kind === 'unknown' && unreachable.length > 0 && unreachable.length === this.settings?.servers.length) {
+      this.log?.warn({ servers: unreachable }, 'LDAP server unavailable');
+      throw new DomainError('IDENTITY_PROVIDER_UNAVAILABLE', 'Identity provider unavailable');
+    }
+    return null;
+  }
+
+  /**
+   * `portcullis auth ldap-test`: what `authenticate` decides for `login` and `password`, and why,
+   * without signing in or writing anything: `{found: true, ...identity}` or `{found: false,
+   * reason, server}` (REFUSAL: unknown user, wrong password, no group mapping, ...). Needs a
+   * Service Admin, like the status.
+   * @throws DomainError LDAP_NOT_ENABLED (400), 401, 403, IDENTITY_PROVIDER_UNAVAILABLE (401)
+   *   naming each server and its error (the CLI's operator may see them).
+   */
+  async diagnose(caller: Principal, login: string, password: string): Promise<LdapDiagnosis> {
+    await this.requireStatusReader(caller, 'test an LDAP login');
+    const { answer, server, unreachable } = await this.ask(login, password);
+    if (answer.kind === 'found') return { found: true, ...answer.identity };
+    if (answer.kind === 'refused') return { found: false, reason: answer.reason, ...(server && { server }) };
+    if (unreachable.length === this.settings?.servers.length) {
+      throw new DomainError('IDENTITY_PROVIDER_UNAVAILABLE', `LDAP server unavailable: ${unreachable.join('; ')}`);
+    }
+    return { found: false, reason: REFUSAL.unknownUser, ...(unreachable.length > 0 && { unreachable }) };
+  }
+
+  /** Asks every server in order until one knows the login (module comment). */
+  private async ask(login: string, password: string): Promise<DirectoryAnswer> {
+    if (!this.settings) return { answer: { kind: 'unknown' }, unreachable: [] };
+    if (password === '') return { answer: { kind: 'refused', reason: REFUSAL.emptyPassword }, unreachable: [] };
+    const unreachable: string[] = [];
     for (const server of this.settings.servers) {
+      const name = `${server.host}:${server.port}`;
       try {
-        const found = await this.tryServer(server, login, password);
-        reached = true;
-        if (found !== undefined) return found;
+        const answer = await this.tryServer(server, login, password);
+        if (answer.kind !== 'unknown') return { answer, server: name, unreachable };
       } catch (error) {
-        lastError = (error as Error).message;
+        unreachable.push(`${name} (${(error as Error).message})`);
       }
     }
-    if (!reached) throw new DomainError('IDENTITY_PROVIDER_UNAVAILABLE', `LDAP server unavailable: ${lastError}`);
-    return null;
+    return { answer: { kind: 'unknown' }, unreachable };
   }
 
   /**
@@ -123,12 +183,9 @@ export class LdapService implements DirectoryAuthenticator {
    * global.users:*). @throws DomainError LDAP_NOT_ENABLED (400), 401, 403.
    */
   async status(caller: Principal): Promise<LdapServerStatus[]> {
-    requireSignedIn(caller);
-    await this.access.check(caller, ldapRequirements.status.for({}));
-    requireServiceAdmin(caller, 'read the LDAP status');
-    if (!this.settings) throw new DomainError('LDAP_NOT_ENABLED', 'LDAP is not enabled');
+    const settings = await this.requireStatusReader(caller, 'read the LDAP status');
     return Promise.all(
-      this.settings.servers.map(async (server) => {
+      settings.servers.map(async (server) => {
         const client = await connect(server).catch((e: Error) => e);
         if (client instanceof Error) return { host: server.host, port: server.port, available: false, error: client.message };
         try {
@@ -144,8 +201,17 @@ export class LdapService implements DirectoryAuthenticator {
     );
   }
 
-  /** undefined: this server does not know the login; null: known, but refused. */
-  private async tryServer(server: LdapServer, login: string, password: string): Promise<ExternalIdentity | null | undefined> {
+  /** A Service Admin's check (ldap.status:read) and the settings. @throws DomainError 401, 403, LDAP_NOT_ENABLED (400). */
+  private async requireStatusReader(caller: Principal, what: string): Promise<LdapSettings> {
+    requireSignedIn(caller);
+    await this.access.check(caller, ldapRequirements.status.for({}));
+    requireServiceAdmin(caller, what);
+    if (!this.settings) throw new DomainError('LDAP_NOT_ENABLED', 'LDAP is not enabled');
+    return this.settings;
+  }
+
+  /** What one server says about the login. @throws the client's error when the server cannot be asked. */
+  private async tryServer(server: LdapServer, login: string, password: string): Promise<ServerAnswer> {
     const client = await connect(server);
     try {
       const escaped = escapeFilterValue(login);
@@ -161,18 +227,18 @@ export class LdapService implements DirectoryAuthenticator {
           attributes: [a.username, a.email, a.name, a.surname, a.member_of, server.group_search_filter_user_attribute].filter(Boolean),
           sizeLimit: 2,
         });
-        if (searchEntries.length > 1) return null; // ambiguous: refuse rather than guess
+        if (searchEntries.length > 1) return { kind: 'refused', reason: REFUSAL.ambiguous }; // refuse rather than guess
         if (searchEntries[0]) {
           dn = searchEntries[0].dn;
           entry = toAttrs(searchEntries[0]);
           break;
         }
       }
-      if (!entry) return undefined;
+      if (!entry) return { kind: 'unknown' };
       try {
         await client.bind(dn, password);
       } catch (error) {
-        if (error instanceof InvalidCredentialsError) return null;
+        if (error instanceof InvalidCredentialsError) return { kind: 'refused', reason: REFUSAL.wrongPassword };
         throw error;
       }
       const groups = [...(entry[a.member_of.toLowerCase()] ?? [])];
@@ -188,12 +254,13 @@ export class LdapService implements DirectoryAuthenticator {
         }
       }
       const mapped = mapGroups(server, groups);
-      if (!mapped) return null;
+      if (!mapped) return { kind: 'refused', reason: REFUSAL.noGroupMapping };
       const username = first(entry, a.username) || login;
       const name = [first(entry, a.name), first(entry, a.surname)].filter(Boolean).join(' ');
-      return { login: username, email: first(entry, a.email) || `${username}@ldap`, name, ...mapped, groups };
+      return { kind: 'found', identity: { login: username, email: first(entry, a.email) || `${username}@ldap`, name, ...mapped, groups } };
     } catch (error) {
-      if (error instanceof InvalidCredentialsError) return server.bind_dn.includes('%s') ? null : Promise.reject(error);
+      if (error instanceof InvalidCredentialsError && server.bind_dn.includes('%s'))
+        return { kind: 'refused', reason: REFUSAL.refusedBind };
       throw error;
     } finally {
       await client.unbind().catch(() => undefined);

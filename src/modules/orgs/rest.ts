@@ -4,9 +4,11 @@
  * the one the request acts in) and every organization (`/api/orgs...`). Each handler calls one
  * OrgService method; the rules live there.
  */
+import { z } from 'zod';
 import type { Org, OrgUser } from '../../generated/prisma/client.js';
+import { ORG_ROLES } from '../../kernel/principal.js';
 import { ageString, avatarUrl, lastSeenAt as lastSeenOf } from '../shared/directory.js';
-import type { Route, RouteRequest } from '../shared/rest.js';
+import { jsonId, jsonTime, messageJson, type QueryParam, type Route, type RouteRequest, searchPageSchema } from '../shared/rest.js';
 import { AUTH_MODULE, authLabels } from '../sign-in/service.js';
 import { addOrgUserByLoginBody, createOrganizationInput, orgUserRoleBody, updateOrganizationInput } from './inputs.js';
 import type { OrgMembersPage } from './members.js';
@@ -18,6 +20,24 @@ export interface OrgDetailsJson {
   name: string;
   address: { address1: string; address2: string; city: string; zipCode: string; state: string; country: string };
 }
+
+/** OrgDetailsJson as a schema (Grafana's OrgDetailsDTO). */
+export const orgDetailsDto = z
+  .strictObject({
+    id: jsonId(),
+    name: z.string(),
+    address: z
+      .strictObject({
+        address1: z.string(),
+        address2: z.string(),
+        city: z.string(),
+        zipCode: z.string(),
+        state: z.string(),
+        country: z.string(),
+      })
+      .meta({ description: 'No postal address is kept here: every field is ""' }),
+  })
+  .meta({ id: 'OrgDetailsDTO' });
 
 /** `GET /api/org`, `/api/orgs/:orgId`, `/api/orgs/name/:name`. */
 export function orgDetailsJson(org: Pick<Org, 'id' | 'name'>): OrgDetailsJson {
@@ -40,7 +60,49 @@ export interface OrgUserJson {
   isExternallySynced: boolean;
 }
 
-/** The user fields a member row loads: its profile and its newest session. */
+/** OrgUserJson as a schema (Grafana's OrgUserDTO). */
+export const orgUserDto = z
+  .strictObject({
+    orgId: jsonId(),
+    userId: jsonId(),
+    email: z.string(),
+    name: z.string(),
+    avatarUrl: z.string(),
+    login: z.string(),
+    role: z.enum(ORG_ROLES),
+    lastSeenAt: jsonTime().meta({ description: 'Its last authenticated request; never seen: 10 years before its creation, as Grafana' }),
+    lastSeenAtAge: z.string().meta({ description: 'Grafana’s age text of lastSeenAt: "3y", "2M", "5d", "4h", "7m" or "< 1 minute"' }),
+    isDisabled: z.boolean(),
+    authLabels: z.array(z.string()),
+    isExternallySynced: z.boolean(),
+  })
+  .meta({ id: 'OrgUserDTO' });
+
+// orgUserDto has every field of orgUserJson's OrgUserJson, with a type it accepts (the role stored is one of ORG_ROLES).
+const _orgUserJsonIsOrgUserDto: [z.infer<typeof orgUserDto>] extends [OrgUserJson] ? true : never = true;
+
+/** `query` and `limit` of the current organization's member list and lookup (listOptions reads these). */
+const MEMBER_LIST_QUERY: readonly QueryParam[] = [
+  { name: 'query', type: 'string', description: 'Text matched, in any case, against the login, email and name (a part of any)' },
+  { name: 'limit', type: 'integer', description: 'Only the first this many members (by login)' },
+];
+
+/** `query`, `page` and `perpage` of the member searches (searchOptions reads these). */
+const MEMBER_SEARCH_QUERY: readonly QueryParam[] = [
+  MEMBER_LIST_QUERY[0] as QueryParam,
+  { name: 'page', type: 'integer', description: 'Page number, from 1 (default 1)' },
+  { name: 'perpage', type: 'integer', description: 'Members per page (default 1000)' },
+];
+
+/** `query`, `name`, `page` and `perpage` of `GET /api/orgs` (Grafana's SearchOrgs). */
+const ORG_SEARCH_QUERY: readonly QueryParam[] = [
+  { name: 'query', type: 'string', description: 'A prefix of the name' },
+  { name: 'name', type: 'string', description: 'The whole name' },
+  { name: 'page', type: 'integer', description: 'Page number, from 0 as Grafana’s store counts (skips perpage × page)' },
+  { name: 'perpage', type: 'integer', description: 'Organizations per page (default 1000)' },
+];
+
+/** The user fields a member row loads: its profile and when it was last seen. */
 const MEMBER_QUERY = {
   include: {
     user: {
@@ -51,7 +113,7 @@ const MEMBER_QUERY = {
         isDisabled: true,
         authModule: true,
         created: true,
-        sessions: { select: { lastSeenAt: true }, orderBy: { lastSeenAt: 'desc' as const }, take: 1 },
+        lastSeenAt: true,
       },
     },
   },
@@ -65,14 +127,14 @@ type MemberRow = OrgUser & {
     isDisabled: boolean;
     authModule: string;
     created: Date;
-    sessions: { lastSeenAt: Date }[];
+    lastSeenAt: Date | null;
   };
 };
 
-/** A member row as Grafana's OrgUserDTO; last seen = its newest session, ages against `now`. */
+/** A member row as Grafana's OrgUserDTO; last seen = the user's last authenticated request (sessions/last-seen.ts), ages against `now`. */
 export function orgUserJson(member: MemberRow, now: Date = new Date()): OrgUserJson {
   const { user } = member;
-  const lastSeenAt = lastSeenOf(user.sessions[0]?.lastSeenAt, user.created);
+  const lastSeenAt = lastSeenOf(user.lastSeenAt, user.created);
   const external = user.authModule !== AUTH_MODULE.local;
   return {
     orgId: member.orgId,
@@ -93,6 +155,7 @@ export function orgUserJson(member: MemberRow, now: Date = new Date()): OrgUserJ
 const members = (page: OrgMembersPage<OrgUser>) => (page.members as MemberRow[]).map((m) => orgUserJson(m));
 
 /** Grafana's SearchOrgUsersQueryResult: `{totalCount, orgUsers, page, perPage}`. */
+const membersPageDto = searchPageSchema('SearchOrgUsersQueryResult', 'orgUsers', orgUserDto);
 const membersPage = (page: OrgMembersPage<OrgUser>) => ({
   totalCount: page.totalCount,
   orgUsers: members(page),
@@ -119,13 +182,20 @@ function bodyField(body: unknown, key: string): unknown {
  * one named in the path (`/api/orgs/:orgId`): the organization itself and its members. One
  * definition, so the two cannot drift; `orgIdOf` reads the organization from the request.
  */
-function organizationRoutes(base: string, orgIdOf: (req: RouteRequest) => unknown, which: string, listOf: ListOptions): Route[] {
+function organizationRoutes(
+  base: string,
+  orgIdOf: (req: RouteRequest) => unknown,
+  which: string,
+  listOf: ListOptions,
+  listQuery: readonly QueryParam[],
+): Route[] {
   return [
     {
       method: 'GET',
       path: base,
       requires: orgRequirements.read,
       summary: `${which}: {id, name, address}.`,
+      response: orgDetailsDto,
       handler: async (req) => orgDetailsJson(await req.services.orgs.get(req.principal, orgIdOf(req))),
     },
     {
@@ -134,6 +204,7 @@ function organizationRoutes(base: string, orgIdOf: (req: RouteRequest) => unknow
       requires: orgRequirements.write,
       summary: `Rename ${which.toLowerCase()}.`,
       body: updateOrganizationInput,
+      response: messageJson,
       handler: async (req) => {
         await req.services.orgs.update(req.principal, orgIdOf(req), req.body);
         return { message: 'Organization updated' };
@@ -144,6 +215,8 @@ function organizationRoutes(base: string, orgIdOf: (req: RouteRequest) => unknow
       path: `${base}/users`,
       requires: orgRequirements.readUsers,
       summary: `Members of ${which.toLowerCase()}, by login.`,
+      ...(listQuery.length > 0 && { query: listQuery }),
+      response: z.array(orgUserDto),
       handler: async (req) => members(await req.services.orgs.listUsers(req.principal, orgIdOf(req), listOf(req.query), MEMBER_QUERY)),
     },
     {
@@ -151,6 +224,8 @@ function organizationRoutes(base: string, orgIdOf: (req: RouteRequest) => unknow
       path: `${base}/users/search`,
       requires: orgRequirements.readUsers,
       summary: `Members of ${which.toLowerCase()} with paging: {totalCount, orgUsers, page, perPage}.`,
+      query: MEMBER_SEARCH_QUERY,
+      response: membersPageDto,
       handler: async (req) =>
         membersPage(await req.services.orgs.listUsers(req.principal, orgIdOf(req), searchOptions(req.query), MEMBER_QUERY)),
     },
@@ -160,6 +235,7 @@ function organizationRoutes(base: string, orgIdOf: (req: RouteRequest) => unknow
       requires: orgRequirements.addUserByLogin,
       summary: `Add an existing user, by login or email, to ${which.toLowerCase()}.`,
       body: addOrgUserByLoginBody,
+      response: z.strictObject({ message: z.literal('User added to organization'), userId: jsonId() }),
       handler: async (req) => {
         const membership = await req.services.orgs.addUserByLogin(req.principal, orgIdOf(req), req.body);
         return { message: 'User added to organization', userId: membership.userId };
@@ -171,6 +247,7 @@ function organizationRoutes(base: string, orgIdOf: (req: RouteRequest) => unknow
       requires: orgRequirements.writeUser,
       summary: `Change a member's org role in ${which.toLowerCase()}.`,
       body: orgUserRoleBody,
+      response: messageJson,
       handler: async (req) => {
         const change = { orgId: orgIdOf(req), userId: req.params.userId, role: bodyField(req.body, 'role') };
         await req.services.orgs.updateUserRole(req.principal, change);
@@ -182,6 +259,7 @@ function organizationRoutes(base: string, orgIdOf: (req: RouteRequest) => unknow
       path: `${base}/users/:userId`,
       requires: orgRequirements.removeUser,
       summary: `Remove a member from ${which.toLowerCase()} (with its team memberships there).`,
+      response: messageJson,
       handler: (req) => req.services.orgs.removeUser(req.principal, { orgId: orgIdOf(req), userId: req.params.userId }),
     },
   ];
@@ -192,12 +270,14 @@ type ListOptions = (query: URLSearchParams) => { query?: string | null; limit?: 
 
 export const orgRoutes: Route[] = [
   // The current organization (the one the request acts in); `query` and `limit` filter its members.
-  ...organizationRoutes('/api/org', (req) => req.principal.orgId, 'The current organization', listOptions),
+  ...organizationRoutes('/api/org', (req) => req.principal.orgId, 'The current organization', listOptions, MEMBER_LIST_QUERY),
   {
     method: 'GET',
     path: '/api/org/users/lookup',
     requires: orgRequirements.readUsers,
     summary: 'Members of the current organization, short: [{userId, login, avatarUrl}].',
+    query: MEMBER_LIST_QUERY,
+    response: z.array(z.strictObject({ userId: jsonId(), login: z.string(), avatarUrl: z.string() }).meta({ id: 'UserLookupDTO' })),
     handler: async ({ principal, services, query }) =>
       members(await services.orgs.listUsers(principal, principal.orgId, listOptions(query), MEMBER_QUERY)).map((m) => ({
         userId: m.userId,
@@ -211,12 +291,15 @@ export const orgRoutes: Route[] = [
     (req) => req.params.orgId,
     'One organization',
     () => ({}),
+    [],
   ),
   {
     method: 'GET',
     path: '/api/orgs',
     requires: orgRequirements.readAll,
     summary: 'Search organizations (query: name prefix, name: exact, perpage default 1000, page from 0): [{id, name}].',
+    query: ORG_SEARCH_QUERY,
+    response: z.array(z.strictObject({ id: jsonId(), name: z.string() }).meta({ id: 'OrgDTO' })),
     handler: async ({ principal, services, query }) => {
       const options = { query: query.get('query'), name: query.get('name'), page: query.get('page'), perpage: query.get('perpage') };
       return (await services.orgs.search(principal, options)).map((o) => ({ id: o.id, name: o.name }));
@@ -228,6 +311,7 @@ export const orgRoutes: Route[] = [
     requires: orgRequirements.create,
     summary: 'Create an organization; the caller becomes its Admin. {orgId, message}.',
     body: createOrganizationInput,
+    response: z.strictObject({ orgId: jsonId(), message: z.literal('Organization created') }),
     handler: async ({ principal, services, body }) => {
       const org = await services.orgs.create(principal, body);
       return { orgId: org.id, message: 'Organization created' };
@@ -238,6 +322,7 @@ export const orgRoutes: Route[] = [
     path: '/api/orgs/name/:name',
     requires: orgRequirements.readAll,
     summary: 'The organization with exactly that name.',
+    response: orgDetailsDto,
     handler: async ({ principal, services, params }) => orgDetailsJson(await services.orgs.getByName(principal, params.name)),
   },
   {
@@ -245,6 +330,7 @@ export const orgRoutes: Route[] = [
     path: '/api/orgs/:orgId',
     requires: orgRequirements.delete,
     summary: 'Delete an organization with its members, teams, keys, service accounts and org roles.',
+    response: messageJson,
     handler: ({ principal, services, params }) => services.orgs.delete(principal, params.orgId),
   },
 ];

@@ -169,11 +169,8 @@ export class OrgService extends OrgMembers {
     const id = parseId('id', rawId);
     await this.deps.access.check(caller, orgRequirements.delete.for({ id }));
     if (id === caller.orgId) {
-      throw new DomainError(
-        'CANNOT_DELETE_ACTIVE_ORG',
-        'Cannot delete your active organization (Can not delete org for current user): switch to another one first',
-        { id },
-      );
+      // Grafana's text (pkg/api/org.go DeleteOrgByID); switch to another organization first.
+      throw new DomainError('CANNOT_DELETE_ACTIVE_ORG', 'Can not delete org for current user', { id });
     }
     requireServiceAdmin(caller, 'delete another organization');
     await this.deps.access.write(async (tx) => {

@@ -182,23 +182,38 @@ export class PermissionService {
    * `userId` is absent) do `action` on one of `scopes` (any scope when none)? With the reason:
    * every role granting it and how it reached the user (explain.ts), and when denied what is
    * missing. Checking another user needs users.permissions:read on users:id:<userId>; oneself
-   * nothing.
-   * @throws DomainError VALIDATION_FAILED (400), 401, ACCESS_DENIED (403), USER_NOT_FOUND (404:
+   * nothing. The permission is checked on the body's raw `userId` before the body is validated
+   * (the project's rule, so a caller that may not check others gets 403 whatever else it sent):
+   * a Viewer asking about user 4 with a bad action is refused, not told what is wrong.
+   * @throws DomainError ACCESS_DENIED (403), VALIDATION_FAILED (400), 401, USER_NOT_FOUND (404:
    *   not a member of the caller's organization), 404 in oss.
    */
   async check(caller: Principal, rawInput: unknown): Promise<AccessCheck> {
     this.deps.edition.assertAvailable();
     requireSignedIn(caller);
+    const other = otherUserOf(caller, rawInput);
+    if (other !== null) await this.deps.access.check(caller, permissionRequirements.checkUser.for({ userId: other }));
     const input = parseInput(checkInput, rawInput);
     const scopes = input.scopes ?? [];
     let subject: SignedInPrincipal = caller;
-    if (input.userId != null && !(caller.kind !== 'apiKey' && caller.id === input.userId)) {
-      await this.deps.access.check(caller, permissionRequirements.checkUser.for({ userId: input.userId }));
-      subject = await this.member(caller, input.userId);
-    }
+    if (other !== null && input.userId != null) subject = await this.member(caller, input.userId);
     const allowed = permission(input.action, ...scopes).evaluate(await this.deps.access.permissionsOf(subject));
     const grantedBy = allowed ? await grantsOf(this.deps.access, subject, input.action, scopes) : [];
     const missing = allowed ? [] : (scopes.length > 0 ? scopes : ['']).map((scope) => ({ action: input.action, scope }));
     return { allowed, grantedBy, missing };
   }
+}
+
+/**
+ * The raw `userId` of a check body when it names someone other than the caller (an API key is
+ * never "oneself"), as the id to build the requirement's scope from: the number, or the text as
+ * sent (a malformed id such as "abc" is refused by the permission first, then by validation);
+ * `<userId>` for a value that is neither. Null when the body names no user or the caller itself.
+ */
+function otherUserOf(caller: SignedInPrincipal, rawInput: unknown): string | number | null {
+  const raw = typeof rawInput === 'object' && rawInput !== null ? (rawInput as { userId?: unknown }).userId : undefined;
+  if (raw === undefined || raw === null) return null;
+  const id = typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : raw;
+  if (caller.kind !== 'apiKey' && id === caller.id) return null;
+  return typeof id === 'number' || typeof id === 'string' ? id : '<userId>';
 }

@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import { recordAudit, roleAssignments, snapshotRole } from '../../kernel/audit.js';
 import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
 import type { PermissionPair } from '../../kernel/catalogue.js';
+import { MAX_ROLE_PERMISSIONS } from '../../kernel/inputs.js';
 import { localOperator } from '../../kernel/principal.js';
 import type { Tx } from '../../platform/database.js';
 import { type DocPath, problemAt, type SourceFile } from './files.js';
@@ -65,6 +66,14 @@ async function permissionsOf(tx: Tx, { file, path, value }: Located<FileRole>): 
   }
   for (const p of value.permissions ?? []) if (!p.absent) out.set(key(p), { action: p.action, scope: p.scope });
   for (const p of value.permissions ?? []) if (p.absent) out.delete(key(p));
+  // The API's bound (kernel/inputs.ts) holds for files too: GraphQL's cost limit counts on it.
+  if (out.size > MAX_ROLE_PERMISSIONS) {
+    throw problemAt(
+      file,
+      [...path, 'permissions'],
+      `a role holds at most ${MAX_ROLE_PERMISSIONS} permissions, this one would hold ${out.size}`,
+    );
+  }
   return [...out.values()];
 }
 

@@ -93,7 +93,7 @@ function readSource(path: string): SourceFile {
     }
     return `${name}${path.length > 0 ? ` ${showPath(path)}` : ''}`;
   };
-  return { name, stem: (path.split(/[\\/]/).pop() ?? '').replace(/\.[^.]+$/, ''), data: doc.toJS(), where };
+  return { name, stem: stemOf(path), data: doc.toJS(), where };
 }
 
 /**
@@ -108,10 +108,41 @@ export function parseAt<T extends z.ZodType>(file: SourceFile, path: DocPath, sc
   );
 }
 
-/** Every provisioning file under `root`: the access-control ones and the product ones. */
+/** A file name without its directory and extension: a product file's product id. */
+function stemOf(path: string): string {
+  return (path.split(/[\\/]/).pop() ?? '').replace(/\.[^.]+$/, '');
+}
+
+/**
+ * Refuses two product files for one product (`plugins/billing.json` and `plugins/billing.yml`):
+ * each would replace the other's registration, so which one won would depend on name order.
+ * @throws DomainError PROVISIONING_INVALID naming every such file.
+ */
+function refuseDuplicateProducts(paths: readonly string[]): void {
+  const byProduct = new Map<string, string[]>();
+  for (const path of paths) {
+    const productId = stemOf(path);
+    byProduct.set(productId, [...(byProduct.get(productId) ?? []), displayName(path)]);
+  }
+  const problems = [...byProduct.entries()]
+    .filter(([, files]) => files.length > 1)
+    .map(([productId, files]) => ({
+      where: files.join(', '),
+      message: `${files.length} files register product "${productId}"; keep one file per product`,
+    }));
+  if (problems.length > 0) throw provisioningError(problems);
+}
+
+/**
+ * Every provisioning file under `root`: the access-control ones and the product ones.
+ * @throws DomainError PROVISIONING_INVALID for an unreadable file, a syntax error, or two product
+ *   files for one product id.
+ */
 export function readProvisioning(root: string): { accessControl: SourceFile[]; products: SourceFile[] } {
+  const productPaths = listFiles(join(root, 'plugins'), ['.json', '.yaml', '.yml']);
+  refuseDuplicateProducts(productPaths);
   return {
     accessControl: listFiles(join(root, 'access-control'), ['.yaml', '.yml']).map(readSource),
-    products: listFiles(join(root, 'plugins'), ['.json', '.yaml', '.yml']).map(readSource),
+    products: productPaths.map(readSource),
   };
 }

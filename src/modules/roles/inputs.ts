@@ -22,26 +22,43 @@ const MAX_TEXT_LENGTH = 2000;
 export const MAX_ROLE_VERSION = 2_147_483_647;
 
 /**
+ * Latin letters with a hook, stroke or tail that neither NFKD nor `unhomoglyph` take to their
+ * base letter ("ƒ", "ɨ", "ȼ"... are taken there), for the letters of the reserved prefixes: each
+ * followed by its base letter.
+ */
+const HOOKED_LETTERS = new Map(
+  'ƈc ꞓc ȿs ɲn ꞑn ꬻn ꝑp ꞡg ⱥa ᶏa ᶍx ʉu ᶂf ꝼf ᶁd ᶅl ᶊs ᶀb ᶈp'.split(' ').map((pair) => [...pair] as [string, string]),
+);
+const unhook = (text: string): string => Array.from(text, (c) => HOOKED_LETTERS.get(c) ?? c).join('');
+
+/** Base letters only: compatibility decomposition (NFKD), combining marks dropped. */
+const withoutMarks = (text: string): string => text.normalize('NFKD').replace(/\p{M}/gu, '');
+
+/**
  * The form a name is compared in for reserved prefixes: NFKC (fullwidth and compatibility
- * letters become ASCII), invisible (default-ignorable) characters removed, lower case, then the
- * confusable skeleton of Unicode TR39 (`unhomoglyph`, Unicode's confusables.txt: Cyrillic "і",
- * Greek "ο", "꞉" ... become "i", "o", ":"), lower case again.
+ * letters become ASCII), invisible (default-ignorable) characters removed, lower case, accents
+ * and other combining marks dropped ("i" + U+0307), then the confusable skeleton of Unicode TR39
+ * (`unhomoglyph`, Unicode's confusables.txt: Cyrillic "і", Greek "ο", "꞉" ... become "i", "o",
+ * ":"; "ƒ" becomes "f" + a mark), marks dropped again, hooked letters mapped, lower case again.
  */
 function comparable(name: string): string {
-  return unhomoglyph(
-    name
-      .normalize('NFKC')
-      .replace(/\p{Default_Ignorable_Code_Point}/gu, '')
-      .toLowerCase(),
-  ).toLowerCase();
+  const folded = unhook(
+    withoutMarks(
+      name
+        .normalize('NFKC')
+        .replace(/\p{Default_Ignorable_Code_Point}/gu, '')
+        .toLowerCase(),
+    ),
+  );
+  return unhook(withoutMarks(unhomoglyph(folded))).toLowerCase();
 }
 
 const RESERVED_NAME_PREFIXES = [FIXED_PREFIX, BASIC_PREFIX, PRODUCT_PREFIX].map(comparable);
 
 /**
  * True when a role name is, or looks like, one of the reserved `fixed:`, `basic:` or `plugins:`
- * names: compared after NFKC normalization, case-folded, ignoring invisible characters and
- * look-alike letters (issue #10 item 5). Custom roles may not be named so.
+ * names: compared after NFKC normalization, case-folded, ignoring invisible characters, combining
+ * marks and look-alike letters (issue #10 item 5). Custom roles may not be named so.
  */
 export function isReservedRoleName(name: string): boolean {
   const form = comparable(name);

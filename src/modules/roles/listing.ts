@@ -2,11 +2,11 @@
  * Role reads for the roles and assignments services (the callers check roles:read first):
  * listings of any size (the matching ids first, then the rows in slices of MAX_IDS_PER_QUERY;
  * issue #10 item 5: one query over 1,000+ roles with their permissions passed SQLite's
- * bound-variable limit and answered 500), the roles a caller may assign, and the known actions
- * for role editors.
+ * bound-variable limit and answered 500), the roles a caller may assign, the roles granted to
+ * basic roles, and the known actions for role editors.
  */
 import type { Prisma, Role } from '../../generated/prisma/client.js';
-import { BASIC_PREFIX, isFixedRoleName } from '../../kernel/builtin-roles.js';
+import { BASIC_PREFIX, BASIC_ROLES, isFixedRoleName } from '../../kernel/builtin-roles.js';
 import { Action } from '../../kernel/catalogue.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
 import { mayDelegate } from '../../kernel/guards.js';
@@ -53,6 +53,39 @@ export async function delegatableRoles(db: Db, where: Prisma.RoleWhereInput, ind
     .filter((r) => mayDelegate(index, Action.UsersRolesAdd, r.permissions) || mayDelegate(index, Action.TeamsRolesAdd, r.permissions))
     .map((r) => r.id);
   return rolesByIds(db, ids, query);
+}
+
+/** The name of the basic role (`basic:viewer`, ...) of each basic role grant name (`Viewer`, ...). */
+const BASIC_ROLE_NAMES = new Map<string, string>(BASIC_ROLES.map((def) => [def.basicRole, def.name]));
+
+/**
+ * The roles granted to each basic role, by the basic role's name (`basic:viewer` -> roles): the
+ * non-basic roles with a BasicRoleGrant to it, global or of organization `orgId`, by name, each
+ * with what `query` loads. Today these are the fixed roles products register
+ * (`plugins:<productId>:<name>`, products/service.ts, issue #9 item 3; Grafana's plugin.json
+ * `grants`). The rows already carry Grafana's inheritance (a grant to Viewer is stored for Editor
+ * and Admin too; Service Admin only when named) and are the rows the evaluator reads
+ * (kernel/held-roles.ts), so this is exactly what every holder of the basic role gets beside its
+ * own permissions. One read of the grants and one of the roles (in slices, rolesByIds), whatever
+ * the number of basic roles asked about.
+ */
+export async function grantedRolesByBasicRole(db: Db, orgId: number, query: RoleQuery): Promise<Map<string, Role[]>> {
+  const grants = await db.basicRoleGrant.findMany({
+    where: { orgId: { in: [0, orgId] }, role: { NOT: { name: { startsWith: BASIC_PREFIX } } } },
+    select: { basicRole: true, roleId: true },
+  });
+  const basicOf = new Map<number, Set<string>>();
+  for (const g of grants) {
+    const name = BASIC_ROLE_NAMES.get(g.basicRole);
+    if (name) basicOf.set(g.roleId, (basicOf.get(g.roleId) ?? new Set()).add(name));
+  }
+  // The grouping needs each row's id, also when the caller's query selects fields.
+  const withId: RoleQuery = query.select ? { select: { ...query.select, id: true } } : query;
+  const out = new Map<string, Role[]>();
+  for (const role of await rolesByIds(db, [...basicOf.keys()], withId)) {
+    for (const name of basicOf.get(role.id) ?? []) out.set(name, [...(out.get(name) ?? []), role]);
+  }
+  return out;
 }
 
 /**

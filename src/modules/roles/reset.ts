@@ -48,8 +48,8 @@ export class BasicRoleService {
   async reset(caller: Principal, rawInput: unknown): Promise<Message> {
     this.deps.edition.assertAvailable();
     requireSignedIn(caller);
-    const input = parseInput(resetInput, rawInput);
     await this.deps.access.check(caller, resetRequirements.reset.for({}));
+    const input = parseInput(resetInput, rawInput);
     if (!input?.BasicRoles) return { message: RESET_MESSAGES.nothing };
     await this.deps.access.write(async (tx) => {
       for (const def of BASIC_ROLES) await restoreBasicRole(tx, caller, def);

@@ -3,8 +3,9 @@
  * a role. Each handler parses the request, calls one RoleService / ResetService method and
  * shapes the answer.
  */
+import { z } from 'zod';
 import type { Role } from '../../generated/prisma/client.js';
-import { parseBooleanParam, type Route } from '../shared/rest.js';
+import { jsonTime, messageJson, parseBooleanParam, type Route } from '../shared/rest.js';
 import { createRoleInput, updateRoleInput } from './inputs.js';
 import { resetInput, resetRequirements } from './reset.js';
 import { roleRequirements } from './service.js';
@@ -23,6 +24,29 @@ export interface RoleJson {
   updated: string;
   permissions?: { action: string; scope: string; created: string; updated: string }[];
 }
+
+/** RoleJson as a schema (Grafana's RoleDTO), for the OpenAPI document. */
+export const roleDto = z
+  .strictObject({
+    uid: z.string(),
+    name: z.string(),
+    displayName: z.string(),
+    description: z.string(),
+    group: z.string(),
+    hidden: z.boolean(),
+    global: z.boolean(),
+    version: z.int().nonnegative(),
+    created: jsonTime(),
+    updated: jsonTime(),
+    permissions: z
+      .array(z.strictObject({ action: z.string(), scope: z.string(), created: jsonTime(), updated: jsonTime() }))
+      .optional()
+      .meta({ description: 'Only when one role is answered, not in listings' }),
+  })
+  .meta({ id: 'RoleDTO' });
+
+// RoleJson and roleDto describe one shape: each must be assignable to the other.
+const _roleJsonIsRoleDto: [RoleJson, z.infer<typeof roleDto>] extends [z.infer<typeof roleDto>, RoleJson] ? true : never = true;
 
 type PermissionRow = { action: string; scope: string; created: Date; updated: Date };
 
@@ -60,6 +84,7 @@ export const roleRoutes: Route[] = [
     path: '/api/access-control/status',
     requires: roleRequirements.status,
     summary: 'Whether role-based access control is enabled',
+    response: z.strictObject({ enabled: z.boolean() }),
     handler: ({ principal, services }) => services.roles.status(principal),
   },
   {
@@ -67,6 +92,7 @@ export const roleRoutes: Route[] = [
     path: '/api/access-control/roles',
     requires: roleRequirements.read,
     summary: 'List the global roles and those of the current organization (without permissions)',
+    response: z.array(roleDto),
     query: [
       { name: 'includeHidden', type: 'boolean', description: 'Include hidden roles' },
       { name: 'delegatable', type: 'boolean', description: 'Only roles the caller may assign (every permission held)' },
@@ -84,6 +110,7 @@ export const roleRoutes: Route[] = [
     path: '/api/access-control/roles/:uid',
     requires: roleRequirements.read,
     summary: 'Get a role with its permissions',
+    response: roleDto,
     handler: async ({ principal, services, params }) =>
       roleToJson(await services.roles.get(principal, params.uid as string, withPermissions)),
   },
@@ -93,6 +120,7 @@ export const roleRoutes: Route[] = [
     requires: roleRequirements.write,
     summary: 'Create a custom role',
     body: createRoleInput,
+    response: roleDto,
     handler: async ({ principal, services, body }) => roleToJson(await services.roles.create(principal, body, withPermissions)),
   },
   {
@@ -101,6 +129,7 @@ export const roleRoutes: Route[] = [
     requires: roleRequirements.write,
     summary: 'Update a custom or basic role (a higher version; permissions replaced)',
     body: updateRoleInput,
+    response: roleDto,
     handler: async ({ principal, services, params, body }) =>
       roleToJson(await services.roles.update(principal, params.uid as string, body, withPermissions)),
   },
@@ -109,6 +138,7 @@ export const roleRoutes: Route[] = [
     path: '/api/access-control/roles/:uid',
     requires: roleRequirements.delete,
     summary: 'Delete a custom role',
+    response: messageJson,
     query: [
       { name: 'force', type: 'boolean', description: 'Also remove its assignments (otherwise an assigned role is kept, 400)' },
       { name: 'global', type: 'boolean', description: 'The role is global' },
@@ -125,6 +155,7 @@ export const roleRoutes: Route[] = [
     requires: resetRequirements.reset,
     summary: 'Reset the basic roles to their default permissions',
     body: resetInput,
+    response: messageJson,
     handler: ({ principal, services, body }) => services.basicRoles.reset(principal, body),
   },
 ];

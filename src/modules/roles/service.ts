@@ -20,7 +20,7 @@ import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import { isUniqueViolation, type Tx } from '../../platform/database.js';
 import { createRoleInput, isReservedRoleName, MAX_ROLE_VERSION, RESERVED_NAME_MESSAGE, updateRoleInput } from './inputs.js';
-import { delegatableRoles, findRolesByName, knownActions, type RoleQuery } from './listing.js';
+import { delegatableRoles, findRolesByName, grantedRolesByBasicRole, knownActions, type RoleQuery } from './listing.js';
 
 export { findRolesByName, type RoleQuery } from './listing.js';
 
@@ -96,6 +96,21 @@ export class RoleService {
   }
 
   /**
+   * GraphQL `Role.grantedRoles`: for every basic role, by its name (`basic:viewer` -> roles), the
+   * roles products granted it (registered fixed roles, inheritance Viewer -> Editor -> Admin
+   * included; listing.grantedRolesByBasicRole), each with what `query` loads. Kept apart from the
+   * basic role's own permissions, as Grafana Enterprise assigns plugin roles to basic roles: an
+   * edit of the basic role neither copies nor drops them, and re-registration withdraws them.
+   * Needs only credentials: it answers about basic roles the caller already reached (through
+   * roles:read, or as roles it holds itself), as their `permissions` do. @throws 401, 404 in oss.
+   */
+  async grantedRoles(caller: Principal, query: RoleQuery = {}): Promise<Map<string, Role[]>> {
+    this.assertAvailable();
+    requireSignedIn(caller);
+    return grantedRolesByBasicRole(this.deps.db, caller.orgId, query);
+  }
+
+  /**
    * One role with (when the query asks) its permissions. Needs roles:read on roles:*.
    * @throws DomainError ROLE_NOT_FOUND (404) when the uid names no global role and no role of the
    *   caller's organization; 404 in oss; 401; 403.
@@ -120,8 +135,8 @@ export class RoleService {
   async create(caller: Principal, rawInput: unknown, query: RoleQuery = {}): Promise<Role> {
     this.assertAvailable();
     requireSignedIn(caller);
-    const input = parseInput(createRoleInput, rawInput);
     const index = await this.deps.access.check(caller, roleRequirements.write.for({}));
+    const input = parseInput(createRoleInput, rawInput);
     const global = input.global ?? false;
     if (global) requireServiceAdmin(caller, 'create a global role');
     const permissions = input.permissions ?? [];
@@ -173,8 +188,8 @@ export class RoleService {
   async update(caller: Principal, uid: string, rawInput: unknown, query: RoleQuery = {}): Promise<Role> {
     this.assertAvailable();
     requireSignedIn(caller);
-    const input = parseInput(updateRoleInput, rawInput);
     const index = await this.deps.access.check(caller, roleRequirements.write.for({}));
+    const input = parseInput(updateRoleInput, rawInput);
     const { db, access } = this.deps;
 
     try {

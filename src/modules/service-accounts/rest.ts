@@ -5,35 +5,62 @@
  * (201), `GET|PATCH|DELETE /api/serviceaccounts/:id`. Token routes live in
  * modules/service-account-tokens.
  */
+import { z } from 'zod';
 import type { Prisma, User } from '../../generated/prisma/client.js';
+import { asOrgRole, ORG_ROLES } from '../../kernel/principal.js';
 import { avatarUrl, grafanaBody, type SearchPage, searchPageJson } from '../shared/directory.js';
-import { accessControlParam, directorySearchParams, parseBooleanParam, type Route } from '../shared/rest.js';
+import {
+  ACCESS_CONTROL_PARAM,
+  accessControlJson,
+  accessControlParam,
+  directorySearchParams,
+  directorySearchQuery,
+  jsonCount,
+  jsonId,
+  jsonTime,
+  messageJson,
+  parseBooleanParam,
+  type QueryParam,
+  type Route,
+  searchPageSchema,
+} from '../shared/rest.js';
 import { createServiceAccountInput, updateServiceAccountInput } from './inputs.js';
 import { serviceAccountRequirements } from './service.js';
 
+const serviceAccountFields = {
+  id: jsonId(),
+  name: z.string(),
+  login: z.string().meta({ description: 'sa-<orgId>-<name as a slug>' }),
+  orgId: jsonId(),
+  isDisabled: z.boolean(),
+  role: z.enum(ORG_ROLES).meta({ description: 'Its org role' }),
+  tokens: jsonCount().meta({ description: 'Number of tokens' }),
+  avatarUrl: z.string(),
+  isManaged: z.boolean().meta({ description: 'Grafana: provisioned by a plugin or app; never here' }),
+  accessControl: accessControlJson.optional(),
+};
+
 /** Grafana's ServiceAccountDTO. */
-export interface ServiceAccountJson {
-  id: number;
-  name: string;
-  login: string;
-  orgId: number;
-  isDisabled: boolean;
-  role: string;
-  /** Number of tokens. */
-  tokens: number;
-  avatarUrl: string;
-  /** Grafana: provisioned by a plugin or app; never here. */
-  isManaged: boolean;
-  accessControl?: Record<string, boolean>;
-}
+export const serviceAccountDto = z.strictObject(serviceAccountFields).meta({ id: 'ServiceAccountDTO' });
+export type ServiceAccountJson = z.infer<typeof serviceAccountDto>;
 
 /** Grafana's ServiceAccountProfileDTO (`GET /api/serviceaccounts/:id`, the PATCH answer). */
-export interface ServiceAccountProfileJson extends ServiceAccountJson {
-  createdAt: string;
-  updatedAt: string;
-  /** Names of its teams: always empty, service accounts are not team members. */
-  teams: string[];
-}
+export const serviceAccountProfileDto = z
+  .strictObject({
+    ...serviceAccountFields,
+    createdAt: jsonTime(),
+    updatedAt: jsonTime(),
+    teams: z.array(z.string()).meta({ description: 'Names of its teams: always empty, service accounts are not team members' }),
+  })
+  .meta({ id: 'ServiceAccountProfileDTO' });
+export type ServiceAccountProfileJson = z.infer<typeof serviceAccountProfileDto>;
+
+/** The search's parameters: directorySearchQuery's and `disabled` (Grafana's spec spells it `Disabled`, also read). */
+const SEARCH_QUERY: readonly QueryParam[] = [
+  ...directorySearchQuery('the name (a part of it)'),
+  { name: 'disabled', type: 'boolean', description: 'Only disabled accounts' },
+  { name: 'Disabled', type: 'boolean', description: 'The same as `disabled`, as Grafana’s OpenAPI document spells it' },
+];
 
 /** Loads what the JSON shapes need with each account: its memberships and its token count. */
 const WITH_ROLE_AND_TOKENS = {
@@ -51,7 +78,7 @@ export function serviceAccountToJson(account: LoadedAccount, accessControl?: Rec
     login: account.login,
     orgId: account.orgId,
     isDisabled: account.isDisabled,
-    role: account.orgs.find((m) => m.orgId === account.orgId)?.role ?? 'None',
+    role: asOrgRole(account.orgs.find((m) => m.orgId === account.orgId)?.role ?? 'None'),
     tokens: account._count.tokens,
     // Grafana derives it from the name: service accounts have no email.
     avatarUrl: avatarUrl('', account.name),
@@ -76,6 +103,8 @@ export const serviceAccountRoutes: Route[] = [
     path: '/api/serviceaccounts/search',
     requires: serviceAccountRequirements.search,
     summary: 'Search the service accounts of the current organization, with paging (query, disabled, page, perpage).',
+    query: SEARCH_QUERY,
+    response: searchPageSchema('SearchOrgServiceAccountsResult', 'serviceAccounts', serviceAccountDto),
     handler: async ({ principal, services, query }) => {
       // Grafana reads `disabled`; its OpenAPI document spells it `Disabled`.
       const disabled = parseBooleanParam('disabled', query.get('disabled') ?? query.get('Disabled'));
@@ -90,6 +119,7 @@ export const serviceAccountRoutes: Route[] = [
     summary: 'Create a service account in the current organization (ServiceAccountDTO).',
     body: createServiceAccountInput,
     status: 201,
+    response: serviceAccountDto,
     handler: async ({ principal, services, body }) => {
       const account = await services.serviceAccounts.create(principal, grafanaBody(body, BODY_KEYS), WITH_ROLE_AND_TOKENS);
       return serviceAccountToJson(account as LoadedAccount);
@@ -100,6 +130,8 @@ export const serviceAccountRoutes: Route[] = [
     path: '/api/serviceaccounts/:id',
     requires: serviceAccountRequirements.read,
     summary: 'One service account of the current organization (ServiceAccountProfileDTO).',
+    query: [ACCESS_CONTROL_PARAM],
+    response: serviceAccountProfileDto,
     handler: async ({ principal, services, params, query }) => {
       const account = await services.serviceAccounts.get(principal, params.id, WITH_ROLE_AND_TOKENS, {
         accessControl: accessControlParam(query),
@@ -113,6 +145,12 @@ export const serviceAccountRoutes: Route[] = [
     requires: serviceAccountRequirements.write,
     summary: 'Rename, re-role, disable or enable a service account: {message, id, name, serviceaccount}.',
     body: updateServiceAccountInput,
+    response: z.strictObject({
+      message: z.literal('Service account updated'),
+      id: jsonId(),
+      name: z.string(),
+      serviceaccount: serviceAccountProfileDto,
+    }),
     handler: async ({ principal, services, params, body }) => {
       const account = (await services.serviceAccounts.update(
         principal,
@@ -133,6 +171,7 @@ export const serviceAccountRoutes: Route[] = [
     path: '/api/serviceaccounts/:id',
     requires: serviceAccountRequirements.delete,
     summary: 'Delete a service account with its tokens and role assignments.',
+    response: messageJson,
     handler: ({ principal, services, params }) => services.serviceAccounts.delete(principal, params.id),
   },
 ];

@@ -14,7 +14,7 @@ import type { Prisma, User } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
-import { alreadyExists, DomainError, notFound } from '../../kernel/errors.js';
+import { DomainError, notFound } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
 import { idFilter, permittedIds, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
 import { MAX_NAME_LENGTH, parseId, parseInput } from '../../kernel/inputs.js';
@@ -74,9 +74,22 @@ function snapshot(account: Snapshot) {
   return { ...fields, role: orgs.find((m) => m.orgId === account.orgId)?.role ?? 'None' };
 }
 
+/**
+ * 404 SERVICE_ACCOUNT_NOT_FOUND with Grafana's public text, "service account not found"
+ * (pkg/services/serviceaccounts ErrServiceAccountNotFound); the id is in the details.
+ */
+const accountNotFound = (id: number) => new DomainError('SERVICE_ACCOUNT_NOT_FOUND', 'service account not found', { id });
+
+/**
+ * 400 SERVICE_ACCOUNT_ALREADY_EXISTS with Grafana's public text, "service account already exists"
+ * (ErrServiceAccountAlreadyExists is a BadRequest error in Grafana, and its OpenAPI lists 400, not
+ * 409, for POST /api/serviceaccounts); the name is in the details.
+ */
+const accountExists = (name: string) => new DomainError('SERVICE_ACCOUNT_ALREADY_EXISTS', 'service account already exists', { name });
+
 async function findServiceAccount(tx: Tx, caller: Principal, id: number): Promise<Snapshot> {
   const account = await tx.user.findFirst({ where: inOrg(caller, id), select: SNAPSHOT });
-  if (!account) throw notFound('SERVICE_ACCOUNT_NOT_FOUND', 'service account', id);
+  if (!account) throw accountNotFound(id);
   return account;
 }
 
@@ -85,7 +98,7 @@ async function assertNameFree(tx: Tx, orgId: number, name: string, exceptId?: nu
     where: { isServiceAccount: true, orgId, name, ...(exceptId !== undefined && { id: { not: exceptId } }) },
     select: { id: true },
   });
-  if (taken) throw alreadyExists(`a service account named "${name}" already exists in this organization`);
+  if (taken) throw accountExists(name);
 }
 
 /** Service accounts; every method authorizes its caller (rules in the module comment). */
@@ -97,7 +110,7 @@ export class ServiceAccountService {
    * omitted), disabled when `isDisabled`. Needs serviceaccounts:create and a role no higher than
    * the caller's.
    * @throws DomainError VALIDATION_FAILED (400), 401, 403, ORG_NOT_FOUND (404),
-   *   ALREADY_EXISTS (409: name, or the login derived from it, taken in the organization).
+   *   SERVICE_ACCOUNT_ALREADY_EXISTS (400: name, or the login derived from it, taken in the organization).
    */
   async create(caller: Principal, rawInput: unknown, query: ServiceAccountQuery = {}): Promise<User> {
     requireSignedIn(caller);
@@ -108,7 +121,7 @@ export class ServiceAccountService {
     const orgId = caller.orgId;
     const login = serviceAccountLogin(orgId, input.name);
     const { db } = this.deps;
-    const taken = () => alreadyExists(`a service account named "${input.name}" (login "${login}") already exists in this organization`);
+    const taken = () => accountExists(input.name);
     try {
       const id = await this.deps.access.write(async (tx) => {
         if ((await tx.org.count({ where: { id: orgId } })) === 0) throw notFound('ORG_NOT_FOUND', 'organization', orgId);
@@ -202,14 +215,15 @@ export class ServiceAccountService {
     const id = parseId('id', rawId);
     const index = await this.deps.access.check(caller, serviceAccountRequirements.read.for({ id }));
     const account = await this.deps.db.user.findFirst({ ...query, where: inOrg(caller, id) });
-    if (!account) throw notFound('SERVICE_ACCOUNT_NOT_FOUND', 'service account', id);
+    if (!account) throw accountNotFound(id);
     return options.accessControl ? { ...account, accessControl: accessControlMetadata(index, Scope.serviceAccount(id)) } : account;
   }
 
   /**
    * Renames, changes the org role of, disables or enables a service account. Needs
    * serviceaccounts:write on serviceaccounts:id:<id>, and a role no higher than the caller's.
-   * @throws DomainError VALIDATION_FAILED (400), 401, 403, SERVICE_ACCOUNT_NOT_FOUND (404), ALREADY_EXISTS (409).
+   * @throws DomainError VALIDATION_FAILED (400), 401, 403, SERVICE_ACCOUNT_NOT_FOUND (404),
+   *   SERVICE_ACCOUNT_ALREADY_EXISTS (400: the new name is taken).
    */
   async update(caller: Principal, rawId: unknown, rawInput: unknown, query: ServiceAccountQuery = {}): Promise<User> {
     requireSignedIn(caller);

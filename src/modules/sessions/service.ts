@@ -4,7 +4,9 @@
  * gets a new token; the previous one stays valid for ROTATION_GRACE_MS so requests already in
  * flight are not logged out. A session ends `idleSeconds` after it was last seen
  * (LOGIN_MAXIMUM_INACTIVE_LIFETIME_DURATION) or `lifetimeSeconds` after it began
- * (LOGIN_MAXIMUM_LIFETIME_DURATION), whichever comes first. Expired rows are deleted when met.
+ * (LOGIN_MAXIMUM_LIFETIME_DURATION), whichever comes first. Expired rows are deleted when met,
+ * and never listed. Also when users and service accounts were last seen, whatever their
+ * credential (last-seen.ts).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { Session } from '../../generated/prisma/client.js';
@@ -17,6 +19,8 @@ import { parseId } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import type { Clock } from '../../platform/clock.js';
+import type { Logger } from '../../platform/logger.js';
+import { LastSeenTracker } from './last-seen.js';
 
 /** A rotated-away token keeps working this long (Grafana: about a minute). */
 export const ROTATION_GRACE_MS = 60_000;
@@ -33,6 +37,8 @@ export interface SessionSettings {
 export interface SessionServiceDeps extends FeatureDeps {
   clock: Clock;
   settings: SessionSettings;
+  /** Where a failed last-seen write is reported (it happens after the request was answered). */
+  log?: Logger;
 }
 
 /** A resolved cookie: the session, and a new token when it was rotated by this request. */
@@ -67,10 +73,31 @@ function newToken(): string {
 }
 
 export class SessionService {
-  constructor(private readonly deps: SessionServiceDeps) {}
+  private readonly lastSeen: LastSeenTracker;
 
-  /** Starts a session for `userId`; returns the cookie token (shown only now). */
+  constructor(private readonly deps: SessionServiceDeps) {
+    this.lastSeen = new LastSeenTracker(deps.db, deps.clock, (err, userId) =>
+      deps.log?.warn({ err, userId }, 'could not record when a user was last seen'),
+    );
+  }
+
+  /**
+   * Records that `principal` made an authenticated request: a user's or service account's
+   * last-seen time (Grafana's last_seen_at), at most once per 5 minutes each and without
+   * waiting for the write (last-seen.ts). API keys and anonymous callers are not users: ignored.
+   */
+  markSeen(principal: Principal): void {
+    if ((principal.kind === 'user' || principal.kind === 'serviceAccount') && principal.id > 0) this.lastSeen.seen(principal.id);
+  }
+
+  /** Resolves when every last-seen write started so far has finished (tests, shutdown). */
+  seenWritesSettled(): Promise<void> {
+    return this.lastSeen.settled();
+  }
+
+  /** Starts a session for `userId` (which counts as seeing the user); returns the cookie token (shown only now). */
   async start(userId: number, authMethod: string, meta: { clientIp: string; userAgent: string }): Promise<string> {
+    this.lastSeen.seen(userId);
     const token = newToken();
     const now = this.deps.clock.now();
     await this.deps.db.session.create({
@@ -126,12 +153,18 @@ export class SessionService {
     await this.deps.db.session.deleteMany({ where: { OR: [{ tokenHash: hash }, { prevTokenHash: hash }] } });
   }
 
-  /** `GET /api/user/auth-tokens`: the caller's live sessions, newest first. @throws DomainError 401. */
+  /**
+   * `GET /api/user/auth-tokens` and `viewer.sessions`: the caller's live sessions, newest first.
+   * Live as `resolve` sees it: before its absolute end and seen (or rotated, which counts as
+   * seen) within `idleSeconds`; sessions past either are not listed. @throws DomainError 401.
+   */
   async listOwn(caller: Principal): Promise<SessionJson[]> {
     requireSignedIn(caller);
     if (caller.kind !== 'user') return [];
+    const now = this.deps.clock.now();
+    const idleSince = new Date(now.getTime() - this.deps.settings.idleSeconds * 1000);
     const rows = await this.deps.db.session.findMany({
-      where: { userId: caller.id, expiresAt: { gt: this.deps.clock.now() } },
+      where: { userId: caller.id, expiresAt: { gt: now }, lastSeenAt: { gt: idleSince } },
       orderBy: [{ created: 'desc' }, { id: 'desc' }],
     });
     return rows.map((s) => ({
@@ -164,12 +197,17 @@ export class SessionService {
 
   /**
    * `POST /api/admin/users/:id/logout`: ends every session of a user. Needs users:write on
-   * global.users:id:<id> (Service Admins). @throws DomainError 400, 401, 403, USER_NOT_FOUND (404).
+   * global.users:id:<id> (Service Admins). Not for the caller itself: Grafana answers 400 "You
+   * cannot logout yourself" (pkg/api/admin_users.go AdminLogoutUser); log out, or revoke the
+   * other sessions one by one, instead.
+   * @throws DomainError 400 (bad id; BAD_REQUEST for the caller's own id), 401, 403,
+   *   USER_NOT_FOUND (404).
    */
   async logoutUser(caller: Principal, rawId: unknown): Promise<{ message: string }> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
     await this.deps.access.check(caller, sessionRequirements.logoutUser.for({ id }));
+    if (caller.kind === 'user' && caller.id === id) throw new DomainError('BAD_REQUEST', 'You cannot logout yourself');
     if ((await this.deps.db.user.count({ where: { id, isServiceAccount: false } })) === 0) throw notFound('USER_NOT_FOUND', 'user', id);
     await this.deps.db.session.deleteMany({ where: { userId: id } });
     return { message: 'User logged out' };

@@ -41,11 +41,12 @@ export function ageString(then: Date, now: Date): string {
 const NEVER_SEEN_YEARS = 10;
 
 /**
- * When a user was last seen: its newest session's `lastSeenAt`, or for a user never seen
- * Grafana's "created minus 10 years" (new users get that last_seen_at).
+ * When a user was last seen: its stored `lastSeenAt` (its last authenticated request, any
+ * credential: modules/sessions/last-seen.ts), or for a user never seen Grafana's "created minus
+ * 10 years" (new users get that last_seen_at).
  */
-export function lastSeenAt(newestSession: Date | null | undefined, created: Date): Date {
-  if (newestSession) return newestSession;
+export function lastSeenAt(seen: Date | null | undefined, created: Date): Date {
+  if (seen) return seen;
   const never = new Date(created);
   never.setUTCFullYear(never.getUTCFullYear() - NEVER_SEEN_YEARS);
   return never;

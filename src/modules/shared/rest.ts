@@ -1,10 +1,12 @@
 /**
  * What every feature's REST route table is made of: the route shape (method, path, the
- * requirement it declares, handler) and query-string parsing. The router itself
- * (src/http/use-rest-routes.ts) matches, authenticates, reads the body and shapes errors.
+ * requirement it declares, handler, and for the OpenAPI document its body, query parameters and
+ * success answer), query-string parsing from the declared parameters, and the answer shapes
+ * several features share. The router itself (src/http/use-rest-routes.ts) matches,
+ * authenticates, reads the body and shapes errors.
  */
 
-import type { ZodType } from 'zod';
+import { type ZodType, z } from 'zod';
 import { DomainError } from '../../kernel/errors.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { Requirement } from '../../kernel/requirements.js';
@@ -24,11 +26,16 @@ export interface RouteRequest {
   clientAddress: string;
 }
 
-/** A query parameter a route reads, for the OpenAPI document (src/http/openapi.ts). */
+/**
+ * A query parameter a route reads, for the OpenAPI document (src/http/openapi.ts). A route
+ * declares every parameter its handler reads (test/http/openapi.test.ts checks both ways).
+ */
 export interface QueryParam {
   name: string;
   type: 'boolean' | 'string' | 'integer';
   description: string;
+  /** Read with `getAll`: the parameter may be repeated (`teamId=1&teamId=2`). */
+  repeated?: boolean;
 }
 
 export interface Route {
@@ -50,6 +57,12 @@ export interface Route {
   status?: 200 | 201 | 202;
   /** The query parameters the handler reads, for the OpenAPI document. */
   query?: readonly QueryParam[];
+  /**
+   * The zod schema of the success answer's JSON, for the OpenAPI document (output side: what the
+   * handler returns). Named shapes carry `.meta({ id })` (Grafana's DTO names) and become
+   * components. A test validates real answers of every route against it.
+   */
+  response?: ZodType;
 }
 
 /** Go's strconv.ParseBool spellings, which Grafana's query parsing accepts. */
@@ -68,20 +81,102 @@ export function parseBooleanParam(name: string, value: string | null | undefined
   throw new DomainError('VALIDATION_FAILED', `${name}: must be true or false`);
 }
 
-/** Grafana's `accesscontrol` flag: each object answered with its `accessControl` map of the caller's actions. */
+/** Grafana's `accesscontrol` flag (QueryBool): each object answered with its `accessControl` map. */
+export const ACCESS_CONTROL_PARAM = {
+  name: 'accesscontrol',
+  type: 'boolean',
+  description: "Answer each object with `accessControl`, the caller's actions on it ({action: true})",
+} as const satisfies QueryParam;
+
+/** Grafana's `page` of its directory searches (QueryInt): from 1; missing, not a number or below 1 is 1. */
+export const PAGE_PARAM = {
+  name: 'page',
+  type: 'integer',
+  description: 'Page number, from 1 (default 1; missing, not a number or below 1: 1, as Grafana)',
+} as const satisfies QueryParam;
+
+/** Grafana's `perpage` of its directory searches (QueryInt): default 1000. */
+export const PER_PAGE_PARAM = {
+  name: 'perpage',
+  type: 'integer',
+  description: 'Rows per page (default 1000; missing, not a number or below 1: 1000, as Grafana)',
+} as const satisfies QueryParam;
+
+/** Grafana's `query` of a directory search: text matched against `what`. */
+export function searchTextParam(what: string): QueryParam {
+  return { name: 'query', type: 'string', description: `Text matched, in any case, against ${what}` };
+}
+
+/** `accesscontrol` read as Grafana reads it (ACCESS_CONTROL_PARAM). */
 export function accessControlParam(query: URLSearchParams): boolean {
-  return parseBooleanParam('accesscontrol', query.get('accesscontrol'));
+  return parseBooleanParam(ACCESS_CONTROL_PARAM.name, query.get(ACCESS_CONTROL_PARAM.name));
 }
 
 /**
- * `query`, `page`, `perpage` and `accesscontrol` of Grafana's team and service-account searches,
- * as their services read them (paging is parsed there: shared/directory.ts pagingInput).
+ * The query parameters of Grafana's team and service-account searches (`what` the text is matched
+ * against): `query`, `page`, `perpage`, `accesscontrol`. directorySearchParams reads exactly these.
  */
-export function directorySearchParams(query: URLSearchParams) {
-  return { query: query.get('query'), page: query.get('page'), perPage: query.get('perpage'), accessControl: accessControlParam(query) };
+export function directorySearchQuery(what: string): QueryParam[] {
+  return [searchTextParam(what), PAGE_PARAM, PER_PAGE_PARAM, ACCESS_CONTROL_PARAM];
 }
 
-/** `{includeHidden}` from the query string (role listings). */
+/**
+ * The values of directorySearchQuery's parameters, as the team and service-account services read
+ * them (paging is parsed there: shared/directory.ts pagingInput).
+ */
+export function directorySearchParams(query: URLSearchParams) {
+  return {
+    query: query.get('query'),
+    page: query.get(PAGE_PARAM.name),
+    perPage: query.get(PER_PAGE_PARAM.name),
+    accessControl: accessControlParam(query),
+  };
+}
+
+/** `includeHidden` of the role listings. */
+export const INCLUDE_HIDDEN_PARAM = {
+  name: 'includeHidden',
+  type: 'boolean',
+  description: 'Include hidden roles',
+} as const satisfies QueryParam;
+
+/** `{includeHidden}` from the query string (INCLUDE_HIDDEN_PARAM). */
 export function includeHiddenParam(query: URLSearchParams): { includeHidden: boolean } {
-  return { includeHidden: parseBooleanParam('includeHidden', query.get('includeHidden')) };
+  return { includeHidden: parseBooleanParam(INCLUDE_HIDDEN_PARAM.name, query.get(INCLUDE_HIDDEN_PARAM.name)) };
+}
+
+// Answer shapes several features share. Times are Date.toISOString() strings (UTC).
+
+/** A time in a JSON answer: ISO 8601 in UTC, as `Date.toISOString()` writes it. */
+export const jsonTime = () => z.string().meta({ format: 'date-time' });
+
+/** An id in a JSON answer: a positive integer. */
+export const jsonId = () => z.int().positive();
+
+/** A count in a JSON answer. */
+export const jsonCount = () => z.int().nonnegative();
+
+/** `{message}`: the success answer of most writes (Grafana's SuccessResponseBody, its `response.Success`). */
+export const messageJson = z
+  .strictObject({ message: z.string().meta({ description: 'Grafana\'s success text, e.g. "Team created"' }) })
+  .meta({ id: 'SuccessResponseBody', description: 'A confirmation with Grafana’s text' });
+
+/** Grafana's `accessControl` metadata of an object: the caller's actions on it. */
+export const accessControlJson = z
+  .record(z.string(), z.boolean())
+  .meta({ description: 'The caller’s actions on this object, as {action: true} (with ?accesscontrol=true)' });
+
+/**
+ * A page of a directory search, Grafana's `{totalCount, <key>: rows, page, perPage}`
+ * (SearchUserQueryResult `users`, SearchTeamQueryResult `teams`, ...), named `id`.
+ */
+export function searchPageSchema<K extends string, R extends ZodType>(id: string, key: K, row: R) {
+  return z
+    .strictObject({
+      totalCount: jsonCount().meta({ description: 'Every match, over all pages' }),
+      ...({ [key]: z.array(row) } as Record<K, z.ZodArray<R>>),
+      page: jsonId(),
+      perPage: jsonId(),
+    })
+    .meta({ id });
 }

@@ -4,7 +4,18 @@
  */
 import { type CountedTeam, teamToJson, WITH_MEMBER_COUNT } from '../shared/directory.js';
 import type { Route } from '../shared/rest.js';
-import { changePasswordInput } from './service.js';
+import { userProfileJson } from '../users/rest.js';
+import { changePasswordInput, type SignedInUser } from './service.js';
+
+/**
+ * `GET /api/user`: Grafana's UserProfileDTO (pkg/services/user/model.go; the same shape as
+ * `GET /api/users/:id`, users/rest.ts) with `orgId` the organization the request acts in, plus
+ * `isServiceAdmin`, this service's own name of `isGrafanaAdmin`, kept for its earlier clients.
+ * `accessControl` is left out, as Grafana leaves it out unless asked for.
+ */
+function signedInUserJson({ user, orgId }: SignedInUser) {
+  return { ...userProfileJson(user), orgId, isServiceAdmin: user.isServiceAdmin };
+}
 
 export const signInRoutes: Route[] = [
   {
@@ -12,7 +23,7 @@ export const signInRoutes: Route[] = [
     path: '/api/user',
     requires: 'signed-in',
     summary: 'The signed-in user',
-    handler: ({ principal, services }) => services.signIn.currentUser(principal),
+    handler: async ({ principal, services }) => signedInUserJson(await services.signIn.currentUser(principal)),
   },
   {
     method: 'GET',

@@ -6,7 +6,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Team } from '../../generated/prisma/client.js';
 import { needs } from '../../kernel/requirements.js';
 import { teamRoleRequirements } from '../assignments/service.js';
-import { builder } from '../shared/builder.js';
+import { builder, DEFAULT_LIST_BOUND, listPage, MAX_LIST_PAGE } from '../shared/builder.js';
 import { avatarUrl } from '../shared/directory.js';
 import { MessagePayload } from '../shared/message.js';
 import { UserType } from '../users/graphql.js';
@@ -27,9 +27,12 @@ export const TeamType = builder.prismaObject('Team', {
     memberCount: t.relationCount('members', { description: 'Number of members.' }),
     members: t.field({
       type: [UserType],
-      description: 'Members of the team, by login.',
-      select: (_args, _ctx, nestedSelection) => ({
-        members: { orderBy: [{ user: { login: 'asc' } }], select: { user: nestedSelection(true) } },
+      description: `The first members of the team by login: \`first\` of them (default ${DEFAULT_LIST_BOUND}, at most ${MAX_LIST_PAGE}; compare memberCount). Every member: teamMembers.`,
+      args: { first: t.arg.int({ description: `How many (default ${DEFAULT_LIST_BOUND}, at most ${MAX_LIST_PAGE}).` }) },
+      // Bounded, so the cost estimate (use-graphql-limits.ts) is an upper bound: members of members' teams multiply.
+      complexity: (args) => ({ field: 1, multiplier: listPage(args.first) }),
+      select: (args, _ctx, nestedSelection) => ({
+        members: { orderBy: [{ user: { login: 'asc' } }], take: listPage(args.first), select: { user: nestedSelection(true) } },
       }),
       resolve: (team) => team.members.map((m) => m.user),
     }),

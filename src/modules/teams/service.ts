@@ -17,7 +17,7 @@ import type { Prisma, Team, User } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
-import { alreadyExists, DomainError, notFound } from '../../kernel/errors.js';
+import { DomainError, notFound } from '../../kernel/errors.js';
 import { any, permission } from '../../kernel/evaluator.js';
 import { idFilter, permittedIds, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
@@ -47,15 +47,21 @@ export const teamRequirements = {
   ),
 };
 
-/** The team `id` of the caller's organization, or 404. */
-async function findTeam(db: Db | Tx, caller: Principal, id: number): Promise<Team> {
+/**
+ * 404 TEAM_NOT_FOUND with Grafana's text: "Team not found" (pkg/api team handlers), or
+ * `message` where Grafana words it otherwise; the id is in the details.
+ */
+const teamNotFound = (id: number, message = 'Team not found') => new DomainError('TEAM_NOT_FOUND', message, { id });
+
+/** The team `id` of the caller's organization, or 404 (`message` as teamNotFound). */
+async function findTeam(db: Db | Tx, caller: Principal, id: number, message?: string): Promise<Team> {
   const team = await db.team.findFirst({ where: { id, orgId: caller.orgId } });
-  if (!team) throw notFound('TEAM_NOT_FOUND', 'team', id);
+  if (!team) throw teamNotFound(id, message);
   return team;
 }
 
-/** 409 with Grafana's text ("Team name taken"). */
-const duplicateName = (name: string) => alreadyExists(`Team name taken: a team named "${name}" already exists in this organization`);
+/** 409 with Grafana's text, "Team name taken" (pkg/api team createTeam); the name is in the details. */
+const duplicateName = (name: string) => new DomainError('ALREADY_EXISTS', 'Team name taken', { name });
 
 /** Teams and their members; every method authorizes its caller (rules in the module comment). */
 export class TeamService {
@@ -161,7 +167,7 @@ export class TeamService {
     const id = parseId('id', rawId);
     const index = await this.deps.access.check(caller, teamRequirements.read.for({ id }));
     const team = await this.deps.db.team.findFirst({ ...query, where: { id, orgId: caller.orgId } });
-    if (!team) throw notFound('TEAM_NOT_FOUND', 'team', id);
+    if (!team) throw teamNotFound(id);
     return options.accessControl ? { ...team, accessControl: accessControlMetadata(index, Scope.team(id)) } : team;
   }
 
@@ -193,14 +199,14 @@ export class TeamService {
 
   /**
    * Deletes a team with its memberships and role assignments. Needs teams:delete on teams:id:<id>.
-   * @throws DomainError 400, 401, 403, TEAM_NOT_FOUND (404).
+   * @throws DomainError 400, 401, 403, TEAM_NOT_FOUND (404, Grafana's "Failed to delete Team. ID not found").
    */
   async delete(caller: Principal, rawId: unknown): Promise<{ message: string }> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
     await this.deps.access.check(caller, teamRequirements.delete.for({ id }));
     await this.deps.access.write(async (tx) => {
-      const team = await findTeam(tx, caller, id);
+      const team = await findTeam(tx, caller, id, 'Failed to delete Team. ID not found');
       const members = await tx.teamMember.findMany({ where: { teamId: id }, select: { userId: true }, orderBy: { userId: 'asc' } });
       await tx.team.delete({ where: { id } }); // members and team roles: ON DELETE CASCADE
       const before = { ...team, memberIds: members.map((m) => m.userId) };
@@ -236,8 +242,8 @@ export class TeamService {
     await this.deps.access.check(caller, teamRequirements.writeMembers.for({ id: teamId }));
     const { userId } = parseInput(addTeamMemberInput, rawInput);
     const { db } = this.deps;
-    const alreadyMember = () =>
-      new DomainError('ALREADY_TEAM_MEMBER', `User is already added to this team (user ${userId}, team ${teamId})`);
+    // Grafana's text (pkg/api/team_members.go addTeamMember); which user is in the details.
+    const alreadyMember = () => new DomainError('ALREADY_TEAM_MEMBER', 'User is already added to this team', { id: userId });
     try {
       await this.deps.access.write(async (tx) => {
         const team = await findTeam(tx, caller, teamId);
@@ -268,7 +274,8 @@ export class TeamService {
   /**
    * Removes user `userId` from team `teamId`. Needs teams:write or teams.permissions:write on
    * teams:id:<teamId>. Returns the team.
-   * @throws DomainError 400, 401, 403, TEAM_NOT_FOUND (404), USER_NOT_FOUND (404: not a member).
+   * @throws DomainError 400, 401, 403, TEAM_NOT_FOUND (404), USER_NOT_FOUND (404 "Team member not
+   *   found", Grafana's text: not a member).
    */
   async removeMember(caller: Principal, rawTeamId: unknown, rawUserId: unknown, query: TeamQuery = {}): Promise<Team> {
     requireSignedIn(caller);
@@ -279,7 +286,7 @@ export class TeamService {
     await this.deps.access.write(async (tx) => {
       const team = await findTeam(tx, caller, teamId);
       const { count } = await tx.teamMember.deleteMany({ where: { teamId, userId } });
-      if (count === 0) throw notFound('USER_NOT_FOUND', 'user', userId, ` in team ${teamId} (Team member not found)`);
+      if (count === 0) throw new DomainError('USER_NOT_FOUND', 'Team member not found', { id: userId });
       await recordAudit(tx, caller, {
         action: 'team_member.remove',
         orgId: team.orgId,

@@ -8,7 +8,7 @@ import { visibleMemberships } from '../../kernel/guards.js';
 import { needs } from '../../kernel/requirements.js';
 import { userRoleRequirements } from '../assignments/service.js';
 import { permissionRequirements } from '../permissions/service.js';
-import { builder } from '../shared/builder.js';
+import { builder, DEFAULT_LIST_BOUND, listPage, MAX_LIST_PAGE } from '../shared/builder.js';
 import type { SearchPage } from '../shared/directory.js';
 import { MessagePayload } from '../shared/message.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
@@ -31,9 +31,12 @@ export const UserType = builder.prismaObject('User', {
     }),
     teams: t.prismaField({
       type: ['Team'],
-      description:
-        "The user's teams in the current organization that the caller may read (teams:read on teams:id:<id>), by name (REST: GET /api/users/:id/teams).",
-      resolve: (query, user, _args, ctx) => ctx.services.users.teamsOf(ctx.principal, user.id, query),
+      description: `The user's first teams by name in the current organization that the caller may read (teams:read on teams:id:<id>): \`first\` of them (default ${DEFAULT_LIST_BOUND}, at most ${MAX_LIST_PAGE}). Every one: REST GET /api/users/:id/teams.`,
+      args: { first: t.arg.int({ description: `How many (default ${DEFAULT_LIST_BOUND}, at most ${MAX_LIST_PAGE}).` }) },
+      // Bounded, so the cost estimate (use-graphql-limits.ts) is an upper bound: teams of team members multiply.
+      complexity: (args) => ({ field: 1, multiplier: listPage(args.first) }),
+      resolve: async (query, user, args, ctx) =>
+        (await ctx.services.users.teamsOf(ctx.principal, user.id, query)).slice(0, listPage(args.first)),
     }),
     created: t.expose('created', { type: 'DateTime' }),
     updated: t.expose('updated', { type: 'DateTime' }),

@@ -14,7 +14,7 @@ import type { User } from '../../generated/prisma/client.js';
 import type { AccessService } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
-import { alreadyExists, DomainError, notFound } from '../../kernel/errors.js';
+import { alreadyExists, DomainError } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
 import { requireServiceAdmin } from '../../kernel/guards.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
@@ -55,10 +55,18 @@ export async function authorizeServiceAdminChange(access: AccessService, caller:
 /** Rows that are people, not service accounts (which share the table and have their own module). */
 export const PEOPLE = { isServiceAccount: false } as const;
 
+/**
+ * 404 USER_NOT_FOUND with Grafana's text, "user not found" (pkg/services/user ErrUserNotFound,
+ * which Grafana's user handlers answer as is); which user (id, or login or email) is in the details.
+ */
+export function userNotFound(who: number | string): DomainError {
+  return new DomainError('USER_NOT_FOUND', 'user not found', typeof who === 'number' ? { id: who } : { name: who });
+}
+
 /** 404 USER_NOT_FOUND unless `id` is a person; returns its row. */
 export async function findPerson(tx: Tx, id: number): Promise<User> {
   const user = await tx.user.findFirst({ where: { id, ...PEOPLE } });
-  if (!user) throw notFound('USER_NOT_FOUND', 'user', id);
+  if (!user) throw userNotFound(id);
   return user;
 }
 

@@ -7,17 +7,16 @@
  */
 import type { Prisma, User } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
-import { notFound } from '../../kernel/errors.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { type Clock, systemClock } from '../../platform/clock.js';
 import { ageString, lastSeenAt as lastSeenOf, pageOffset, type SearchPage } from '../shared/directory.js';
 import { loginOrEmailInput, searchUsersInput } from './inputs.js';
-import { PEOPLE, userRequirements } from './rules.js';
+import { PEOPLE, userNotFound, userRequirements } from './rules.js';
 import type { UserQuery } from './service.js';
 
-/** A user of a search page, with when it was last seen (its newest session) and Grafana's age text of that. */
+/** A user of a search page, with when it was last seen (any authenticated request) and Grafana's age text of that. */
 export type SearchedUser = User & { lastSeenAt: Date; lastSeenAtAge: string };
 
 export interface UserSearchDeps extends FeatureDeps {
@@ -53,21 +52,14 @@ export class UserSearchService {
       db.user.count({ where }),
       db.user.findMany({ ...query, where, orderBy: [{ login: 'asc' }, { email: 'asc' }], skip: pageOffset(page, perPage), take: perPage }),
     ]);
-    return { totalCount, rows: await this.withLastSeen(users), page, perPage };
+    return { totalCount, rows: this.withLastSeen(users), page, perPage };
   }
 
-  /** `users` with their last-seen time (newest session, or Grafana's "created - 10 years") and its age; one query. */
-  private async withLastSeen(users: User[]): Promise<SearchedUser[]> {
-    if (users.length === 0) return [];
-    const seen = await this.deps.db.session.groupBy({
-      by: ['userId'],
-      where: { userId: { in: users.map((u) => u.id) } },
-      _max: { lastSeenAt: true },
-    });
-    const byUser = new Map(seen.map((s) => [s.userId, s._max.lastSeenAt]));
+  /** `users` with their last-seen time (the stored one, or Grafana's "created - 10 years") and its age. */
+  private withLastSeen(users: User[]): SearchedUser[] {
     const now = this.clock.now();
     return users.map((u) => {
-      const lastSeenAt = lastSeenOf(byUser.get(u.id), u.created);
+      const lastSeenAt = lastSeenOf(u.lastSeenAt, u.created);
       return { ...u, lastSeenAt, lastSeenAtAge: ageString(lastSeenAt, now) };
     });
   }
@@ -85,7 +77,7 @@ export class UserSearchService {
       loginOrEmail === ''
         ? null
         : await this.deps.db.user.findFirst({ ...query, where: { ...PEOPLE, OR: [{ login: loginOrEmail }, { email: loginOrEmail }] } });
-    if (!user) throw notFound('USER_NOT_FOUND', 'user', loginOrEmail);
+    if (!user) throw userNotFound(loginOrEmail);
     return user;
   }
 }

@@ -32,6 +32,7 @@ import {
   changeUser,
   findPerson,
   PEOPLE,
+  userNotFound,
   userRequirements,
 } from './rules.js';
 
@@ -222,7 +223,7 @@ export class UserService {
     const id = parseId('id', rawId);
     const where = await this.readable(caller, id, options.global ?? false);
     const user = await this.deps.db.user.findFirst({ ...query, where });
-    if (!user) throw notFound('USER_NOT_FOUND', 'user', id);
+    if (!user) throw userNotFound(id);
     return user;
   }
 
