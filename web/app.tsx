@@ -8,6 +8,7 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { createGraphqlClient, errorMessage } from './api.js';
 import { SECTIONS } from './nav.js';
+import { Loading, Notice } from './notice.js';
 import { ApiKeysPage } from './pages/api-keys.js';
 import { AssignmentsPage } from './pages/assignments.js';
 import { BasicRolesPage } from './pages/basic-roles.js';
@@ -18,7 +19,7 @@ import { SignInPage } from './pages/sign-in.js';
 import { WhyPage } from './pages/why.js';
 import { CONSOLE_PATHS } from './paths.js';
 import { SessionProvider, useSession } from './session.js';
-import { Loading, Notice, Page } from './ui.js';
+import { Page } from './ui.js';
 
 /** Links to these paths are routed in the page; any other (/logout, /graphql...) loads normally. */
 const SCOPE = new RegExp(`^(${CONSOLE_PATHS.join('|')})([?#]|$)`);

@@ -1,9 +1,8 @@
 /**
  * What every page builds on: the page frame (title, focus on navigation), the GraphQL query hook
- * and its error. The other building blocks live by concern and are re-exported here, so a page
- * imports its blocks from one place: messages (notice.tsx), the confirmation dialog and the
- * once-shown secret (dialogs.tsx), formatting of dates and roles (format.tsx). Form fields are in
- * fields.tsx.
+ * and its error. The other building blocks live by concern, and pages import them from there:
+ * messages (notice.tsx), the confirmation dialog and the once-shown secret (dialogs.tsx),
+ * formatting of dates and roles (format.tsx), form fields (fields.tsx).
  */
 
 import { type AnyVariables, type CombinedError, type DocumentInput, useQuery } from '@urql/preact';
@@ -12,10 +11,6 @@ import { useEffect, useRef } from 'preact/hooks';
 import { errorMessage, isUnauthenticated } from './api.js';
 import { Notice } from './notice.js';
 import { useSession } from './session.js';
-
-export { ConfirmButton, ConfirmDialog, landFocus, SecretReveal } from './dialogs.js';
-export { KindTag, permissionText, plural, type RoleKind, roleKind, roleTitle, sourceLabel, when } from './format.js';
-export { Loading, NotAllowed, NotInEdition, Notice } from './notice.js';
 
 /** False until the first page has shown: a page load keeps the browser's own focus (skip link first). */
 let navigated = false;

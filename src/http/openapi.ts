@@ -2,19 +2,17 @@
  * The OpenAPI 3.1 document of the REST door, generated from the route table (src/http/routes.ts)
  * so it cannot drift from what is served (issue #12 item 3): one operation per route, with its
  * path parameters, the query parameters and JSON body the route declares (the body's JSON Schema
- * comes from the same zod schema the service parses it with, through zod's `toJSONSchema`), the
- * permission it needs (`description` and `x-required-permission`, from the requirement the service
- * checks), its success status with the answer's JSON Schema (from the route's `response` zod
- * schema; shapes named with `.meta({ id })` become `components/schemas`, Grafana's DTO names) and
- * the one error shape; plus the probes and this document, which are answered by plugins before
- * the route table. Served by use-openapi.ts.
+ * comes from the same zod schema the service parses it with), the permission it needs
+ * (`description` and `x-required-permission`, from the requirement the service checks), its
+ * success status with the answer's JSON Schema (from the route's `response` zod schema; shapes
+ * named with `.meta({ id })` become `components/schemas`, Grafana's DTO names) and the one error
+ * shape; plus the probes and this document, which are answered by plugins before the route
+ * table. The zod-to-JSON-Schema conversion and the fixed components are in openapi-schemas.ts.
+ * Served by use-openapi.ts.
  */
-import { type ZodType, z } from 'zod';
 import { needs } from '../kernel/requirements.js';
 import type { Method, QueryParam, Route } from '../modules/shared/rest.js';
-
-/** A JSON Schema object (OpenAPI 3.1 uses JSON Schema 2020-12 as is). */
-type JsonSchema = Record<string, unknown>;
+import { ERROR_RESPONSES, FIXED_SCHEMAS, inputSchema, type JsonSchema, jsonResponse, outputSchema } from './openapi-schemas.js';
 
 /** The subset of an OpenAPI 3.1 operation this generator writes. */
 export interface OpenApiOperation {
@@ -117,34 +115,6 @@ const EXTRA_PATHS: OpenApiDocument['paths'] = {
   },
 };
 
-const ERROR_SCHEMA: JsonSchema = {
-  type: 'object',
-  description:
-    'Every error: a message for people and a stable code (src/kernel/errors.ts). A 403 also has Grafana’s title and accessErrorId.',
-  properties: {
-    message: { type: 'string' },
-    code: { type: 'string', description: 'SCREAMING_SNAKE code, e.g. VALIDATION_FAILED, ACCESS_DENIED, ROLE_NOT_FOUND' },
-    title: { type: 'string', description: '403 only: "Access denied"' },
-    accessErrorId: { type: 'string', description: '403 only: "ACE" and ten digits, also logged', pattern: '^ACE[0-9]{10}$' },
-  },
-  required: ['message', 'code'],
-};
-
-const ERROR_RESPONSES: Record<string, JsonSchema> = {
-  BadRequest: errorResponse('Bad request: invalid JSON, wrong content type, or missing or invalid fields (VALIDATION_FAILED, ...)'),
-  Unauthorized: errorResponse('Missing or invalid credentials'),
-  Forbidden: errorResponse('The caller lacks the permission named in the message (ACCESS_DENIED)'),
-  NotFound: errorResponse('No such object, or one behind another organization’s wall'),
-};
-
-function errorResponse(description: string): JsonSchema {
-  return { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } };
-}
-
-function jsonResponse(description: string, schema: JsonSchema): JsonSchema {
-  return { description, content: { 'application/json': { schema } } };
-}
-
 /** `/api/access-control/roles/:uid` -> `/api/access-control/roles/{uid}` and its parameter names. */
 function openApiPath(path: string): { path: string; params: string[] } {
   const params: string[] = [];
@@ -169,47 +139,6 @@ function operationId(route: Route): string {
     .flatMap((s) => s.split(/[^A-Za-z0-9]+/))
     .filter(Boolean);
   return [route.method.toLowerCase(), ...words.map((w) => w.charAt(0).toUpperCase() + w.slice(1))].join('');
-}
-
-/** JSON Schema of what a client sends for `schema`: the input side of transforms and defaults. */
-function inputSchema(schema: ZodType): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as JsonSchema;
-  return rest;
-}
-
-const COMPONENT = '#/components/schemas/';
-
-/**
- * `node` with every `$ref` into zod's `$defs` pointed at `components/schemas` instead, and the
- * safe-integer bounds zod writes for every `z.int()` dropped (they say nothing to a reader).
- */
-function toComponentRefs(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(toComponentRefs);
-  if (node === null || typeof node !== 'object') return node;
-  const out: JsonSchema = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (key === '$ref' && typeof value === 'string' && value.startsWith('#/$defs/')) out[key] = COMPONENT + value.slice('#/$defs/'.length);
-    else if ((key === 'minimum' && value === Number.MIN_SAFE_INTEGER) || (key === 'maximum' && value === Number.MAX_SAFE_INTEGER)) continue;
-    else out[key] = toComponentRefs(value);
-  }
-  return out;
-}
-
-/**
- * JSON Schema of an answer shaped by `schema` (the output side). Named shapes (`.meta({ id })`)
- * are added to `components` and referenced; the same name twice must be the same shape.
- * @throws Error when two different shapes carry one name.
- */
-function outputSchema(schema: ZodType, components: Record<string, JsonSchema>): JsonSchema {
-  const converted = z.toJSONSchema(schema, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
-  const { $schema: _dialect, $defs, ...root } = converted;
-  for (const [name, def] of Object.entries(($defs ?? {}) as Record<string, unknown>)) {
-    const shaped = toComponentRefs(def) as JsonSchema;
-    const known = components[name];
-    if (known && JSON.stringify(known) !== JSON.stringify(shaped)) throw new Error(`two answer shapes are named ${name}`);
-    components[name] = shaped;
-  }
-  return toComponentRefs(root) as JsonSchema;
 }
 
 function pathParameter(name: string): OpenApiParameter {
@@ -303,35 +232,7 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
       },
       schemas: {
         ...Object.fromEntries(Object.entries(answers).sort(([a], [b]) => a.localeCompare(b))),
-        Error: ERROR_SCHEMA,
-        Health: {
-          type: 'object',
-          properties: { database: { type: 'string', enum: ['ok', 'failing'] }, version: { type: 'string' }, commit: { type: 'string' } },
-          required: ['database', 'version', 'commit'],
-          additionalProperties: false,
-        },
-        Readiness: {
-          type: 'object',
-          properties: {
-            ready: { type: 'boolean' },
-            reason: { type: 'string', description: 'Why not: `starting`, `shutting down` or `database not answering`' },
-          },
-          required: ['ready'],
-          additionalProperties: false,
-        },
-        FrontendSettings: {
-          type: 'object',
-          properties: {
-            buildInfo: {
-              type: 'object',
-              properties: { version: { type: 'string' }, commit: { type: 'string' }, env: { type: 'string', const: 'production' } },
-              required: ['version', 'commit', 'env'],
-              additionalProperties: false,
-            },
-          },
-          required: ['buildInfo'],
-          additionalProperties: false,
-        },
+        ...FIXED_SCHEMAS,
       },
       responses: ERROR_RESPONSES,
     },

@@ -8,9 +8,10 @@
  * fence (fence.ts `RequestOrigin`, set when the request was authenticated); outside a request
  * (the CLI, provisioning at start) both are "". Snapshots go through `auditSnapshot`, which drops
  * every secret-bearing field, so no hash ever reaches the log; `snapshotRole` and
- * `roleAssignments` give every role change the same shape, whichever service makes it. Reading
- * the log is modules/audit.
+ * `roleAssignments` give every role change the same shape, whichever service makes it, as
+ * `userSnapshot` and `memberResource` do for users and memberships. Reading the log is modules/audit.
  */
+import type { User } from '../generated/prisma/client.js';
 import type { Tx } from '../platform/database.js';
 import { currentFence, type RequestOrigin } from './fence.js';
 import { isLocalOperator, type Principal } from './principal.js';
@@ -110,6 +111,21 @@ export async function roleAssignments(tx: Tx, roleId: number) {
     tx.teamRole.findMany({ where: { roleId }, select: { teamId: true, orgId: true }, orderBy: { id: 'asc' } }),
   ]);
   return users.length + teams.length > 0 ? { assignments: { users, teams } } : {};
+}
+
+/**
+ * What the audit log keeps of a user (users/service.ts, and the users a sign-in creates):
+ * `{id, login, email, name, orgId, isServiceAdmin, isDisabled, authModule}`; no hash
+ * (auditSnapshot would drop it anyway), no timestamps.
+ */
+export function userSnapshot(user: User) {
+  const { id, login, email, name, orgId, isServiceAdmin, isDisabled, authModule } = user;
+  return { id, login, email, name, orgId, isServiceAdmin, isDisabled, authModule };
+}
+
+/** The audit resource of a user's membership in an organization: kind org_user, id "<orgId>:<userId>". */
+export function memberResource(orgId: number, userId: number): AuditResource {
+  return { kind: 'org_user', id: `${orgId}:${userId}` };
 }
 
 /** The kind stored for an actor: user, serviceAccount, apiKey, or local (CLI, provisioning). */

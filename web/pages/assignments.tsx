@@ -10,21 +10,13 @@ import { useClient, useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { errorMessage } from '../api.js';
-import { Segmented, SelectField, TextField } from '../fields.js';
+import { ConfirmButton } from '../dialogs.js';
+import { Segmented, SelectField } from '../fields.js';
+import { KindTag, roleTitle } from '../format.js';
+import { Loading, NotAllowed, Notice } from '../notice.js';
 import { useSession } from '../session.js';
-import {
-  ConfirmButton,
-  KindTag,
-  Loading,
-  NotAllowed,
-  Notice,
-  Page,
-  plural,
-  QueryError,
-  roleTitle,
-  sourceLabel,
-  useGraphql,
-} from '../ui.js';
+import { Page, QueryError, useGraphql } from '../ui.js';
+import { EffectivePermissions, type Grant } from './effective-permissions.js';
 
 type SubjectKind = 'user' | 'team' | 'sa';
 
@@ -55,11 +47,6 @@ interface RoleRef {
   name: string;
   displayName: string;
   global: boolean;
-}
-interface Grant {
-  source: string;
-  role: { uid: string; name: string; displayName: string };
-  permission: { action: string; scope: string };
 }
 interface Data {
   users?: { id: number; login: string; name: string }[];
@@ -282,55 +269,6 @@ function AssignedRoles(props: {
           {error && <Notice kind="error">{error}</Notice>}
         </form>
       )}
-    </section>
-  );
-}
-
-function EffectivePermissions({ grants, name }: { grants: Grant[]; name: string }) {
-  const [text, setText] = useState('');
-  const needle = text.trim().toLowerCase();
-  const shown = grants.filter(
-    (g) =>
-      !needle ||
-      g.permission.action.toLowerCase().includes(needle) ||
-      g.permission.scope.toLowerCase().includes(needle) ||
-      roleTitle(g.role).toLowerCase().includes(needle) ||
-      sourceLabel(g.source).toLowerCase().includes(needle),
-  );
-  const distinct = new Set(grants.map((g) => `${g.permission.action} ${g.permission.scope}`)).size;
-  return (
-    <section aria-labelledby="effective-heading">
-      <h2 id="effective-heading">Effective permissions of {name}</h2>
-      <p>
-        {plural(distinct, 'permission')} from {plural(new Set(grants.map((g) => g.role.uid)).size, 'role')}. A permission granted several
-        ways is listed once per way.
-      </p>
-      <TextField id="effective-filter" label="Filter by action, scope, role or source" type="search" value={text} onValue={setText} />
-      <table class="responsive compact">
-        <caption class="visually-hidden">Effective permissions of {name} and where each comes from</caption>
-        <thead>
-          <tr>
-            <th scope="col">Action</th>
-            <th scope="col">Scope</th>
-            <th scope="col">Granted by role</th>
-            <th scope="col">Comes from</th>
-          </tr>
-        </thead>
-        <tbody>
-          {shown.map((g) => (
-            <tr key={`${g.permission.action} ${g.permission.scope} ${g.role.uid} ${g.source}`}>
-              <td data-label="Action" class="mono">
-                {g.permission.action}
-              </td>
-              <td data-label="Scope" class="mono">
-                {g.permission.scope || '(none)'}
-              </td>
-              <td data-label="Role">{roleTitle(g.role)}</td>
-              <td data-label="From">{sourceLabel(g.source)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
     </section>
   );
 }

@@ -8,20 +8,11 @@
 import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { ESCALATE } from '../access.js';
+import { ConfirmButton } from '../dialogs.js';
+import { permissionText, plural, roleTitle } from '../format.js';
+import { Loading, NotAllowed, NotInEdition, Notice } from '../notice.js';
 import { useSession } from '../session.js';
-import {
-  ConfirmButton,
-  Loading,
-  NotAllowed,
-  NotInEdition,
-  Notice,
-  Page,
-  permissionText,
-  plural,
-  QueryError,
-  roleTitle,
-  useGraphql,
-} from '../ui.js';
+import { Page, QueryError, useGraphql } from '../ui.js';
 import { PermissionTable, ROLE_FIELDS, type RoleRow } from './roles.js';
 
 const QUERY = `query ConsoleBasicRoles {

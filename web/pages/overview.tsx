@@ -1,7 +1,10 @@
 /** Overview: who is signed in, where, with which roles, and the sections this caller may use. */
+
+import { KindTag, plural, roleTitle } from '../format.js';
 import { SECTIONS } from '../nav.js';
+import { Loading, Notice } from '../notice.js';
 import { useSession } from '../session.js';
-import { KindTag, Loading, Notice, Page, plural, QueryError, roleTitle, useGraphql } from '../ui.js';
+import { Page, QueryError, useGraphql } from '../ui.js';
 
 const QUERY = `query ConsoleOverview {
   viewer { roles { uid name displayName } teams { id name } }

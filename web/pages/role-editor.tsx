@@ -12,9 +12,10 @@ import { useLocation } from 'preact-iso';
 import { ESCALATE } from '../access.js';
 import { errorCode, errorMessage } from '../api.js';
 import { Field, TextField } from '../fields.js';
-import { NotInEdition } from '../notice.js';
+import { roleKind } from '../format.js';
+import { Loading, NotAllowed, NotInEdition, Notice } from '../notice.js';
 import { useSession } from '../session.js';
-import { Loading, NotAllowed, Notice, Page, QueryError, roleKind, useGraphql } from '../ui.js';
+import { Page, QueryError, useGraphql } from '../ui.js';
 import { ROLE_FIELDS, type RoleRow } from './roles.js';
 
 const QUERY = `query ConsoleRoleEditor($uid: String!, $edit: Boolean!) {

@@ -9,24 +9,12 @@ import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { errorCode } from '../api.js';
+import { ConfirmDialog, landFocus } from '../dialogs.js';
 import { Segmented, TextField } from '../fields.js';
+import { KindTag, plural, type RoleKind, roleKind, roleTitle } from '../format.js';
+import { Loading, NotAllowed, NotInEdition, Notice } from '../notice.js';
 import { useSession } from '../session.js';
-import {
-  ConfirmDialog,
-  KindTag,
-  Loading,
-  landFocus,
-  NotAllowed,
-  NotInEdition,
-  Notice,
-  Page,
-  plural,
-  QueryError,
-  type RoleKind,
-  roleKind,
-  roleTitle,
-  useGraphql,
-} from '../ui.js';
+import { Page, QueryError, useGraphql } from '../ui.js';
 
 /** The fields of a RoleRow, for the pages that list or edit roles. */
 export const ROLE_FIELDS = 'uid name displayName description group global version permissions { action scope }';

@@ -8,8 +8,9 @@ import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { errorMessage, rest } from '../api.js';
 import { TextField } from '../fields.js';
+import { Notice } from '../notice.js';
 import { useSession } from '../session.js';
-import { Notice, Page } from '../ui.js';
+import { Page } from '../ui.js';
 
 /** Where to go after signing in: a console path from `next`, never another site. */
 function destination(next: string | undefined): string {

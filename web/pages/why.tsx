@@ -9,8 +9,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { SelectField, TextField } from '../fields.js';
+import { permissionText, roleTitle, sourceLabel } from '../format.js';
+import { Loading, Notice } from '../notice.js';
 import { useSession } from '../session.js';
-import { Loading, Notice, Page, permissionText, QueryError, roleTitle, sourceLabel, useGraphql } from '../ui.js';
+import { Page, QueryError, useGraphql } from '../ui.js';
 
 const PICKERS = `query ConsoleWhyPickers($users: Boolean!, $accounts: Boolean!, $actions: Boolean!) {
   users @include(if: $users) { id login name }

@@ -11,7 +11,7 @@
  */
 import type { OrgUser, Prisma } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
-import { recordAudit } from '../../kernel/audit.js';
+import { memberResource, recordAudit } from '../../kernel/audit.js';
 import { Action } from '../../kernel/catalogue.js';
 import { alreadyExists, DomainError } from '../../kernel/errors.js';
 import { permittedIds, requireActingIn, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
@@ -56,9 +56,6 @@ async function findMembership(tx: Tx, orgId: number, userId: number): Promise<Or
   if (!membership) throw userNotFound(userId, ` in organization ${orgId}`);
   return membership;
 }
-
-/** The audit resource of a membership: "<orgId>:<userId>". */
-const memberResource = (orgId: number, userId: number) => ({ kind: 'org_user', id: `${orgId}:${userId}` });
 
 /** The membership operations of OrgService; every method authorizes its caller (module comment). */
 export abstract class OrgMembers {

@@ -3,14 +3,16 @@
  * listings of any size (the matching ids first, then the rows in slices of MAX_IDS_PER_QUERY;
  * issue #10 item 5: one query over 1,000+ roles with their permissions passed SQLite's
  * bound-variable limit and answered 500), the roles a caller may assign, the roles granted to
- * basic roles, and the known actions for role editors.
+ * basic roles, the known actions for role editors, a role's permissions, and who holds a taken
+ * role name (for the 409's message).
  */
 import type { Prisma, Role } from '../../generated/prisma/client.js';
 import { BASIC_PREFIX, BASIC_ROLES, isFixedRoleName } from '../../kernel/builtin-roles.js';
-import { Action } from '../../kernel/catalogue.js';
+import { Action, type PermissionPair } from '../../kernel/catalogue.js';
+import { DomainError } from '../../kernel/errors.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
 import { mayDelegate } from '../../kernel/guards.js';
-import { type Db, loadInChunks } from '../../platform/database.js';
+import { type Db, loadInChunks, type Tx } from '../../platform/database.js';
 
 /** What a Pothos `query` (or any caller) may ask Prisma to load with each role. */
 export type RoleQuery = { include?: Prisma.RoleInclude; select?: Prisma.RoleSelect };
@@ -110,4 +112,23 @@ export async function knownActions(db: Db, orgId: number, prefix: string): Promi
   return [...byAction.entries()]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([action, roles]) => ({ action, fixedRoles: [...roles.values()].sort((a, b) => a.name.localeCompare(b.name)) }));
+}
+
+/** The permissions of a role row, as pairs. */
+export async function permissionsOfRole(db: Tx, roleId: number): Promise<PermissionPair[]> {
+  return db.permission.findMany({ where: { roleId }, select: { action: true, scope: true } });
+}
+
+/**
+ * 409 ROLE_ALREADY_EXISTS for a create or update that hit a unique index, naming what exists:
+ * the role holding `name` in `orgId` (0: global) with its uid, or else the taken `uid` (uids are
+ * unique across organizations). Issue #12 item 6: the message named the uid generated for the
+ * role that was never created.
+ */
+export async function roleTaken(db: Tx, clash: { orgId: number; name: string; uid?: string }): Promise<DomainError> {
+  const holder = await db.role.findFirst({ where: { orgId: clash.orgId, name: clash.name }, select: { uid: true } });
+  const scope = clash.orgId === 0 ? 'global role' : `role in organization ${clash.orgId}`;
+  if (holder) return new DomainError('ROLE_ALREADY_EXISTS', `a ${scope} named "${clash.name}" already exists (uid "${holder.uid}")`);
+  if (clash.uid !== undefined) return new DomainError('ROLE_ALREADY_EXISTS', `a role with uid "${clash.uid}" already exists`);
+  return new DomainError('ROLE_ALREADY_EXISTS', `a ${scope} named "${clash.name}" already exists`);
 }

@@ -11,16 +11,24 @@ import type { Prisma, Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit, roleAssignments, snapshotRole } from '../../kernel/audit.js';
 import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
-import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
+import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
 import { requireDelegation, requireServiceAdmin, requireSignedIn, roleManagement } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
-import { isUniqueViolation, type Tx } from '../../platform/database.js';
+import { isUniqueViolation } from '../../platform/database.js';
 import { createRoleInput, isReservedRoleName, MAX_ROLE_VERSION, RESERVED_NAME_MESSAGE, updateRoleInput } from './inputs.js';
-import { delegatableRoles, findRolesByName, grantedRolesByBasicRole, knownActions, type RoleQuery } from './listing.js';
+import {
+  delegatableRoles,
+  findRolesByName,
+  grantedRolesByBasicRole,
+  knownActions,
+  permissionsOfRole,
+  type RoleQuery,
+  roleTaken,
+} from './listing.js';
 
 export { findRolesByName, type RoleQuery } from './listing.js';
 
@@ -38,11 +46,6 @@ export const roleRequirements = {
 /** Grafana-style short uid: 14 characters of [a-zA-Z0-9_-] from a CSPRNG. */
 export function generateUid(): string {
   return randomBytes(11).toString('base64url').slice(0, 14);
-}
-
-/** The permissions of a role row, as pairs. */
-async function permissionsOfRole(db: Tx, roleId: number): Promise<PermissionPair[]> {
-  return db.permission.findMany({ where: { roleId }, select: { action: true, scope: true } });
 }
 
 export class RoleService {
@@ -281,20 +284,6 @@ export class RoleService {
     });
     return { message: 'Role deleted' };
   }
-}
-
-/**
- * 409 ROLE_ALREADY_EXISTS for a create or update that hit a unique index, naming what exists:
- * the role holding `name` in `orgId` (0: global) with its uid, or else the taken `uid` (uids are
- * unique across organizations). Issue #12 item 6: the message named the uid generated for the
- * role that was never created.
- */
-async function roleTaken(db: Tx, clash: { orgId: number; name: string; uid?: string }): Promise<DomainError> {
-  const holder = await db.role.findFirst({ where: { orgId: clash.orgId, name: clash.name }, select: { uid: true } });
-  const scope = clash.orgId === 0 ? 'global role' : `role in organization ${clash.orgId}`;
-  if (holder) return new DomainError('ROLE_ALREADY_EXISTS', `a ${scope} named "${clash.name}" already exists (uid "${holder.uid}")`);
-  if (clash.uid !== undefined) return new DomainError('ROLE_ALREADY_EXISTS', `a role with uid "${clash.uid}" already exists`);
-  return new DomainError('ROLE_ALREADY_EXISTS', `a ${scope} named "${clash.name}" already exists`);
 }
 
 /** 404 ROLE_NOT_FOUND for `uid`. */

@@ -14,7 +14,7 @@
  */
 import type { OrgUser, Prisma, Team, User } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
-import { recordAudit } from '../../kernel/audit.js';
+import { recordAudit, userSnapshot } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { any, permission } from '../../kernel/evaluator.js';
@@ -49,12 +49,6 @@ export type MembershipWithOrg = OrgUser & { org: { name: string } };
 /** Grafana's answer to a taken login or email on user creation (AdminCreateUser), on both doors: 412. */
 const loginTaken = (login: string, email: string) =>
   new DomainError('USER_ALREADY_EXISTS', `User with email '${email}' or username '${login}' already exists`);
-
-/** What the audit log keeps of a user: no hash (auditSnapshot would drop it anyway), no timestamps. */
-function userSnapshot(user: User) {
-  const { id, login, email, name, orgId, isServiceAdmin, isDisabled, authModule } = user;
-  return { id, login, email, name, orgId, isServiceAdmin, isDisabled, authModule };
-}
 
 /** Users: every method authorizes its caller (rules in the module comment). */
 export class UserService {

@@ -1,0 +1,190 @@
+/**
+ * Users that come from an identity provider (LDAP, OAuth): the identity a provider describes, the
+ * directory seam, and the sync that finds or creates the user of an identity and makes its name,
+ * email, Service Admin flag and org roles the provider's (issue #11 item 3, Grafana's external
+ * user sync). A sign-in that would change nothing writes nothing; every change it makes is in the
+ * audit log as made by that user (issue #12 item 5). The public entry is service.ts.
+ */
+import type { OrgUser, User } from '../../generated/prisma/client.js';
+import type { FeatureDeps } from '../../kernel/access.js';
+import { type AuditChange, memberResource, recordAudit, userSnapshot } from '../../kernel/audit.js';
+import { DomainError } from '../../kernel/errors.js';
+import type { RequestOrigin } from '../../kernel/fence.js';
+import { type AuthMethod, type OrgRole, principalOf } from '../../kernel/principal.js';
+import type { Db, Tx } from '../../platform/database.js';
+
+/** A user as an identity provider describes it, with the org roles its claims or groups map to. */
+export interface ExternalIdentity {
+  login: string;
+  email: string;
+  name: string;
+  orgRoles: { orgId: number; role: OrgRole }[];
+  isServiceAdmin: boolean;
+  /** Directory groups behind the mapping, for diagnostics. */
+  groups?: string[];
+}
+
+type OrgMembership = { orgId: number; role: string };
+
+/** The directory (LDAP) seam: implemented by the ldap module. */
+export interface DirectoryAuthenticator {
+  readonly enabled: boolean;
+  /** The identity when the password binds, null when refused. @throws DomainError 401 when unreachable. */
+  authenticate(login: string, password: string): Promise<ExternalIdentity | null>;
+}
+
+/** `authModule` of users created by each provider (Grafana's user_auth.auth_module). */
+export const AUTH_MODULE = { local: '', ldap: 'ldap', oauth: 'oauth_generic_oauth' } as const;
+
+/** Grafana's auth label of a user's identity provider (login.GetAuthProviderLabel); none for local users. */
+export function authLabels(authModule: string): string[] {
+  if (authModule === AUTH_MODULE.local) return [];
+  return [authModule === AUTH_MODULE.ldap ? 'LDAP' : 'Generic OAuth'];
+}
+
+/**
+ * The one refusal of a sign-in (401 INVALID_CREDENTIALS "Invalid username or password"), the same
+ * for an unknown login, a wrong password and a disabled user (issue #10 item 4).
+ */
+export const invalidCredentials = () => new DomainError('INVALID_CREDENTIALS', 'Invalid username or password');
+
+/** Why a provider's user cannot sign in over an account it does not manage (issue #11 "clear message"). */
+const NOT_MANAGED_HERE = 'a user with this login or email already exists and is not managed by this provider';
+
+/**
+ * The refusal of an identity whose login or email is taken by a local account (or one of another
+ * provider): OAUTH_LOGIN_FAILED for OAuth (its callback shows the message on the login page),
+ * INVALID_CREDENTIALS for the directory; both 401 and both saying why.
+ */
+function notManagedHere(authModule: string): DomainError {
+  return authModule === AUTH_MODULE.oauth
+    ? new DomainError('OAUTH_LOGIN_FAILED', `OAuth login failed: ${NOT_MANAGED_HERE}`)
+    : new DomainError('INVALID_CREDENTIALS', `Login failed: ${NOT_MANAGED_HERE}`);
+}
+
+/** The principal auth method of a provider's sign-in (its users' audit events carry it). */
+function authMethodOf(authModule: string): AuthMethod {
+  return authModule === AUTH_MODULE.oauth ? 'oauth' : 'ldap';
+}
+
+/**
+ * The user an external identity names (by login, then email; never a service account) with its
+ * memberships, and the org roles the identity maps to in organizations that exist (None dropped).
+ */
+async function externalUserPlan(db: Db | Tx, identity: ExternalIdentity) {
+  const include = { orgs: true } as const;
+  const existing =
+    (await db.user.findFirst({ where: { login: identity.login, isServiceAccount: false }, include })) ??
+    (await db.user.findFirst({ where: { email: identity.email, isServiceAccount: false }, include }));
+  const orgs = await db.org.findMany({ where: { id: { in: identity.orgRoles.map((r) => r.orgId) } }, select: { id: true } });
+  const roles = identity.orgRoles.filter((r) => orgs.some((o) => o.id === r.orgId) && r.role !== 'None');
+  return { existing, roles };
+}
+
+/** True when syncing `identity` into `user` would write nothing (syncExternalUser's rules). */
+function isInSync(
+  user: {
+    isDisabled: boolean;
+    authModule: string;
+    email: string;
+    name: string;
+    isServiceAdmin: boolean;
+    orgId: number;
+    orgs: OrgMembership[];
+  },
+  roles: readonly OrgMembership[],
+  identity: ExternalIdentity,
+  authModule: string,
+): boolean {
+  return (
+    !user.isDisabled &&
+    user.authModule === authModule &&
+    user.email === identity.email &&
+    user.name === identity.name &&
+    user.isServiceAdmin === identity.isServiceAdmin &&
+    user.orgs.length === roles.length &&
+    roles.every((r) => user.orgs.some((m) => m.orgId === r.orgId && m.role === r.role)) &&
+    (roles.length === 0 || roles.some((r) => r.orgId === user.orgId))
+  );
+}
+
+/**
+ * Finds (by login, then email) or creates the user of an external identity and syncs its
+ * name, email, Service Admin flag and org roles: mapped organizations get the mapped role,
+ * memberships in other organizations are removed. Returns the user id. Every change is in the
+ * audit log as made by that user (auth method `ldap` or `oauth`): user.create, user.update,
+ * user.service_admin_set, org_user.add / update / remove; `origin` names the request (else
+ * the request's fence does, when there is one). SignInService.syncExternalUser is its door.
+ * @throws DomainError SIGN_UP_DISABLED (401: unknown user and `allowSignUp` false),
+ *   INVALID_CREDENTIALS (401: a disabled user), OAUTH_LOGIN_FAILED or INVALID_CREDENTIALS
+ *   (401, saying that a user with this login or email exists and is not managed by this
+ *   provider: a local account, or one of another provider).
+ */
+export async function syncExternalUser(
+  deps: FeatureDeps,
+  identity: ExternalIdentity,
+  authModule: string,
+  allowSignUp: boolean,
+  origin?: RequestOrigin,
+): Promise<number> {
+  // Most sign-ins (an LDAP user's every Basic request) change nothing: answered without a
+  // write, since every write empties the whole permission cache.
+  const current = await externalUserPlan(deps.db, identity);
+  if (current.existing && isInSync(current.existing, current.roles, identity, authModule)) return current.existing.id;
+  return deps.access.write(async (tx) => {
+    const { existing, roles } = await externalUserPlan(tx, identity);
+    if (existing?.isDisabled) throw invalidCredentials();
+    if (existing && existing.authModule !== authModule) throw notManagedHere(authModule);
+    if (!existing && !allowSignUp) throw new DomainError('SIGN_UP_DISABLED', 'Signup is not allowed for this adapter');
+    // The default organization stays when still a member, else becomes the first mapped one.
+    const keepsDefault = existing && (roles.length === 0 || roles.some((r) => r.orgId === existing.orgId));
+    const orgId = existing && keepsDefault ? existing.orgId : (roles[0]?.orgId ?? 1);
+    const data = { email: identity.email, name: identity.name, isServiceAdmin: identity.isServiceAdmin, authModule, orgId };
+    const user = existing
+      ? await tx.user.update({ where: { id: existing.id }, data })
+      : await tx.user.create({ data: { ...data, login: identity.login } });
+    const actor = principalOf(user, orgId, roles.find((r) => r.orgId === orgId)?.role ?? 'None', authMethodOf(authModule));
+    const audit = (change: AuditChange) => recordAudit(tx, actor, change, origin);
+    const resource = { kind: 'user', id: user.id };
+    if (!existing) {
+      await audit({ action: 'user.create', orgId: 0, resource, after: userSnapshot(user) });
+    } else {
+      const pick = (u: User) => ({ email: u.email, name: u.name, orgId: u.orgId });
+      if (JSON.stringify(pick(existing)) !== JSON.stringify(pick(user))) {
+        await audit({ action: 'user.update', orgId: 0, resource, before: pick(existing), after: pick(user) });
+      }
+      if (existing.isServiceAdmin !== user.isServiceAdmin) {
+        const [before, after] = [{ isServiceAdmin: existing.isServiceAdmin }, { isServiceAdmin: user.isServiceAdmin }];
+        await audit({ action: 'user.service_admin_set', orgId: 0, resource, before, after });
+      }
+    }
+    await syncMemberships(tx, user.id, existing?.orgs ?? [], roles, audit);
+    return user.id;
+  });
+}
+
+/** Makes `held` memberships of user `userId` the `roles`, logging each change with `audit`. */
+async function syncMemberships(
+  tx: Tx,
+  userId: number,
+  held: readonly OrgUser[],
+  roles: readonly OrgMembership[],
+  audit: (change: AuditChange) => Promise<void>,
+): Promise<void> {
+  for (const before of held.filter((m) => !roles.some((r) => r.orgId === m.orgId))) {
+    await tx.orgUser.delete({ where: { orgId_userId: { orgId: before.orgId, userId } } });
+    await audit({ action: 'org_user.remove', orgId: before.orgId, resource: memberResource(before.orgId, userId), before });
+  }
+  for (const { orgId, role } of roles) {
+    const before = held.find((m) => m.orgId === orgId);
+    if (before?.role === role) continue;
+    const resource = memberResource(orgId, userId);
+    if (before) {
+      const after = await tx.orgUser.update({ where: { orgId_userId: { orgId, userId } }, data: { role } });
+      await audit({ action: 'org_user.update', orgId, resource, before, after });
+    } else {
+      const after = await tx.orgUser.create({ data: { orgId, userId, role } });
+      await audit({ action: 'org_user.add', orgId, resource, after });
+    }
+  }
+}

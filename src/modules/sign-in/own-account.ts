@@ -1,0 +1,141 @@
+/**
+ * The signed-in user's own account (Grafana's `/api/user*` routes, issue #11 item 2): its profile,
+ * its organizations, the organization switch and its password change. The own-account half of
+ * SignInService (service.ts), which extends OwnAccount so callers keep one service.
+ *
+ * Any signed-in user; an API key or a service account has no account here (404). The password
+ * change checks the old password like a login (throttle.ts counters, constant cost). Every change
+ * is in the audit log (issue #12 item 5): user.update for the switch, user.password_change.
+ */
+import { z } from 'zod';
+import type { User } from '../../generated/prisma/client.js';
+import type { FeatureDeps } from '../../kernel/access.js';
+import { recordAudit } from '../../kernel/audit.js';
+import { DomainError, notFound } from '../../kernel/errors.js';
+import { requireSignedIn } from '../../kernel/guards.js';
+import { parseId, parseInput } from '../../kernel/inputs.js';
+import type { Principal } from '../../kernel/principal.js';
+import { hashPassword, verifyPassword } from '../../platform/passwords.js';
+import { AUTH_MODULE } from './external-users.js';
+import type { LoginSubject, LoginThrottle } from './throttle.js';
+
+/** `PUT /api/user/password` body (Grafana's ChangeUserPasswordCommand). */
+export const changePasswordInput = z.object(
+  {
+    oldPassword: z.string({ error: 'oldPassword is required' }).max(256),
+    newPassword: z.string({ error: 'newPassword is required' }).min(4, 'newPassword must be at least 4 characters').max(256),
+  },
+  { error: 'input must be an object' },
+);
+
+/** The signed-in user of `GET /api/user`: its row, the organization the request acts in, and whether a provider manages it. */
+export interface SignedInUser {
+  user: User;
+  /** The organization the request acts in (not necessarily the user's default one). */
+  orgId: number;
+  /** True for LDAP and OAuth users. */
+  isExternal: boolean;
+}
+
+/** What the own-account operations use: the database, the write path and the login throttle (the old password's check). */
+export interface OwnAccountDeps extends FeatureDeps {
+  throttle: LoginThrottle;
+}
+
+/** The own-account operations of SignInService; every method needs a signed-in user (module comment). */
+export abstract class OwnAccount<Deps extends OwnAccountDeps = OwnAccountDeps> {
+  constructor(protected readonly deps: Deps) {}
+
+  /**
+   * `GET /api/user`: the signed-in user's row, the organization the request acts in, and
+   * whether a provider manages it (rest.ts answers Grafana's UserProfileDTO of it).
+   * @throws DomainError UNAUTHENTICATED (401), USER_NOT_FOUND (404: an API key or service account).
+   */
+  async currentUser(caller: Principal): Promise<SignedInUser> {
+    const user = await this.ownRow(caller);
+    return { user, orgId: caller.orgId, isExternal: user.authModule !== AUTH_MODULE.local };
+  }
+
+  /** `GET /api/user/orgs`: `[{orgId, name, role}]` by org id. @throws DomainError 401, 404. */
+  async ownOrgs(caller: Principal): Promise<{ orgId: number; name: string; role: string }[]> {
+    const user = await this.ownRow(caller);
+    const rows = await this.deps.db.orgUser.findMany({ where: { userId: user.id }, include: { org: true }, orderBy: { orgId: 'asc' } });
+    return rows.map((m) => ({ orgId: m.orgId, name: m.org.name, role: m.role }));
+  }
+
+  /**
+   * `POST /api/user/using/:orgId`: makes `orgId` the user's default organization and, for a
+   * cookie session, the session's organization (Grafana's UserSetUsingOrg). Logged as
+   * user.update `{orgId}` when the default changes.
+   * @throws DomainError VALIDATION_FAILED (400), 401, ORG_NOT_ACCESSIBLE (401: not a member).
+   */
+  async switchOrg(caller: Principal, rawOrgId: unknown): Promise<{ message: string }> {
+    const user = await this.ownRow(caller);
+    const orgId = parseId('orgId', rawOrgId);
+    await this.deps.access.write(async (tx) => {
+      if ((await tx.orgUser.count({ where: { userId: user.id, orgId } })) === 0) {
+        throw new DomainError('ORG_NOT_ACCESSIBLE', `user is not a member of organization ${orgId}`);
+      }
+      const before = await tx.user.findUniqueOrThrow({ where: { id: user.id }, select: { orgId: true } });
+      await tx.user.update({ where: { id: user.id }, data: { orgId } });
+      if (caller.kind === 'user' && caller.sessionId !== undefined) {
+        await tx.session.updateMany({ where: { id: caller.sessionId }, data: { orgId } });
+      }
+      if (before.orgId !== orgId) {
+        await recordAudit(tx, caller, {
+          action: 'user.update',
+          orgId: 0,
+          resource: { kind: 'user', id: user.id },
+          before,
+          after: { orgId },
+        });
+      }
+    });
+    return { message: 'Active organization changed' };
+  }
+
+  /**
+   * `PUT /api/user/password`: a local user changes its own password; every other session of
+   * the user ends (logged as user.password_change with the number of sessions ended). The old
+   * password is checked like a login (throttled on the same counters, constant cost).
+   * @throws DomainError VALIDATION_FAILED (400), PASSWORD_MANAGED_EXTERNALLY (400: LDAP or
+   *   OAuth user), INVALID_CREDENTIALS (401: wrong old password), LOGIN_BLOCKED (429).
+   */
+  async changePassword(caller: Principal, rawInput: unknown, address: string): Promise<{ message: string }> {
+    const user = await this.ownRow(caller);
+    const input = parseInput(changePasswordInput, rawInput);
+    if (user.authModule !== AUTH_MODULE.local) {
+      throw new DomainError('PASSWORD_MANAGED_EXTERNALLY', 'Cannot change the password of a user managed by an identity provider');
+    }
+    const subject: LoginSubject = { typed: user.login, userId: user.id };
+    await this.deps.throttle.check(subject, address);
+    if (!(await verifyPassword(user.passwordHash, input.oldPassword))) {
+      await this.deps.throttle.fail(subject, address);
+      throw new DomainError('INVALID_CREDENTIALS', 'Invalid old password');
+    }
+    const passwordHash = await hashPassword(input.newPassword);
+    const keep = caller.kind === 'user' ? caller.sessionId : undefined;
+    await this.deps.access.write(
+      async (tx) => {
+        await tx.user.update({ where: { id: user.id }, data: { passwordHash } });
+        const { count } = await tx.session.deleteMany({ where: { userId: user.id, ...(keep !== undefined && { id: { not: keep } }) } });
+        await recordAudit(tx, caller, {
+          action: 'user.password_change',
+          orgId: 0,
+          resource: { kind: 'user', id: user.id },
+          after: { sessionsEnded: count },
+        });
+      },
+      { grantsNothing: true },
+    );
+    return { message: 'User password changed' };
+  }
+
+  /** The caller's own user row. @throws DomainError UNAUTHENTICATED (401), USER_NOT_FOUND (404: an API key or service account). */
+  private async ownRow(caller: Principal): Promise<User> {
+    requireSignedIn(caller);
+    const user = caller.kind === 'user' ? await this.deps.db.user.findFirst({ where: { id: caller.id, isServiceAccount: false } }) : null;
+    if (!user) throw notFound('USER_NOT_FOUND', 'user', caller.id);
+    return user;
+  }
+}

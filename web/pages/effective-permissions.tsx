@@ -1,0 +1,65 @@
+/**
+ * The effective permissions of a user or service account on the assignments page, each with the
+ * role that grants it and where that role comes from (assigned directly, a team, the basic role of
+ * the org role), filtered as you type. Rows come from GraphQL `userPermissionSources`.
+ */
+import { useState } from 'preact/hooks';
+import { TextField } from '../fields.js';
+import { plural, roleTitle, sourceLabel } from '../format.js';
+
+/** One way a permission reaches the subject: `userPermissionSources`' row. */
+export interface Grant {
+  source: string;
+  role: { uid: string; name: string; displayName: string };
+  permission: { action: string; scope: string };
+}
+
+/** The table of `grants` of the subject called `name`, with a text filter. */
+export function EffectivePermissions({ grants, name }: { grants: Grant[]; name: string }) {
+  const [text, setText] = useState('');
+  const needle = text.trim().toLowerCase();
+  const shown = grants.filter(
+    (g) =>
+      !needle ||
+      g.permission.action.toLowerCase().includes(needle) ||
+      g.permission.scope.toLowerCase().includes(needle) ||
+      roleTitle(g.role).toLowerCase().includes(needle) ||
+      sourceLabel(g.source).toLowerCase().includes(needle),
+  );
+  const distinct = new Set(grants.map((g) => `${g.permission.action} ${g.permission.scope}`)).size;
+  return (
+    <section aria-labelledby="effective-heading">
+      <h2 id="effective-heading">Effective permissions of {name}</h2>
+      <p>
+        {plural(distinct, 'permission')} from {plural(new Set(grants.map((g) => g.role.uid)).size, 'role')}. A permission granted several
+        ways is listed once per way.
+      </p>
+      <TextField id="effective-filter" label="Filter by action, scope, role or source" type="search" value={text} onValue={setText} />
+      <table class="responsive compact">
+        <caption class="visually-hidden">Effective permissions of {name} and where each comes from</caption>
+        <thead>
+          <tr>
+            <th scope="col">Action</th>
+            <th scope="col">Scope</th>
+            <th scope="col">Granted by role</th>
+            <th scope="col">Comes from</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((g) => (
+            <tr key={`${g.permission.action} ${g.permission.scope} ${g.role.uid} ${g.source}`}>
+              <td data-label="Action" class="mono">
+                {g.permission.action}
+              </td>
+              <td data-label="Scope" class="mono">
+                {g.permission.scope || '(none)'}
+              </td>
+              <td data-label="Role">{roleTitle(g.role)}</td>
+              <td data-label="From">{sourceLabel(g.source)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
