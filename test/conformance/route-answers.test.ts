@@ -119,6 +119,7 @@ const samples: Sample[] = [
     json: () => ({ uid: 'answers-role', name: 'custom:answers', permissions: PERMISSIONS }),
   },
   { route: 'GET /api/access-control/status', url: () => '/api/access-control/status' },
+  { route: 'GET /api/access-control/actions', url: () => '/api/access-control/actions?prefix=roles' },
   { route: 'GET /api/access-control/roles', url: () => '/api/access-control/roles?includeHidden=true' },
   { route: 'GET /api/access-control/roles/:uid', url: () => '/api/access-control/roles/answers-role' },
   {

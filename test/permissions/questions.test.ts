@@ -1,7 +1,8 @@
 /**
  * The questions products ask (issue #9 item 4), through both doors: Grafana's permission search
- * and user actions, `viewer { can }`, the check with its reason (`checkAccess`, POST
- * /api/access-control/check) with every source kind, delegatable role listings and `actions`.
+ * and its GraphQL twin `userPermissionsSearch`, user actions, `viewer { can }`, the check with
+ * its reason (`checkAccess`, POST /api/access-control/check) with every source kind, delegatable
+ * role listings, and `actions` with its REST twin GET /api/access-control/actions.
  * Answers are compared with what each user really holds (its own permission listing).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,6 +70,43 @@ describe('GET /api/access-control/users/permissions/search', () => {
   it('400 without an action filter, 403 without users.permissions:read on users:*', async () => {
     expectOutcome(await rest(app, 'GET', `${SEARCH}?userId=1`), 400, 'VALIDATION_FAILED');
     expectOutcome(await rest(app, 'GET', `${SEARCH}?action=notes:read`, { auth: viewer.auth }), 403, 'ACCESS_DENIED');
+  });
+});
+
+describe('GraphQL userPermissionsSearch, the twin of the REST search', () => {
+  const QUERY = `query($p: String, $a: String, $s: String, $u: Int, $l: String) {
+    userPermissionsSearch(actionPrefix: $p, action: $a, scope: $s, userId: $u, userLogin: $l) { userId action scopes } }`;
+  type Row = { userId: number; action: string; scopes: string[] };
+  /** The REST answer as the GraphQL rows: one per user and action, by userId then action. */
+  const asRows = (body: Record<string, Record<string, string[]>>): Row[] =>
+    Object.entries(body)
+      .flatMap(([id, byAction]) => Object.entries(byAction).map(([action, scopes]) => ({ userId: Number(id), action, scopes })))
+      .sort((a, b) => a.userId - b.userId || a.action.localeCompare(b.action));
+
+  it('answers the same matches as REST, one row per user and action, for every filter', async () => {
+    const cases: [string, Record<string, unknown>][] = [
+      ['actionPrefix=notes', { p: 'notes' }],
+      ['action=notes:write&scope=notes:id:7', { a: 'notes:write', s: 'notes:id:7' }],
+      [`action=notes:read&userId=${editor.id}`, { a: 'notes:read', u: editor.id }],
+      ['actionPrefix=notes:&userLogin=q-viewer', { p: 'notes:', l: 'q-viewer' }],
+    ];
+    for (const [query, variables] of cases) {
+      const viaRest = await rest(app, 'GET', `${SEARCH}?${query}`);
+      expectOutcome(viaRest, 200);
+      const res = await gql(app, QUERY, variables);
+      expect(res.data?.userPermissionsSearch).toEqual(asRows(viaRest.body as Record<string, Record<string, string[]>>));
+    }
+    const rows = (await gql(app, QUERY, { p: 'notes', u: viewer.id })).data?.userPermissionsSearch;
+    expect(rows).toEqual([
+      { userId: viewer.id, action: 'notes:read', scopes: ['notes:*'] },
+      { userId: viewer.id, action: 'notes:write', scopes: ['notes:id:7'] },
+    ]);
+  });
+
+  it('400 without an action filter, 403 without users.permissions:read on users:*', async () => {
+    expectOutcome(await gql(app, QUERY, { u: 1 }), 400, 'VALIDATION_FAILED');
+    const message = expectOutcome(await gql(app, QUERY, { a: 'notes:read' }, { auth: viewer.auth }), 403, 'ACCESS_DENIED');
+    expect(message).toContain('users.permissions:read');
   });
 });
 
@@ -188,5 +226,24 @@ describe('delegatable roles and actions', () => {
       'fixed:roles:resetter',
       'fixed:roles:writer',
     ]);
+  });
+
+  it('GET /api/access-control/actions?prefix= answers what GraphQL actions(prefix) answers', async () => {
+    const fields = 'action fixedRoles { uid name displayName }';
+    for (const prefix of ['notes', 'roles:', 'no-such-prefix']) {
+      const viaRest = await rest(app, 'GET', `/api/access-control/actions?prefix=${encodeURIComponent(prefix)}`);
+      expectOutcome(viaRest, 200);
+      const res = await gql(app, `query($p: String) { actions(prefix: $p) { ${fields} } }`, { p: prefix });
+      expect(viaRest.body).toEqual(res.data?.actions);
+    }
+    const notes = await rest(app, 'GET', '/api/access-control/actions?prefix=notes');
+    expect(notes.body).toEqual([
+      { action: 'notes:read', fixedRoles: [{ uid: READER, name: 'plugins:notes:reader', displayName: expect.any(String) }] },
+      { action: 'notes:write', fixedRoles: [{ uid: WRITER, name: 'plugins:notes:writer', displayName: expect.any(String) }] },
+    ]);
+    const everything = (await rest(app, 'GET', '/api/access-control/actions')).body as { action: string }[];
+    expect(everything.map((a) => a.action)).toEqual(expect.arrayContaining(['notes:read', 'roles:read', 'users:read']));
+    const message = expectOutcome(await rest(app, 'GET', '/api/access-control/actions', { auth: viewer.auth }), 403, 'ACCESS_DENIED');
+    expect(message).toContain('roles:read');
   });
 });

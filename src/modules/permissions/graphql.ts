@@ -1,7 +1,8 @@
 /**
  * GraphQL door of permission listings: `viewer` (the caller, with its roles, teams and
- * permissions in one round-trip) and `userPermissions`. Resolvers call PermissionService, the
- * same the REST listing routes call.
+ * permissions in one round-trip), `userPermissions`, and the questions products ask
+ * (`userPermissionsSearch`, `checkAccess`). Resolvers call PermissionService, the same the REST
+ * routes call.
  */
 import { requireSignedIn } from '../../kernel/guards.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
@@ -84,7 +85,40 @@ const AccessCheckResult = builder.objectRef<AccessCheck>('AccessCheck').implemen
   }),
 });
 
+/** One row of userPermissionsSearch: a user's scopes for one matching action. */
+interface SearchRow {
+  userId: number;
+  action: string;
+  scopes: string[];
+}
+
+const UserPermissionsSearchRow = builder.objectRef<SearchRow>('UserPermissionsSearchRow').implement({
+  description: 'A member of the organization holding a matching action, with its scopes for that action.',
+  fields: (t) => ({
+    userId: t.exposeInt('userId', { description: 'User or service account id.' }),
+    action: t.exposeString('action'),
+    scopes: t.exposeStringList('scopes', { description: 'Scopes the member holds the action on, in the order of its permissions.' }),
+  }),
+});
+
 builder.queryFields((t) => ({
+  userPermissionsSearch: t.field({
+    type: [UserPermissionsSearchRow],
+    description: `The GraphQL twin of GET /api/access-control/users/permissions/search: every member of the current organization (only userId / userLogin when given) holding a matching permission, one row per member and action, ordered by userId then action. At least one of action or actionPrefix is required (400). ${needs(permissionRequirements.search)}`,
+    args: {
+      actionPrefix: t.arg.string({ description: 'Actions starting with this.' }),
+      action: t.arg.string({ description: 'Exact action.' }),
+      scope: t.arg.string({ description: 'Scopes covering this one (equal, or a wildcard over it).' }),
+      userId: t.arg.int({ description: 'One user or service account.' }),
+      userLogin: t.arg.string({ description: 'One user, by login.' }),
+    },
+    resolve: async (_root, args, ctx) => {
+      const found = await ctx.services.permissions.search(ctx.principal, args);
+      return Object.entries(found)
+        .flatMap(([userId, byAction]) => Object.entries(byAction).map(([action, scopes]) => ({ userId: Number(userId), action, scopes })))
+        .sort((a, b) => a.userId - b.userId || (a.action < b.action ? -1 : a.action > b.action ? 1 : 0));
+    },
+  }),
   checkAccess: t.field({
     type: AccessCheckResult,
     description: `May the user (the caller when userId is omitted) do action on one of scopes (on any scope when none)? ${needs(permissionRequirements.checkUser)}`,

@@ -107,6 +107,25 @@ export const roleRoutes: Route[] = [
   },
   {
     method: 'GET',
+    path: '/api/access-control/actions',
+    requires: roleRequirements.read,
+    summary: 'Every known action (built-in, registered by products, or held by a role) with the fixed roles carrying it, by action',
+    response: z.array(
+      z.strictObject({
+        action: z.string(),
+        fixedRoles: z.array(z.strictObject({ uid: z.string(), name: z.string(), displayName: z.string() })),
+      }),
+    ),
+    query: [{ name: 'prefix', type: 'string', description: 'Only actions starting with it, e.g. "notes:" or "users"' }],
+    // The REST twin of GraphQL `actions(prefix)` (issue #9 item 4): the same RoleService.actions.
+    handler: async ({ principal, services, query }) =>
+      (await services.roles.actions(principal, query.get('prefix'))).map(({ action, fixedRoles }) => ({
+        action,
+        fixedRoles: fixedRoles.map((r) => ({ uid: r.uid, name: r.name, displayName: r.displayName })),
+      })),
+  },
+  {
+    method: 'GET',
     path: '/api/access-control/roles/:uid',
     requires: roleRequirements.read,
     summary: 'Get a role with its permissions',
