@@ -5,20 +5,13 @@
  * Service Admin) — and changes nothing there, on the GraphQL door and on the organization REST
  * routes. Sending X-Service-Org-Id of the other organization is 401 for every one of them.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ErrorCode } from '../../src/kernel/errors.js';
-import { createTestApp, type TestApp } from '../support/app.js';
 import { expectData, expectGraphqlError, expectOutcome, rest } from '../support/requests.js';
-import { type Actor, type Fixtures, seedFixtures, unique } from '../support/subjects.js';
+import { app, fx, useSeededApp } from '../support/scene.js';
+import { type Actor, unique } from '../support/subjects.js';
 
-let app: TestApp;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  app = await createTestApp();
-  fx = await seedFixtures(app);
-});
-afterAll(() => app.close());
+useSeededApp();
 
 /** One side of the wall: who attacks, what it owns, and what it must not reach. */
 interface Side {

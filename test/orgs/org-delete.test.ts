@@ -5,10 +5,10 @@
  * made in it (rows keyed by orgId without a foreign key included) — users whose default it was
  * get a valid one, the permission cache forgets it at once, and the audit log records it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fixedRoleUid } from '../../src/kernel/builtin-roles.js';
-import { createTestApp, type TestApp } from '../support/app.js';
 import { expectData, expectGraphqlError, expectOutcome, mustGraphql, rest } from '../support/requests.js';
+import { app, fx, useSeededApp } from '../support/scene.js';
 import {
   type Actor,
   createKey,
@@ -16,20 +16,11 @@ import {
   createServiceAccountViaGraphql,
   createTeam,
   createUser,
-  type Fixtures,
   p,
-  seedFixtures,
   unique,
 } from '../support/subjects.js';
 
-let app: TestApp;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  app = await createTestApp();
-  fx = await seedFixtures(app);
-});
-afterAll(() => app.close());
+useSeededApp();
 
 const db = () => app.database.prisma;
 const DELETE = 'mutation($id: Int!) { deleteOrganization(id: $id) { message } }';

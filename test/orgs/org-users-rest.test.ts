@@ -5,21 +5,16 @@
  * and error status, filtering by held scopes, the wall, and the audit rows.
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectData, expectGraphqlError, expectOutcome, rest } from '../support/requests.js';
-import { type Actor, assignUserRole, createUser, type Fixtures, p, seedFixtures, unique } from '../support/subjects.js';
+import { app, fx, useSeededApp } from '../support/scene.js';
+import { type Actor, assignUserRole, createUser, p, unique } from '../support/subjects.js';
 
-let app: TestApp;
-let fx: Fixtures;
+useSeededApp();
 let nobody: Actor;
-
 beforeAll(async () => {
-  app = await createTestApp();
-  fx = await seedFixtures(app);
   nobody = await createUser(app, 'org-users-none', { orgRole: 'None' });
 });
-afterAll(() => app.close());
 
 type Member = { orgId: number; userId: number; login: string; email: string; role: string; [k: string]: unknown };
 

@@ -3,19 +3,12 @@
  * addOrgUser, updateOrgUserRole, removeOrgUser — every success and error path, and the
  * permission cache seeing each membership change on the very next request.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
 import { expectData, expectGraphqlError, mustGraphql } from '../support/requests.js';
-import { assignUserRole, createOrgViaGraphql, createUserViaGraphql, type Fixtures, seedFixtures, unique } from '../support/subjects.js';
+import { app, fx, useSeededApp } from '../support/scene.js';
+import { assignUserRole, createOrgViaGraphql, createUserViaGraphql, unique } from '../support/subjects.js';
 
-let app: TestApp;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  app = await createTestApp();
-  fx = await seedFixtures(app);
-});
-afterAll(() => app.close());
+useSeededApp();
 
 const CREATE_ORG = 'mutation($input: CreateOrganizationInput!) { createOrganization(input: $input) { id name created updated } }';
 const ORGS = '{ organizations { id name } }';

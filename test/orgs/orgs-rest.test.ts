@@ -4,21 +4,16 @@
  * every success and error status, the wall between organizations, and the audit rows.
  * Deletion: org-delete.test.ts; members: org-users-rest.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectData, expectGraphqlError, expectOutcome, rest } from '../support/requests.js';
-import { type Actor, createKey, createOrgViaGraphql, createUser, type Fixtures, seedFixtures, unique } from '../support/subjects.js';
+import { app, fx, useSeededApp } from '../support/scene.js';
+import { type Actor, createKey, createOrgViaGraphql, createUser, unique } from '../support/subjects.js';
 
-let app: TestApp;
-let fx: Fixtures;
+useSeededApp();
 let nobody: Actor;
-
 beforeAll(async () => {
-  app = await createTestApp();
-  fx = await seedFixtures(app);
   nobody = await createUser(app, 'orgs-rest-none', { orgRole: 'None' });
 });
-afterAll(() => app.close());
 
 const NO_ADDRESS = { address1: '', address2: '', city: '', zipCode: '', state: '', country: '' };
 const details = (id: number, name: string) => ({ id, name, address: NO_ADDRESS });

@@ -8,17 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, type Credentials, createTestApp, type TestApp } from '../support/app.js';
 import { auditOf } from '../support/effects.js';
 import { expectOutcome, gql, rest } from '../support/requests.js';
-import {
-  assignUserRole,
-  createRole,
-  createUser,
-  createUserViaGraphql,
-  type Fixtures,
-  p,
-  SUBJECT_PASSWORD,
-  seedFixtures,
-  unique,
-} from '../support/subjects.js';
+import { app, fx, useSeededApp } from '../support/scene.js';
+import { assignUserRole, createRole, createUser, createUserViaGraphql, p, SUBJECT_PASSWORD, unique } from '../support/subjects.js';
 import {
   CREATE,
   DELETE,
@@ -34,14 +25,7 @@ import {
   whoami,
 } from './user-operations.js';
 
-let app: TestApp;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  app = await createTestApp();
-  fx = await seedFixtures(app);
-});
-afterAll(() => app.close());
+useSeededApp();
 
 /** Whether `auth` still authenticates (a GraphQL viewer query). */
 async function canSignIn(auth: Credentials): Promise<boolean> {

@@ -2,20 +2,13 @@
  * Creating users over GraphQL: createUser — every success and error path — and passwords never
  * returned. Reading, updating and deleting users: users.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
 import { expectData, expectGraphqlError } from '../support/requests.js';
-import { assignUserRole, createUserViaGraphql, type Fixtures, seedFixtures, unique } from '../support/subjects.js';
+import { app, fx, useSeededApp } from '../support/scene.js';
+import { assignUserRole, createUserViaGraphql, unique } from '../support/subjects.js';
 import { CREATE, UPDATE, USER, USER_FIELDS, USERS, type UserData, whoami } from './user-operations.js';
 
-let app: TestApp;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  app = await createTestApp();
-  fx = await seedFixtures(app);
-});
-afterAll(() => app.close());
+useSeededApp();
 
 function newUserInput(overrides: Record<string, unknown> = {}) {
   const login = unique('user');

@@ -4,31 +4,15 @@
  * /api/users/:id), each next to its GraphQL twin: every status, paging, the organization wall.
  * The admin routes (/api/admin/users...): users-admin.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ageString } from '../../src/modules/shared/directory.js';
-import { createTestApp, type TestApp } from '../support/app.js';
 import { emailAvatar, nameAvatar } from '../support/effects.js';
 import { expectOutcome, gql, rest } from '../support/requests.js';
-import {
-  assignUserRole,
-  createTeam,
-  createUser,
-  createUserViaGraphql,
-  type Fixtures,
-  SUBJECT_PASSWORD,
-  seedFixtures,
-  unique,
-} from '../support/subjects.js';
+import { app, fx, useSeededApp } from '../support/scene.js';
+import { assignUserRole, createTeam, createUser, createUserViaGraphql, SUBJECT_PASSWORD, unique } from '../support/subjects.js';
 import { LOOKUP, signIn, UPDATE, USER, USER_GLOBAL, USER_SEARCH, USER_TEAMS } from './user-operations.js';
 
-let app: TestApp;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  app = await createTestApp();
-  fx = await seedFixtures(app);
-});
-afterAll(() => app.close());
+useSeededApp();
 
 type Hit = { id: number; login: string; email: string; isAdmin: boolean; lastSeenAt: string; lastSeenAtAge: string };
 type SearchPage = { totalCount: number; users: Hit[]; page: number; perPage: number };

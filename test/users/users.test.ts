@@ -2,20 +2,14 @@
  * Users over GraphQL: users, user, updateUser, deleteUser — every success and error path — and
  * service accounts never passing basic auth. Creating users and passwords: users-create.test.ts.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN } from '../support/app.js';
 import { expectData, expectGraphqlError, mustGraphql } from '../support/requests.js';
-import { createUserViaGraphql, type Fixtures, seedFixtures, unique } from '../support/subjects.js';
+import { app, fx, useSeededApp } from '../support/scene.js';
+import { createUserViaGraphql, unique } from '../support/subjects.js';
 import { DELETE, UPDATE, USER, USERS, type UserData, whoami } from './user-operations.js';
 
-let app: TestApp;
-let fx: Fixtures;
-
-beforeAll(async () => {
-  app = await createTestApp();
-  fx = await seedFixtures(app);
-});
-afterAll(() => app.close());
+useSeededApp();
 
 describe('users', () => {
   it('lists the members of the current organization, people only, to any org role', async () => {
