@@ -34,12 +34,15 @@ import { type Clock, systemClock } from './platform/clock.js';
 import { type Db, observeQueryTime } from './platform/database.js';
 import type { Logger } from './platform/logger.js';
 import { createMetrics, type Metrics } from './platform/metrics.js';
+import type { PasswordVerifier } from './platform/passwords.js';
 
 export interface AppDeps {
   db: Db;
   config: Config;
   log: Logger;
   clock?: Clock;
+  /** Checks passwords (default: platform/passwords.ts verifyPassword); tests count or hold the checks through it. */
+  verifyPassword?: PasswordVerifier;
 }
 
 export interface App {
@@ -57,7 +60,13 @@ const DEFAULT_QUERY =
 /** Builds the app for a database and configuration. */
 export function createApp(deps: AppDeps): App {
   const { db, config, log } = deps;
-  const services = createServices({ db, config, clock: deps.clock ?? systemClock, log });
+  const services = createServices({
+    db,
+    config,
+    clock: deps.clock ?? systemClock,
+    log,
+    ...(deps.verifyPassword && { verifyPassword: deps.verifyPassword }),
+  });
   const build = buildInfo(config.commit);
   const lifecycle = new Lifecycle();
   const metrics = createMetrics({ build, enabled: config.metrics.enabled, cacheEntries: () => services.access.cachedPrincipals });

@@ -7,6 +7,7 @@ import { type Edition, editionGuard } from '../kernel/edition.js';
 import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
+import { type PasswordVerifier, verifyPassword } from '../platform/passwords.js';
 import { ApiKeyService } from './api-keys/service.js';
 import { SubjectAssignments, teamStore, userStore } from './assignments/service.js';
 import { AuditService } from './audit/service.js';
@@ -45,6 +46,8 @@ export interface ServiceDeps {
   clock: Clock;
   /** Where services log what they keep from callers (which LDAP server failed, a failed last-seen write). */
   log?: Logger;
+  /** Checks passwords (default: platform/passwords.ts verifyPassword); tests count or hold the checks through it. */
+  verifyPassword?: PasswordVerifier;
 }
 
 export interface Services {
@@ -108,7 +111,12 @@ export function createServices(deps: ServiceDeps): Services {
       maxSecondsToLive: deps.config.apiKeyMaxSecondsToLive,
     }),
     audit: new AuditService(feature),
-    signIn: new SignInService({ ...feature, throttle: new LoginThrottle(auth.bruteForce), directory: ldap.enabled ? ldap : null }),
+    signIn: new SignInService({
+      ...feature,
+      throttle: new LoginThrottle(auth.bruteForce),
+      verifyPassword: deps.verifyPassword ?? verifyPassword,
+      directory: ldap.enabled ? ldap : null,
+    }),
     sessions: new SessionService({ ...feature, clock: deps.clock, settings: auth, ...(deps.log && { log: deps.log }) }),
     ldap,
     oauth: new OAuthService(auth.oauth),

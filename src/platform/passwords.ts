@@ -16,6 +16,12 @@ export function hashPassword(password: string): Promise<string> {
 }
 
 /**
+ * What checks a password against a stored hash: verifyPassword, or in tests a wrapper that counts
+ * or holds the checks (the sign-in module receives it, so every real check goes through it).
+ */
+export type PasswordVerifier = (stored: string | null, password: string) => Promise<boolean>;
+
+/**
  * True when `password` matches the PHC `stored` hash; false for a malformed hash. With `stored`
  * null the password is checked against a dummy hash (same cost) and the answer is always false.
  */

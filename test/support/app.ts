@@ -12,6 +12,7 @@ import { seed } from '../../src/kernel/seed.js';
 import type { Clock } from '../../src/platform/clock.js';
 import { type Database, openDatabase } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
+import type { PasswordVerifier } from '../../src/platform/passwords.js';
 
 export const ADMIN = { login: 'admin', password: 'admin-test-password' };
 /** The admin's login with a wrong password: the 401 INVALID_CREDENTIALS case. */
@@ -59,9 +60,12 @@ export class TestClock implements Clock {
 
 /**
  * Builds a test app on a new database. `env` overrides configuration variables
- * (EDITION, API_KEY_MAX_SECONDS_TO_LIVE, ...).
+ * (EDITION, API_KEY_MAX_SECONDS_TO_LIVE, ...); `verifyPassword` replaces the password check
+ * (to count or hold the checks sign-in makes).
  */
-export async function createTestApp(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
+export async function createTestApp(
+  options: { env?: Record<string, string>; clock?: Clock; verifyPassword?: PasswordVerifier } = {},
+): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-test-'));
   const config = loadConfig({
     DATABASE_URL: `file:${join(dir, 'test.db')}`,
@@ -76,7 +80,13 @@ export async function createTestApp(options: { env?: Record<string, string>; clo
   const database = await openDatabase({ databaseUrl: config.databaseUrl, onQuery: (sql) => queries.push(sql) });
   await seed(database.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   const log = createLogger('silent');
-  const app = createApp({ db: database.prisma, config, log, ...(options.clock && { clock: options.clock }) });
+  const app = createApp({
+    db: database.prisma,
+    config,
+    log,
+    ...(options.clock && { clock: options.clock }),
+    ...(options.verifyPassword && { verifyPassword: options.verifyPassword }),
+  });
 
   const request: TestApp['request'] = (path, init = {}) => {
     const { auth = ADMIN, json, orgId, headers, ...rest } = init;

@@ -15,9 +15,9 @@ import { DomainError, notFound } from '../../kernel/errors.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
-import { hashPassword, verifyPassword } from '../../platform/passwords.js';
+import { hashPassword, type PasswordVerifier } from '../../platform/passwords.js';
 import { AUTH_MODULE } from './external-users.js';
-import type { LoginSubject, LoginThrottle } from './throttle.js';
+import { type LoginSubject, type LoginThrottle, loginBlocked } from './throttle.js';
 
 /** `PUT /api/user/password` body (Grafana's ChangeUserPasswordCommand). */
 export const changePasswordInput = z.object(
@@ -37,9 +37,13 @@ export interface SignedInUser {
   isExternal: boolean;
 }
 
-/** What the own-account operations use: the database, the write path and the login throttle (the old password's check). */
+/**
+ * What the own-account operations use: the database, the write path, the login throttle and the
+ * password verifier (platform/passwords.ts verifyPassword; tests pass one that counts checks).
+ */
 export interface OwnAccountDeps extends FeatureDeps {
   throttle: LoginThrottle;
+  verifyPassword: PasswordVerifier;
 }
 
 /** The own-account operations of SignInService; every method needs a signed-in user (module comment). */
@@ -97,7 +101,7 @@ export abstract class OwnAccount<Deps extends OwnAccountDeps = OwnAccountDeps> {
   /**
    * `PUT /api/user/password`: a local user changes its own password; every other session of
    * the user ends (logged as user.password_change with the number of sessions ended). The old
-   * password is checked like a login (throttled on the same counters, constant cost).
+   * password is checked like a login (reserved on the same counters first, throttle.ts).
    * @throws DomainError VALIDATION_FAILED (400), PASSWORD_MANAGED_EXTERNALLY (400: LDAP or
    *   OAuth user), INVALID_CREDENTIALS (401: wrong old password), LOGIN_BLOCKED (429).
    */
@@ -108,11 +112,13 @@ export abstract class OwnAccount<Deps extends OwnAccountDeps = OwnAccountDeps> {
       throw new DomainError('PASSWORD_MANAGED_EXTERNALLY', 'Cannot change the password of a user managed by an identity provider');
     }
     const subject: LoginSubject = { typed: user.login, userId: user.id };
-    await this.deps.throttle.check(subject, address);
-    if (!(await verifyPassword(user.passwordHash, input.oldPassword))) {
-      await this.deps.throttle.fail(subject, address);
+    const attempt = await this.deps.throttle.reserve(subject, address);
+    // Its own account: no oracle to hide, so a lock reached through its email answers 429 here too.
+    if (attempt.accountLocked) throw loginBlocked(attempt.accountLocked.retryAfterSeconds);
+    if (!(await this.deps.verifyPassword(user.passwordHash, input.oldPassword))) {
       throw new DomainError('INVALID_CREDENTIALS', 'Invalid old password');
     }
+    await attempt.succeeded(user.id);
     const passwordHash = await hashPassword(input.newPassword);
     const keep = caller.kind === 'user' ? caller.sessionId : undefined;
     await this.deps.access.write(

@@ -4,8 +4,9 @@
  * account (`/api/user*`: profile, organizations, password, organization switch).
  *
  * Rules: issue #11 items 1-3 (Grafana's login, `/api/user` routes and external user sync) and
- * issue #10 item 4: failed checks throttled per account (the user a login or email resolves to,
- * and the typed name) and per client address (throttle.ts); unknown logins are verified against
+ * issue #10 item 4 and issue #18 items 3-4: password checks reserved on counters per typed name,
+ * per account (the user a login or email resolves to) and per client address before they run
+ * (throttle.ts); unknown logins are verified against
  * a dummy argon2 hash (platform/passwords.ts) so they cost the time of a known one; the answer
  * for an unknown login, a wrong password and a disabled user is the same 401. Every change made
  * here is in the audit log (issue #12 item 5): a user created or synced by a sign-in (actor: that
@@ -18,7 +19,6 @@
 import { DomainError } from '../../kernel/errors.js';
 import type { RequestOrigin } from '../../kernel/fence.js';
 import { type AuthMethod, principalOf, type UserPrincipal } from '../../kernel/principal.js';
-import { verifyPassword } from '../../platform/passwords.js';
 import { AUTH_MODULE, type DirectoryAuthenticator, type ExternalIdentity, invalidCredentials, syncExternalUser } from './external-users.js';
 import { OwnAccount, type OwnAccountDeps } from './own-account.js';
 import type { LoginSubject } from './throttle.js';
@@ -26,7 +26,10 @@ import type { LoginSubject } from './throttle.js';
 export { AUTH_MODULE, authLabels, type DirectoryAuthenticator, type ExternalIdentity } from './external-users.js';
 export { changePasswordInput, type SignedInUser } from './own-account.js';
 
-/** What SignInService uses: the own account's deps (database, write path, login throttle) and the directory, null when LDAP is off. */
+/**
+ * What SignInService uses: the own account's deps (database, write path, login throttle, password
+ * verifier) and the directory, null when LDAP is off.
+ */
 export interface SignInDeps extends OwnAccountDeps {
   directory: DirectoryAuthenticator | null;
 }
@@ -49,41 +52,53 @@ function originOf(from: string | RequestOrigin): RequestOrigin {
 export class SignInService extends OwnAccount<SignInDeps> {
   /**
    * Checks `login` (login or email) and `password`, locally or against the directory, and
-   * returns the user and whether the directory vouched for it. Refused while throttled: the counters are the user the name resolves to
-   * and the typed name (throttle.ts), so a login and its email share one. `from` is the client
-   * address, or the request's origin (the audit log's, for a directory user this sign-in creates
-   * or syncs).
-   * @throws DomainError LOGIN_BLOCKED (429), INVALID_CREDENTIALS (401, same for unknown login,
-   *   wrong password, disabled user), IDENTITY_PROVIDER_UNAVAILABLE (401: directory down).
+   * returns the user and whether the directory vouched for it. A check is reserved on the
+   * throttle's counters before it runs (the address, the typed name and the user the name resolves
+   * to: throttle.ts), so no more than the limit run per window whatever the concurrency. `from`
+   * is the client address, or the request's origin (the audit log's, for a directory user this
+   * sign-in creates or syncs).
+   * @throws DomainError LOGIN_BLOCKED (429: the address or the typed name is out of attempts),
+   *   INVALID_CREDENTIALS (401, same for unknown login, wrong password, disabled user, and an
+   *   account out of attempts through another of its names), IDENTITY_PROVIDER_UNAVAILABLE (401:
+   *   directory down; not counted).
    */
   async checkPassword(login: string, password: string, from: string | RequestOrigin): Promise<PasswordSignIn> {
-    const { throttle, directory, db } = this.deps;
+    const { throttle, directory, db, verifyPassword } = this.deps;
     const origin = originOf(from);
-    const address = origin.clientAddress;
     // Looked up before the throttle is asked, for known and unknown names alike (same cost).
     const user = await db.user.findFirst({
       where: { OR: [{ login }, { email: login }], isServiceAccount: false },
       select: { id: true, passwordHash: true, isDisabled: true, authModule: true },
     });
     const subject: LoginSubject = { typed: login, userId: user?.id ?? null };
-    await throttle.check(subject, address);
-    if (directory?.enabled && (!user || user.authModule === AUTH_MODULE.ldap)) {
-      const identity = await directory.authenticate(login, password);
-      if (identity && !user?.isDisabled) {
-        const id = await this.syncExternalUser(identity, AUTH_MODULE.ldap, true, origin);
-        await throttle.succeed({ typed: login, userId: id });
-        return { userId: id, viaDirectory: true };
-      }
-      await throttle.fail(subject, address);
+    // The point is taken before any password is checked (throttle.ts): concurrent guesses cannot pass together.
+    const attempt = await throttle.reserve(subject, origin.clientAddress);
+    if (attempt.accountLocked) {
+      // Answered as a wrong password, at its cost, checking nothing real (throttle.ts: no email oracle).
+      await verifyPassword(null, password);
       throw invalidCredentials();
+    }
+    if (directory?.enabled && (!user || user.authModule === AUTH_MODULE.ldap)) {
+      let identity: ExternalIdentity | null;
+      try {
+        identity = await directory.authenticate(login, password);
+      } catch (error) {
+        await attempt.cancel(); // the directory was not asked: no guess was made
+        throw error;
+      }
+      if (!identity || user?.isDisabled) throw invalidCredentials();
+      // The directory accepted the password: what follows is no guess, whatever its outcome.
+      const id = await this.syncExternalUser(identity, AUTH_MODULE.ldap, true, origin).catch(async (error: unknown) => {
+        await attempt.cancel();
+        throw error;
+      });
+      await attempt.succeeded(id);
+      return { userId: id, viaDirectory: true };
     }
     const usable = user && user.authModule === AUTH_MODULE.local ? user.passwordHash : null;
     const ok = await verifyPassword(usable, password);
-    if (!ok || !user || user.isDisabled) {
-      await throttle.fail(subject, address);
-      throw invalidCredentials();
-    }
-    await throttle.succeed(subject);
+    if (!ok || !user || user.isDisabled) throw invalidCredentials();
+    await attempt.succeeded(user.id);
     return { userId: user.id, viaDirectory: false };
   }
 

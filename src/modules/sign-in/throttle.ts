@@ -1,20 +1,32 @@
 /**
- * Brute-force protection for password checks (issue #10 item 4), on `rate-limiter-flexible`.
+ * Brute-force protection for password checks (issue #10 item 4, issue #18 items 3 and 4), on
+ * `rate-limiter-flexible`.
  *
  * Grafana's rule (`brute_force_login_protection_max_attempts`, default 5): after 5 failed
- * attempts for one login within 5 minutes the login is blocked for the rest of the window and
- * answers 429 even with the right password. Failures are also counted per client address, with
- * a limit LOGINS_PER_ADDRESS times higher, so one address cannot spray guesses over many logins.
- * Only failures are counted; a success clears the login's counters. Both doors and `/login` use
- * the same counters (one process; they are in memory, like Grafana's default store).
+ * attempts for one login within the window (5 minutes) the login is blocked until the window
+ * ends and answers 429 even with the right password. Failures are also counted per client
+ * address, with a limit LOGINS_PER_ADDRESS times higher, so one address cannot spray guesses over
+ * many logins. Both doors, `/login` and the old password of a password change use the same
+ * counters.
  *
- * "One login" is the account, not the text typed: an attempt counts against the user the typed
- * name resolves to (by login or email), so guesses made with the login also block the email and
- * the other way round, and against the typed name itself (NFKC, trimmed, lower-cased), so case
- * variants and names that resolve to nobody (yet: a directory user before its first sign-in)
- * share a counter too.
+ * Reserved before the check (issue #18 item 3): an attempt first consumes a point of each of its
+ * counters (rate-limiter-flexible's `consume`, atomic per key in every store), and only an
+ * attempt that got all its points may check a password. A failed check keeps its points; a
+ * passed check refunds the address's point and clears the login's counters (Grafana resets them
+ * on success); a refused attempt, or one that never reached a check (directory unreachable),
+ * gives every point back (`reward`). So however many attempts run at once, at most `maxAttempts`
+ * passwords of one account are checked per window.
+ *
+ * Counters per login: the name as typed (NFKC, trimmed, lower-cased, so case variants share one)
+ * whether or not it names anyone, as Grafana counts, and the account it resolves to (by login or
+ * email), so guesses spread over a user's login and email still stop after `maxAttempts` checks.
+ * Only the typed name's counter (and the address's) answers 429: when the account's counter is
+ * spent but the typed name's is not, the attempt is refused as a wrong password would be, with
+ * the same 401 and a dummy hash check's cost (`accountLocked`). Otherwise "5 failures for `e1`,
+ * then `e1@corp.test` answers 429 while an unknown email answers 401" would tell which email
+ * belongs to which login (issue #18 item 4): now each name answers by its own count only.
  */
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
+import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../../kernel/errors.js';
 
 /** The per-address limit is this many times the per-login one. */
@@ -25,13 +37,30 @@ export interface ThrottleSettings {
   windowSeconds: number;
 }
 
-function blocked(retryAfterSeconds: number): DomainError {
+/**
+ * Where the counters live: makes one rate-limiter-flexible limiter of `points` per
+ * `durationSeconds` for keys under `keyPrefix`. In memory by default (one process, like
+ * Grafana's default store); a database store drops in here, e.g. `RateLimiterPostgres` with its
+ * `storeClient`, whose consume / reward / delete are atomic per key as well.
+ */
+export interface CounterStore {
+  limiter(options: { keyPrefix: string; points: number; durationSeconds: number }): RateLimiterAbstract;
+}
+
+const memoryCounters: CounterStore = {
+  limiter: ({ keyPrefix, points, durationSeconds }) => new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds }),
+};
+
+/** The 429 of a login out of attempts. */
+export function loginBlocked(retryAfterSeconds: number): DomainError {
   return new DomainError(
     'LOGIN_BLOCKED',
     `Too many consecutive incorrect login attempts - login temporarily blocked, retry in ${retryAfterSeconds} s`,
     { retryAfterSeconds },
   );
 }
+
+const seconds = (res: RateLimiterRes) => Math.max(1, Math.ceil(res.msBeforeNext / 1000));
 
 /**
  * Who an attempt is for: the name as typed and the id of the user it resolves to (by login or
@@ -42,55 +71,94 @@ export interface LoginSubject {
   userId: number | null;
 }
 
-/** The per-login counters of `subject`: its normalized typed name and, when known, its user. */
-function keysOf(subject: LoginSubject): string[] {
-  const name = `name:${subject.typed.normalize('NFKC').trim().toLowerCase()}`;
-  return subject.userId === null ? [name] : [name, `user:${subject.userId}`];
+/** One reserved password check (LoginThrottle.reserve). A failed check needs no call: its points stay spent. */
+export interface LoginAttempt {
+  /**
+   * Set when the account's counter is spent while the typed name's is not: the caller checks no
+   * real password and answers as for a wrong one (module comment); seconds until the window ends.
+   */
+  readonly accountLocked: { retryAfterSeconds: number } | null;
+  /** The check passed for user `userId`: refunds the address's point, clears the typed name's and the user's counters. */
+  succeeded(userId: number): Promise<void>;
+  /** No password was checked after all (the directory could not be asked): every point goes back. */
+  cancel(): Promise<void>;
 }
 
-/** Failed-login counters per login and per client address. `null` settings: never blocks. */
-export class LoginThrottle {
-  private readonly byLogin: RateLimiterMemory | null;
-  private readonly byAddress: RateLimiterMemory | null;
+interface Counter {
+  limiter: RateLimiterAbstract;
+  key: string;
+}
 
-  constructor(private readonly settings: ThrottleSettings | null) {
-    this.byLogin = settings && new RateLimiterMemory({ points: settings.maxAttempts, duration: settings.windowSeconds });
+/** Consumes one point of `counter`: the result, or the refusal when it is spent. @throws the store's own errors. */
+async function consume(counter: Counter): Promise<{ ok: boolean; res: RateLimiterRes }> {
+  try {
+    return { ok: true, res: await counter.limiter.consume(counter.key) };
+  } catch (error) {
+    if (error instanceof RateLimiterRes) return { ok: false, res: error };
+    throw error;
+  }
+}
+
+/** Gives back the point consumed on `counter`; a window that ended meanwhile is not credited into the next one. */
+async function refund(counter: Counter): Promise<void> {
+  const res = await counter.limiter.reward(counter.key);
+  if (res.consumedPoints < 0) await counter.limiter.delete(counter.key);
+}
+
+const UNLIMITED: LoginAttempt = { accountLocked: null, succeeded: async () => undefined, cancel: async () => undefined };
+
+/** Password-check counters per login and per client address. `null` settings: never blocks. */
+export class LoginThrottle {
+  private readonly byLogin: RateLimiterAbstract | null;
+  private readonly byAddress: RateLimiterAbstract | null;
+
+  constructor(settings: ThrottleSettings | null, store: CounterStore = memoryCounters) {
+    const durationSeconds = settings?.windowSeconds ?? 0;
+    this.byLogin = settings && store.limiter({ keyPrefix: 'login', points: settings.maxAttempts, durationSeconds });
     this.byAddress =
-      settings && new RateLimiterMemory({ points: settings.maxAttempts * LOGINS_PER_ADDRESS, duration: settings.windowSeconds });
+      settings && store.limiter({ keyPrefix: 'address', points: settings.maxAttempts * LOGINS_PER_ADDRESS, durationSeconds });
   }
 
   /**
-   * Refuses an attempt for `subject` from `address` while its user, its typed name or the
-   * address is blocked (module comment).
-   * @throws DomainError LOGIN_BLOCKED (429) with details.retryAfterSeconds.
+   * Reserves one password check for `subject` from `address` (module comment): consumes a point
+   * of the address's, the typed name's and the account's counters at once. The caller then checks
+   * the password and reports a success with `succeeded`, or `cancel`s when nothing was checked.
+   * @throws DomainError LOGIN_BLOCKED (429, details.retryAfterSeconds) when the address or the
+   *   typed name has no point left; every point taken is given back first.
    */
-  async check(subject: LoginSubject, address: string): Promise<void> {
-    if (!this.settings || !this.byLogin || !this.byAddress) return;
+  async reserve(subject: LoginSubject, address: string): Promise<LoginAttempt> {
+    if (!this.byLogin || !this.byAddress) return UNLIMITED;
     const byLogin = this.byLogin;
-    const max = this.settings.maxAttempts;
-    const [perAddress, ...perLogin] = await Promise.all([this.byAddress.get(address), ...keysOf(subject).map((k) => byLogin.get(k))]);
-    const counted: [RateLimiterRes | null, number][] = [
-      [perAddress ?? null, max * LOGINS_PER_ADDRESS],
-      ...perLogin.map((r) => [r, max] as [RateLimiterRes | null, number]),
-    ];
-    for (const [res, limit] of counted) {
-      if (res && res.consumedPoints >= limit) throw blocked(Math.max(1, Math.ceil(res.msBeforeNext / 1000)));
+    const name: Counter = { limiter: byLogin, key: `name:${subject.typed.normalize('NFKC').trim().toLowerCase()}` };
+    const account: Counter | null = subject.userId === null ? null : { limiter: byLogin, key: `user:${subject.userId}` };
+    const answering: Counter[] = [{ limiter: this.byAddress, key: address }, name];
+    const counters = account ? [...answering, account] : answering;
+    const settled = await Promise.allSettled(counters.map(consume));
+    // A refused consume counted too (rate-limiter-flexible adds before it compares): every answered one is given back.
+    const answers = settled.map((r) => (r.status === 'fulfilled' ? r.value : null));
+    const giveBack = () => Promise.all(counters.filter((_, i) => answers[i] !== null).map(refund));
+    const storeError = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+    if (storeError) {
+      await giveBack();
+      throw storeError.reason;
     }
-  }
-
-  /** Counts a failed attempt for `subject` (its user and its typed name) and `address`. */
-  async fail(subject: LoginSubject, address: string): Promise<void> {
-    if (!this.byLogin || !this.byAddress) return;
-    const byLogin = this.byLogin;
-    await Promise.all([this.byAddress.penalty(address), ...keysOf(subject).map((k) => byLogin.penalty(k))]).catch((error: unknown) => {
-      if (!(error instanceof RateLimiterRes)) throw error;
-    });
-  }
-
-  /** Clears the per-login counters of `subject` after a success (the address keeps its count). */
-  async succeed(subject: LoginSubject): Promise<void> {
-    const byLogin = this.byLogin;
-    if (!byLogin) return;
-    await Promise.all(keysOf(subject).map((k) => byLogin.delete(k)));
+    const refused = answers.slice(0, answering.length).filter((a) => a?.ok === false);
+    if (refused.length > 0) {
+      await giveBack();
+      throw loginBlocked(Math.max(...refused.map((a) => seconds((a as { res: RateLimiterRes }).res))));
+    }
+    const accountAnswer = account ? answers[answering.length] : null;
+    const accountLocked = accountAnswer?.ok === false ? { retryAfterSeconds: seconds(accountAnswer.res) } : null;
+    // The account's point of a locked attempt goes back: no password of it is checked.
+    if (account && accountLocked) await refund(account);
+    return {
+      accountLocked,
+      succeeded: async (userId) => {
+        await Promise.all([refund(answering[0] as Counter), byLogin.delete(name.key), byLogin.delete(`user:${userId}`)]);
+      },
+      cancel: async () => {
+        await Promise.all((accountLocked ? answering : counters).map(refund));
+      },
+    };
   }
 }
