@@ -97,7 +97,15 @@ export const authEnvShape = {
   }),
   AUTH_GENERIC_OAUTH_AUTH_URL: optionalUrl.meta({ description: 'authorization endpoint, without an issuer', unset: 'none' }),
   AUTH_GENERIC_OAUTH_TOKEN_URL: optionalUrl.meta({ description: 'token endpoint, without an issuer', unset: 'none' }),
-  AUTH_GENERIC_OAUTH_API_URL: optionalUrl.meta({ description: 'user-info endpoint, without an issuer', unset: 'none' }),
+  AUTH_GENERIC_OAUTH_API_URL: optionalUrl.meta({
+    description: 'user-info endpoint; without an issuer the claims come from it (or from an ID token verified with `JWK_SET_URL`)',
+    unset: 'none',
+  }),
+  AUTH_GENERIC_OAUTH_JWK_SET_URL: optionalUrl.meta({
+    description:
+      "the provider's signing keys (JWKS), without an issuer: its ID token is then required and verified (signature, audience, expiry, nonce); an unverified ID token is never read",
+    unset: 'none',
+  }),
   AUTH_GENERIC_OAUTH_LOGIN_ATTRIBUTE_PATH: z
     .string()
     .optional()
@@ -115,6 +123,10 @@ export const authEnvShape = {
     .optional()
     .meta({ description: 'JMESPath giving `Viewer`, `Editor`, `Admin` or `GrafanaAdmin`, applied at every login', unset: 'none' }),
   AUTH_GENERIC_OAUTH_ALLOW_SIGN_UP: bool(true).meta({ description: 'an unknown OAuth user is created at its first login' }),
+  AUTH_OAUTH_ALLOW_INSECURE_EMAIL_LOOKUP: bool(false).meta({
+    description:
+      "Grafana's `oauth_allow_insecure_email_lookup`: an OAuth subject seen for the first time may be linked to the existing local (or OAuth) user holding its email, when the provider says `email_verified: true`; off, it gets an account of its own or is refused when its login or email is taken",
+  }),
   AUTH_GENERIC_OAUTH_USE_PKCE: bool(true).meta({ description: 'PKCE on the authorization code flow' }),
   AUTH_LDAP_ENABLED: bool(false).meta({ description: 'LDAP users, see "Sign-in"' }),
   AUTH_LDAP_CONFIG_FILE: z.string().default('ldap.toml').meta({
@@ -146,6 +158,8 @@ export interface AuthConfig {
   bruteForce: { maxAttempts: number; windowSeconds: number } | null;
   rootUrl: string;
   oauth: OAuthConfig | null;
+  /** AUTH_OAUTH_ALLOW_INSECURE_EMAIL_LOOKUP: a new OAuth subject with a verified email may be linked to the user holding it. */
+  oauthAllowInsecureEmailLookup: boolean;
   /** Absolute path of ldap.toml (a relative one resolved against the project folder), or null when LDAP is off. */
   ldapConfigFile: string | null;
 }
@@ -162,6 +176,12 @@ export function toAuthConfig(env: AuthEnv, port: number, problems: string[]): Au
     if (!env.AUTH_GENERIC_OAUTH_ISSUER && !(env.AUTH_GENERIC_OAUTH_AUTH_URL && env.AUTH_GENERIC_OAUTH_TOKEN_URL)) {
       problems.push('  AUTH_GENERIC_OAUTH_ISSUER: required (or AUTH_URL and TOKEN_URL) when AUTH_GENERIC_OAUTH_ENABLED');
     }
+    // Without discovery nothing verifies an ID token's signature unless keys are given: the claims need a trusted source.
+    if (!env.AUTH_GENERIC_OAUTH_ISSUER && !env.AUTH_GENERIC_OAUTH_API_URL && !env.AUTH_GENERIC_OAUTH_JWK_SET_URL) {
+      problems.push(
+        "  AUTH_GENERIC_OAUTH_API_URL: required (or AUTH_GENERIC_OAUTH_JWK_SET_URL) without AUTH_GENERIC_OAUTH_ISSUER: the claims come from the user-info endpoint or from an ID token verified with the provider's keys",
+      );
+    }
     oauth = {
       name: env.AUTH_GENERIC_OAUTH_NAME,
       clientId: env.AUTH_GENERIC_OAUTH_CLIENT_ID ?? '',
@@ -171,6 +191,7 @@ export function toAuthConfig(env: AuthEnv, port: number, problems: string[]): Au
       authUrl: env.AUTH_GENERIC_OAUTH_AUTH_URL,
       tokenUrl: env.AUTH_GENERIC_OAUTH_TOKEN_URL,
       apiUrl: env.AUTH_GENERIC_OAUTH_API_URL,
+      jwkSetUrl: env.AUTH_GENERIC_OAUTH_JWK_SET_URL,
       loginAttributePath: env.AUTH_GENERIC_OAUTH_LOGIN_ATTRIBUTE_PATH,
       emailAttributePath: env.AUTH_GENERIC_OAUTH_EMAIL_ATTRIBUTE_PATH,
       nameAttributePath: env.AUTH_GENERIC_OAUTH_NAME_ATTRIBUTE_PATH,
@@ -193,6 +214,7 @@ export function toAuthConfig(env: AuthEnv, port: number, problems: string[]): Au
       : { maxAttempts: env.BRUTE_FORCE_LOGIN_PROTECTION_MAX_ATTEMPTS, windowSeconds: env.BRUTE_FORCE_LOGIN_PROTECTION_WINDOW },
     rootUrl,
     oauth,
+    oauthAllowInsecureEmailLookup: env.AUTH_OAUTH_ALLOW_INSECURE_EMAIL_LOOKUP,
     ldapConfigFile: env.AUTH_LDAP_ENABLED ? projectPath(env.AUTH_LDAP_CONFIG_FILE) : null,
   };
 }

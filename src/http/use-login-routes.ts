@@ -3,9 +3,10 @@
  * - `POST /login` `{"user", "password"}` (login or email) -> `{"message": "Logged in"}` and the
  *   session cookie; failures 401 `{"message": "Invalid username or password"}`, 429 when blocked;
  * - `GET /logout`: ends the session, clears the cookie, redirects to /login;
- * - `GET /login/generic_oauth`: redirects to the OAuth provider; the provider's redirect back to
- *   the same path completes the login, starts a session and redirects to ROOT_URL, or on any
- *   failure redirects to `/login?error=<message>` with no session;
+ * - `GET /login/generic_oauth[?next=<path>]`: redirects to the OAuth provider; the provider's
+ *   redirect back to the same path completes the login, starts a session and redirects to
+ *   ROOT_URL (plus `next` when it is a same-origin path, web/next-path.ts; anything else means
+ *   `/`), or on any failure redirects to `/login?error=<message>&code=<CODE>` with no session;
  * - `GET /login`: a minimal page naming the ways to sign in and the last error.
  * `POST /login` and `GET /logout` change state, so they follow the REST door's cross-site rule
  * (body.ts): refused with 403 from another site's page, unless its origin is trusted (ROOT_URL,
@@ -17,6 +18,7 @@
  * authenticator queued (a rotated or cleared session token) to every response.
  */
 import type { Plugin } from 'graphql-yoga';
+import { safeNextPath } from '../../web/next-path.js';
 import { DomainError, isDomainError } from '../kernel/errors.js';
 import type { Services } from '../modules/services.js';
 import { AUTH_MODULE } from '../modules/sign-in/service.js';
@@ -128,18 +130,20 @@ export function useLoginRoutes(deps: LoginRoutesDeps): Plugin {
     const isCallback = url.searchParams.has('code') || url.searchParams.has('error') || url.searchParams.has('state');
     try {
       if (!isCallback) {
-        const { url: target, state } = await oauth.begin();
+        const { url: target, state } = await oauth.begin(safeNextPath(url.searchParams.get('next')));
         const stateCookie = sessionCookie({ name: STATE_COOKIE, secure: cookie.secure, maxAgeSeconds: 600 }, state);
         return redirect(target, [stateCookie]);
       }
-      const identity = await oauth.finish(url, readCookie(request, STATE_COOKIE));
+      const { identity, next } = await oauth.finish(url, readCookie(request, STATE_COOKIE));
       const userId = await signIn.syncExternalUser(identity, AUTH_MODULE.oauth, deps.allowSignUp, originOf(request));
       const token = await sessions.start(userId, AUTH_MODULE.oauth, meta(request));
-      return redirect(deps.rootUrl, [clearState, sessionCookie(cookie, token)]);
+      // `next` was checked when the login began (a same-origin path); ROOT_URL ends with "/".
+      return redirect(`${deps.rootUrl}${next.slice(1)}`, [clearState, sessionCookie(cookie, token)]);
     } catch (error) {
-      const message = isDomainError(error) ? error.message : 'OAuth login failed';
-      if (!isDomainError(error)) deps.log.error({ err: error }, 'oauth login failed');
-      return redirect(`/login?error=${encodeURIComponent(message)}`, [clearState]);
+      const known = isDomainError(error);
+      if (!known) deps.log.error({ err: error }, 'oauth login failed');
+      const query = new URLSearchParams({ error: known ? error.message : 'OAuth login failed', code: known ? error.code : 'INTERNAL' });
+      return redirect(`/login?${query}`, [clearState]);
     }
   }
 

@@ -38,6 +38,8 @@ export const ERROR_STATUS = {
   IDENTITY_PROVIDER_UNAVAILABLE: 401,
   SIGN_UP_DISABLED: 401,
   OAUTH_LOGIN_FAILED: 401,
+  /** The OpenID provider's token answer held no ID token where one is required (issuer or JWKS set). */
+  OAUTH_ID_TOKEN_MISSING: 401,
   ACCESS_DENIED: 403,
   USER_MANAGED_EXTERNALLY: 403,
   NOT_FOUND: 404,
@@ -53,6 +55,8 @@ export const ERROR_STATUS = {
   ACCESS_CONTROL_UNAVAILABLE: 404,
   METHOD_NOT_ALLOWED: 405,
   CREDENTIALS_CHANGED: 409,
+  /** An external sign-in whose login or email belongs to another user (never signed into, never rewritten). */
+  EXTERNAL_IDENTITY_CONFLICT: 409,
   REQUEST_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   DATABASE_BUSY: 503,

@@ -35,7 +35,13 @@ export interface FeatureConfig {
   /** `API_KEY_MAX_SECONDS_TO_LIVE`: when set, every key must expire within it. */
   apiKeyMaxSecondsToLive: number | undefined;
   /** Sessions, brute-force protection, LDAP (path of ldap.toml) and OAuth (src/config-auth.ts). */
-  auth: SessionSettings & { bruteForce: ThrottleSettings | null; ldapConfigFile: string | null; oauth: OAuthSettings | null };
+  auth: SessionSettings & {
+    bruteForce: ThrottleSettings | null;
+    ldapConfigFile: string | null;
+    oauth: OAuthSettings | null;
+    /** AUTH_OAUTH_ALLOW_INSECURE_EMAIL_LOOKUP. */
+    oauthAllowInsecureEmailLookup: boolean;
+  };
   /** `PROVISIONING_PATH`: RBAC provisioning files (access-control/, plugins/). */
   provisioningPath: string;
 }
@@ -116,6 +122,7 @@ export function createServices(deps: ServiceDeps): Services {
       throttle: new LoginThrottle(auth.bruteForce),
       verifyPassword: deps.verifyPassword ?? verifyPassword,
       directory: ldap.enabled ? ldap : null,
+      allowInsecureEmailLookup: auth.oauthAllowInsecureEmailLookup,
     }),
     sessions: new SessionService({ ...feature, clock: deps.clock, settings: auth, ...(deps.log && { log: deps.log }) }),
     ldap,

@@ -1,7 +1,8 @@
 /**
  * LDAP users (issue #11 item 3) against a real LDAP server on 127.0.0.1: Basic and /login,
  * sync of name, email, org role and Service Admin flag at every login, bad passwords, unknown
- * users, filter injection, a directory that is down (a generic answer; the address and the
+ * users, filter injection, no sign-in into (or rewrite of) another user by login or email (409,
+ * issue #18 item 5), a directory that is down (a generic answer; the address and the
  * network error only in the log), no local password, the status route, the CLI diagnostics.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -110,6 +111,44 @@ describe('LDAP', () => {
     expect(await (await me('carol', 'carol-pw')).json()).toMatchObject({ isServiceAdmin: false });
     const orgs = await (await app.request('/api/user/orgs', { auth: { login: 'carol', password: 'carol-pw' } })).json();
     expect(orgs).toEqual([{ orgId: 1, name: 'Main Org.', role: 'Editor' }]);
+  });
+  it('a directory user never signs into nor rewrites another user: its email or login held elsewhere is a 409 conflict', async () => {
+    const db = app.database.prisma;
+    const local = await db.user.create({ data: { login: 'dina-local', email: 'dina@example.org', name: 'Dina (local)', orgId: 1 } });
+    const sameLogin = await db.user.create({ data: { login: 'fred', email: 'fred@corp.test', name: 'Fred (local)', orgId: 1 } });
+    await me('bob', 'bob-pw'); // bob, an LDAP user now
+    const bobRow = await db.user.findUniqueOrThrow({ where: { login: 'bob' } });
+    const people: Person[] = [
+      { uid: 'dina', password: 'dina-pw', mail: 'dina@example.org', givenName: 'Dina', sn: 'D', memberOf: [GROUPS.admins] },
+      { uid: 'bobby', password: 'bobby-pw', mail: 'bob@example.org', givenName: 'Bobby', sn: 'B', memberOf: [GROUPS.admins] },
+    ];
+    for (const person of people) {
+      directory.people.set(person.uid, person);
+      const res = await me(person.uid, person.password);
+      expect(res.status).toBe(409);
+      expect(await res.json()).toEqual({
+        code: 'EXTERNAL_IDENTITY_CONFLICT',
+        message: 'Login failed: the login or email of this identity belongs to another user',
+      });
+      const login = await app.request('/login', { method: 'POST', auth: null, json: { user: person.uid, password: person.password } });
+      expect(login.status).toBe(409);
+    }
+    // The login of a local user is checked against its local password, never the directory's.
+    directory.people.set('fred', { uid: 'fred', password: 'fred-pw', mail: 'fred@example.org', givenName: 'F', sn: 'F', memberOf: [] });
+    expect((await me('fred', 'fred-pw')).status).toBe(401);
+    expect(await db.user.findUniqueOrThrow({ where: { id: local.id } })).toEqual(local);
+    expect(await db.user.findUniqueOrThrow({ where: { id: sameLogin.id } })).toEqual(sameLogin);
+    expect(await db.user.findUniqueOrThrow({ where: { id: bobRow.id } })).toEqual(bobRow);
+    expect(await db.user.count({ where: { login: { in: ['dina', 'bobby'] } } })).toBe(0);
+    // A directory user whose mail moves onto another user's is refused too, keeping its own.
+    const bob2 = directory.people.get('bob') as Person;
+    bob2.mail = 'dina@example.org';
+    try {
+      expect((await me('bob', 'bob-pw')).status).toBe(409);
+    } finally {
+      bob2.mail = 'bob@example.org';
+    }
+    expect((await db.user.findUniqueOrThrow({ where: { id: bobRow.id } })).email).toBe('bob@example.org');
   });
   it('bad password and unknown user answer 401', async () => {
     expect((await me('alice', 'wrong')).status).toBe(401);

@@ -3,81 +3,25 @@
  * (oidc-provider): success with a session, role mapping by JMESPath at every login, sign-up off,
  * wrong state, replayed code, bad nonce, expired or wrongly signed ID token (rewritten in transit
  * by the provider's proxy), provider down before the redirect or during the code exchange, a
- * provider user whose login or email belongs to a local account.
+ * provider user whose login or email belongs to a local account (409 EXTERNAL_IDENTITY_CONFLICT).
+ * Subjects and email links, providers without an issuer, `next`: oauth-identities.test.ts.
  * Failures redirect to /login?error=... with no session, no new user and no stack trace.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { CLIENT, newSigningKey, ROOT_URL, startProvider, type TestProvider } from './oidc-provider.js';
+import * as flow from './oauth-flow.js';
+import { type Claims, cookieValue, expectLoginError, oauthEnv, SESSION_COOKIE, viewerOf } from './oauth-flow.js';
+import { newSigningKey, ROOT_URL, startProvider, type TestProvider } from './oidc-provider.js';
 
-const COOKIE = 'portcullis_session';
 let provider: TestProvider;
 let app: TestApp;
 
-function env(extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    ROOT_URL,
-    AUTH_GENERIC_OAUTH_ENABLED: 'true',
-    AUTH_GENERIC_OAUTH_NAME: 'Test IdP',
-    AUTH_GENERIC_OAUTH_CLIENT_ID: CLIENT.id,
-    AUTH_GENERIC_OAUTH_CLIENT_SECRET: CLIENT.secret,
-    AUTH_GENERIC_OAUTH_ISSUER: provider.issuer,
-    AUTH_GENERIC_OAUTH_SCOPES: 'openid email profile',
-    AUTH_GENERIC_OAUTH_ROLE_ATTRIBUTE_PATH:
-      "contains(groups[*], 'admins') && 'Admin' || contains(groups[*], 'editors') && 'Editor' || 'Viewer'",
-    ...extra,
-  };
-}
-
-function cookieValue(res: Response, name: string): string | undefined {
-  for (const c of res.headers.getSetCookie()) {
-    const m = new RegExp(`^${name}=([^;]*)`).exec(c);
-    if (m?.[1]) return m[1];
-  }
-  return undefined;
-}
-
-/** Starts a login at the app: the provider URL and the browser's state cookie. */
-async function begin(target: TestApp = app): Promise<{ authUrl: string; state: string }> {
-  const res = await target.request('/login/generic_oauth', { auth: null });
-  expect(res.status).toBe(302);
-  return { authUrl: res.headers.get('location') as string, state: cookieValue(res, 'portcullis_oauth_state') as string };
-}
-
-async function callback(url: URL, state: string | undefined, target: TestApp = app): Promise<Response> {
-  return target.request(`/login/generic_oauth${url.search}`, {
-    auth: null,
-    headers: state ? { cookie: `portcullis_oauth_state=${state}` } : {},
-  });
-}
-
-/** The whole flow for `claims`; returns the app's final answer. */
-async function loginAs(claims: Record<string, unknown> & { sub: string }, target: TestApp = app): Promise<Response> {
-  provider.account.next = claims;
-  const { authUrl, state } = await begin(target);
-  const back = await provider.browse(authUrl);
-  return callback(back, state, target);
-}
-
-async function viewer(res: Response) {
-  const token = cookieValue(res, COOKIE);
-  const me = await app.request('/graphql', {
-    method: 'POST',
-    auth: null,
-    headers: { cookie: `${COOKIE}=${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ query: '{ viewer { login orgRole isServiceAdmin } }' }),
-  });
-  return ((await me.json()) as { data: { viewer: unknown } }).data.viewer;
-}
-
-function expectLoginError(res: Response, pattern: RegExp): void {
-  expect(res.status).toBe(302);
-  const location = new URL(res.headers.get('location') as string, 'http://x');
-  expect(location.pathname).toBe('/login');
-  expect(location.searchParams.get('error')).toMatch(pattern);
-  expect(cookieValue(res, COOKIE)).toBeUndefined();
-  expect(location.searchParams.get('error')).not.toMatch(/\n\s*at |\.[jt]s:\d+/); // no stack trace
-}
+const env = (extra: Record<string, string> = {}) => oauthEnv(provider, extra);
+const begin = (target: TestApp = app) => flow.begin(target);
+const callback = (url: URL, state: string | undefined, target: TestApp = app) => flow.callback(target, url, state);
+const loginAs = (claims: Claims, target: TestApp = app) => flow.loginAs(provider, target, claims);
+const viewer = (res: Response) => viewerOf(app, res);
+const COOKIE = SESSION_COOKIE;
 
 /** A full login whose ID token the provider's proxy rewrites with `filter`: refused, nobody created. */
 async function expectRefusedIdToken(login: string, filter: (idToken: string) => string, pattern: RegExp): Promise<void> {
@@ -128,8 +72,10 @@ describe('generic_oauth', () => {
     const local = await app.database.prisma.user.create({
       data: { login: 'lena', email: 'lena@corp.test', name: 'Lena (local)', orgId: 1, orgs: { create: { orgId: 1, role: 'Viewer' } } },
     });
-    const reason = /^OAuth login failed: a user with this login or email already exists and is not managed by this provider$/;
-    expectLoginError(await loginAs({ sub: 'lena-sub', preferred_username: 'lena', email: 'other@idp.test' }), reason);
+    const reason = /^OAuth login failed: the login or email of this identity belongs to another user$/;
+    const byLogin = await loginAs({ sub: 'lena-sub', preferred_username: 'lena', email: 'other@idp.test' });
+    expectLoginError(byLogin, reason);
+    expect(new URL(byLogin.headers.get('location') as string, 'http://x').searchParams.get('code')).toBe('EXTERNAL_IDENTITY_CONFLICT');
     expectLoginError(await loginAs({ sub: 'lena2-sub', preferred_username: 'lena2', email: 'lena@corp.test' }), reason);
     expect(await app.database.prisma.user.findUniqueOrThrow({ where: { id: local.id } })).toMatchObject({
       name: 'Lena (local)',
@@ -187,8 +133,16 @@ describe('generic_oauth', () => {
     try {
       expectLoginError(await loginAs({ sub: 'dave-sub', preferred_username: 'dave' }, closed), /Signup is not allowed/);
       expect(await closed.database.prisma.user.count({ where: { login: 'dave' } })).toBe(0);
+      // Known: bound to the provider's subject (UserAuth), as its first login would have left it.
       await closed.database.prisma.user.create({
-        data: { login: 'erik', email: 'erik@idp.test', name: 'Erik', orgId: 1, authModule: 'oauth_generic_oauth' },
+        data: {
+          login: 'erik',
+          email: 'erik@idp.test',
+          name: 'Erik',
+          orgId: 1,
+          authModule: 'oauth_generic_oauth',
+          auths: { create: { authModule: 'oauth_generic_oauth', authId: 'erik-sub' } },
+        },
       });
       const known = await loginAs({ sub: 'erik-sub', preferred_username: 'erik', email: 'erik@idp.test' }, closed);
       expect(known.headers.get('location')).toBe(ROOT_URL);

@@ -7,8 +7,9 @@
  *
  * The issuer's address is a small real HTTP proxy in front of the provider: it passes everything
  * through, except that it can rewrite the `id_token` of token-endpoint answers in transit
- * (`idTokenFilter`, with `resign`) or drop token requests (`tokenEndpointDown`), so the service
- * meets a forged or expired ID token, or a provider gone mid-login, over real HTTP.
+ * (`idTokenFilter`, with `resign`; or remove it) or drop token requests (`tokenEndpointDown`), so
+ * the service meets a forged, expired or missing ID token, or a provider gone mid-login, over real
+ * HTTP.
  */
 import { generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
 import { createServer, type IncomingMessage, request, type Server } from 'node:http';
@@ -24,8 +25,8 @@ export interface TestProvider {
   account: { next: Record<string, unknown> & { sub: string } };
   /** Follows `url` through the provider until it redirects outside it; returns that location. */
   browse(url: string): Promise<URL>;
-  /** Rewrites the `id_token` of token-endpoint answers on their way to the service; null: untouched. */
-  idTokenFilter: ((idToken: string) => string) | null;
+  /** Rewrites the `id_token` of token-endpoint answers on their way to the service (null from it: removed); null: untouched. */
+  idTokenFilter: ((idToken: string) => string | null) | null;
   /** When true the proxy drops token-endpoint requests (connection reset): the provider went down. */
   tokenEndpointDown: boolean;
   /**
@@ -74,7 +75,7 @@ export async function startProvider(): Promise<TestProvider> {
         token_endpoint_auth_method: 'client_secret_post',
       },
     ],
-    claims: { openid: ['sub'], email: ['email'], profile: ['name', 'preferred_username', 'groups', 'role'] },
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username', 'groups', 'role'] },
     conformIdTokenClaims: false,
     findAccount: (_ctx: unknown, sub: string) => ({ accountId: sub, claims: () => ({ sub, ...(accounts.get(sub) ?? {}) }) }),
     features: { devInteractions: { enabled: false } },
@@ -115,7 +116,11 @@ export async function startProvider(): Promise<TestProvider> {
         }
         void readAll(answer).then((bytes) => {
           const body = JSON.parse(bytes.toString('utf8')) as { id_token?: string };
-          if (typeof body.id_token === 'string') body.id_token = filter(body.id_token);
+          if (typeof body.id_token === 'string') {
+            const rewritten = filter(body.id_token);
+            if (rewritten === null) delete body.id_token;
+            else body.id_token = rewritten;
+          }
           const text = JSON.stringify(body);
           const { 'transfer-encoding': _chunked, ...headers } = answer.headers;
           res.writeHead(200, { ...headers, 'content-length': String(Buffer.byteLength(text)) });

@@ -1,21 +1,19 @@
 /**
  * Sign-in: login (or email) and password through `POST /login`, which sets the session cookie;
  * the OAuth button when the server has OAuth configured (the page's `portcullis-oauth` meta);
- * the error an OAuth attempt came back with (`/login?error=...`).
+ * the error an OAuth attempt came back with (`/login?error=...`). After signing in (or when
+ * already signed in) it leads to `next` when that is a path of this origin (next-path.ts), else `/`;
+ * the OAuth login carries it to the server, which checks it again.
  */
 
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { errorMessage, rest } from '../api.js';
 import { TextField } from '../fields.js';
+import { safeNextPath } from '../next-path.js';
 import { Notice } from '../notice.js';
 import { useSession } from '../session.js';
 import { Page } from '../ui.js';
-
-/** Where to go after signing in: a console path from `next`, never another site. */
-function destination(next: string | undefined): string {
-  return next?.startsWith('/') && !next.startsWith('//') && !next.startsWith('/login') ? next : '/';
-}
 
 export function SignInPage() {
   const session = useSession();
@@ -25,6 +23,8 @@ export function SignInPage() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(query.error ?? null);
   const oauth = document.querySelector<HTMLMetaElement>('meta[name="portcullis-oauth"]')?.content;
+  // Where to go after signing in: a path of this origin only (next-path.ts), else the overview.
+  const destination = safeNextPath(query.next);
 
   if (session.viewer) {
     return (
@@ -33,7 +33,7 @@ export function SignInPage() {
           You are signed in as <strong>{session.viewer.login}</strong>.
         </p>
         <p class="actions">
-          <a class="button" href={destination(query.next)}>
+          <a class="button" href={destination}>
             Continue to the console
           </a>
           <a class="button secondary" href="/logout">
@@ -51,7 +51,7 @@ export function SignInPage() {
     try {
       await rest('POST', '/login', { user, password });
       await session.reload();
-      route(destination(query.next), true);
+      route(destination, true);
     } catch (err) {
       setError(errorMessage(err));
       setBusy(false);
@@ -88,7 +88,7 @@ export function SignInPage() {
       {oauth && (
         <p class="oauth">
           <span>or</span>
-          <a class="button secondary" href="/login/generic_oauth">
+          <a class="button secondary" href={`/login/generic_oauth?next=${encodeURIComponent(destination)}`}>
             Sign in with {oauth}
           </a>
         </p>

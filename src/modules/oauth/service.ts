@@ -1,30 +1,36 @@
 /**
- * OAuth 2 / OpenID Connect login (issue #11 item 2), Grafana's `generic_oauth`, on the certified
- * `openid-client`: authorization code flow with `state`, PKCE (S256) and `nonce`; the callback
- * lets openid-client check the state, the code exchange, the ID token's signature, issuer,
- * audience, expiry and nonce. The signature is checked against the provider's JWKS
- * (`enableNonRepudiationChecks`): openid-client skips it by default for tokens fetched from the
- * token endpoint over TLS (OIDC Core 3.1.3.7), but issue #11 asks for a wrongly signed ID token
- * to be refused, and a provider reached over plain HTTP on loopback has no TLS to rely on.
- * Claims are the ID token's merged with the userinfo answer (API_URL or the discovered
- * endpoint); login, email, name and role come from JMESPath expressions (`*_ATTRIBUTE_PATH`), as
- * in Grafana. The role expression yields Viewer, Editor,
- * Admin, or GrafanaAdmin / ServiceAdmin (org Admin plus the Service Admin flag); anything else
- * means Viewer. Users join organization 1 (Grafana's auto_assign_org_id).
+ * OAuth 2 / OpenID Connect login (issue #11 item 2, issue #18 item 5), Grafana's `generic_oauth`,
+ * on the certified `openid-client`: authorization code flow with `state`, PKCE (S256) and
+ * `nonce`.
  *
- * Pending logins (state -> verifier, nonce) live in memory for PENDING_TTL_MS, used once, so a
- * replayed callback finds nothing; the browser also carries the state in a cookie, so a callback
- * is only accepted from the browser that started it.
+ * Where the claims come from, and why they can be trusted:
+ * - With an issuer (AUTH_GENERIC_OAUTH_ISSUER), discovery gives the endpoints and keys, and
+ *   openid-client checks the state, the code exchange and the ID token's signature, issuer,
+ *   audience, expiry and nonce. The signature is checked against the provider's JWKS
+ *   (`enableNonRepudiationChecks`): openid-client skips it by default for tokens fetched from the
+ *   token endpoint over TLS (OIDC Core 3.1.3.7), but issue #11 asks for a wrongly signed ID token
+ *   to be refused, and a provider reached over plain HTTP on loopback has no TLS to rely on. The
+ *   ID token is required (OAUTH_ID_TOKEN_MISSING without one); its claims are merged with the
+ *   discovered user-info endpoint's, whose `sub` must be the same.
+ * - Without an issuer (AUTH_URL and TOKEN_URL), an ID token is read only when verified with the
+ *   configured keys (AUTH_GENERIC_OAUTH_JWK_SET_URL, token-answer.ts); the user-info endpoint
+ *   (API_URL, Grafana's `api_url`, any JSON user API) adds or gives the claims. Configuration
+ *   refuses to start with neither (config-auth.ts).
+ * login, email, name and role come from JMESPath expressions, the subject from `sub` (claims.ts).
+ *
+ * Pending logins (state -> verifier, nonce, where to return) live in memory for PENDING_TTL_MS,
+ * used once, so a replayed callback finds nothing; the browser also carries the state in a
+ * cookie, so a callback is only accepted from the browser that started it.
  */
-import jmespath from 'jmespath';
 import { LRUCache } from 'lru-cache';
 import * as oidc from 'openid-client';
 import { DomainError } from '../../kernel/errors.js';
-import type { OrgRole } from '../../kernel/principal.js';
 import type { ExternalIdentity } from '../sign-in/service.js';
+import { type ClaimPaths, identityOf, oauthFailed } from './claims.js';
+import { IdTokenVerifier, idTokenMissing, type TokenAnswer, watchTokenAnswer } from './token-answer.js';
 
 /** Generic OAuth settings (AUTH_GENERIC_OAUTH_*). */
-export interface OAuthSettings {
+export interface OAuthSettings extends ClaimPaths {
   name: string;
   clientId: string;
   clientSecret: string | undefined;
@@ -33,14 +39,18 @@ export interface OAuthSettings {
   authUrl: string | undefined;
   tokenUrl: string | undefined;
   apiUrl: string | undefined;
-  loginAttributePath: string | undefined;
-  emailAttributePath: string | undefined;
-  nameAttributePath: string | undefined;
-  roleAttributePath: string | undefined;
+  /** The provider's JWKS, without an issuer: ID tokens are then required and verified with it. */
+  jwkSetUrl: string | undefined;
   allowSignUp: boolean;
   usePkce: boolean;
   /** `<ROOT_URL>login/generic_oauth`. */
   redirectUri: string;
+}
+
+/** A completed login: who signed in and the path (`next`, already checked) to return to. */
+export interface OAuthLogin {
+  identity: ExternalIdentity;
+  next: string;
 }
 
 /** A login started by the browser has this long to come back. */
@@ -51,10 +61,7 @@ const PROVIDER_TIMEOUT_S = 5;
 interface Pending {
   verifier: string;
   nonce: string;
-}
-
-function failed(message: string): DomainError {
-  return new DomainError('OAUTH_LOGIN_FAILED', `OAuth login failed: ${message}`);
+  next: string;
 }
 
 /**
@@ -64,43 +71,39 @@ function failed(message: string): DomainError {
  * signature verification failed"). Messages only: no stack reaches the redirect.
  */
 function explain(error: unknown): DomainError {
+  if (error instanceof DomainError) return error;
   const e = error as Error & { cause?: unknown };
   if (e.message === 'fetch failed' || e.name === 'AbortError' || e.name === 'TimeoutError') {
     return new DomainError('IDENTITY_PROVIDER_UNAVAILABLE', 'OAuth provider unavailable, please try again');
   }
   const cause = e.cause instanceof Error ? e.cause.message : undefined;
-  return failed(cause ?? e.message);
+  return oauthFailed(cause ?? e.message);
 }
 
-function search(claims: Record<string, unknown>, path: string | undefined): unknown {
-  if (!path) return undefined;
-  try {
-    return jmespath.search(claims as Parameters<typeof jmespath.search>[0], path);
-  } catch {
-    return undefined;
-  }
+function isLoopbackHttp(url: string): boolean {
+  const u = new URL(url);
+  return u.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname);
 }
 
-function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
-}
-
-/** Org role and Service Admin flag from a role expression's result (Grafana's role mapping). */
-export function mapRole(value: unknown): { role: OrgRole; isServiceAdmin: boolean } {
-  if (value === 'GrafanaAdmin' || value === 'ServiceAdmin') return { role: 'Admin', isServiceAdmin: true };
-  if (value === 'Admin' || value === 'Editor' || value === 'Viewer') return { role: value, isServiceAdmin: false };
-  return { role: 'Viewer', isServiceAdmin: false };
-}
-
-function isLoopback(url: URL): boolean {
-  return ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+/** A JSON object, or a coded refusal naming the endpoint. */
+async function jsonObject(response: Response, what: string): Promise<Record<string, unknown>> {
+  if (response.status !== 200) throw oauthFailed(`the ${what} answered HTTP ${response.status}`);
+  const body: unknown = await response.json().catch(() => null);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw oauthFailed(`the ${what} did not answer a JSON object`);
+  return body as Record<string, unknown>;
 }
 
 export class OAuthService {
-  private configuration: Promise<oidc.Configuration> | null = null;
+  private metadata: Promise<oidc.ServerMetadata> | null = null;
+  /** Signature keys openid-client fetched, kept from one login's configuration to the next. */
+  private jwksCache: ReturnType<typeof oidc.getJwksCache>;
   private readonly pending = new LRUCache<string, Pending>({ max: 10_000, ttl: PENDING_TTL_MS });
+  private readonly idTokens: IdTokenVerifier | null;
 
-  constructor(private readonly settings: OAuthSettings | null) {}
+  constructor(private readonly settings: OAuthSettings | null) {
+    const s = settings;
+    this.idTokens = s?.jwkSetUrl && !s.issuer ? new IdTokenVerifier(s.jwkSetUrl, s.clientId, PROVIDER_TIMEOUT_S) : null;
+  }
 
   /** The button label (AUTH_GENERIC_OAUTH_NAME), or null when OAuth is off. */
   get name(): string | null {
@@ -108,12 +111,14 @@ export class OAuthService {
   }
 
   /**
-   * Starts a login: the provider URL to redirect to and the state to bind to the browser.
+   * Starts a login: the provider URL to redirect to and the state to bind to the browser. `next`
+   * is where the browser returns after the login, a same-origin path the caller checked
+   * (web/next-path.ts safeNextPath).
    * @throws DomainError OAUTH_NOT_ENABLED (404), IDENTITY_PROVIDER_UNAVAILABLE (401).
    */
-  async begin(): Promise<{ url: string; state: string }> {
+  async begin(next = '/'): Promise<{ url: string; state: string }> {
     const settings = this.require();
-    const config = await this.config();
+    const config = this.configuration(await this.serverMetadata());
     const state = oidc.randomState();
     const nonce = oidc.randomNonce();
     const verifier = oidc.randomPKCECodeVerifier();
@@ -122,71 +127,97 @@ export class OAuthService {
       params.code_challenge = await oidc.calculatePKCECodeChallenge(verifier);
       params.code_challenge_method = 'S256';
     }
-    this.pending.set(state, { verifier, nonce });
+    this.pending.set(state, { verifier, nonce, next });
     return { url: oidc.buildAuthorizationUrl(config, params).href, state };
   }
 
   /**
    * Completes a login from the provider's redirect to `callbackUrl`; `browserState` is the state
-   * cookie of the browser. Each state is usable once.
+   * cookie of the browser. Each state is usable once. Claims: module comment.
    * @throws DomainError OAUTH_NOT_ENABLED (404), OAUTH_LOGIN_FAILED (401: provider error, wrong
-   *   or replayed state, bad code, invalid ID token or nonce, missing login),
-   *   IDENTITY_PROVIDER_UNAVAILABLE (401).
+   *   or replayed state, bad code, invalid ID token or nonce, no subject), OAUTH_ID_TOKEN_MISSING
+   *   (401), IDENTITY_PROVIDER_UNAVAILABLE (401).
    */
-  async finish(callbackUrl: URL, browserState: string | undefined): Promise<ExternalIdentity> {
+  async finish(callbackUrl: URL, browserState: string | undefined): Promise<OAuthLogin> {
     const settings = this.require();
     const error = callbackUrl.searchParams.get('error');
-    if (error) throw failed(callbackUrl.searchParams.get('error_description') ?? error);
+    if (error) throw oauthFailed(callbackUrl.searchParams.get('error_description') ?? error);
     const state = callbackUrl.searchParams.get('state') ?? '';
     const pending = this.pending.get(state);
     this.pending.delete(state);
-    if (!pending || !browserState || browserState !== state) throw failed('invalid or expired state, please try again');
-    const config = await this.config();
+    if (!pending || !browserState || browserState !== state) throw oauthFailed('invalid or expired state, please try again');
+    const meta = await this.serverMetadata();
+    const answer: TokenAnswer = { answered: false, idToken: undefined, hadIdToken: false };
+    const config = this.configuration(meta, answer);
     const redirect = new URL(settings.redirectUri);
     const current = new URL(`${redirect.origin}${redirect.pathname}${callbackUrl.search}`);
-    let claims: Record<string, unknown>;
     try {
-      const tokens = await oidc.authorizationCodeGrant(config, current, {
-        expectedState: state,
-        expectedNonce: pending.nonce,
-        idTokenExpected: settings.issuer !== undefined,
-        ...(settings.usePkce && { pkceCodeVerifier: pending.verifier }),
-      });
-      claims = { ...(tokens.claims() ?? {}) };
-      const sub = typeof claims.sub === 'string' ? claims.sub : oidc.skipSubjectCheck;
-      if (config.serverMetadata().userinfo_endpoint) {
-        claims = { ...claims, ...(await oidc.fetchUserInfo(config, tokens.access_token, sub)) };
-      }
+      const discovered = settings.issuer !== undefined;
+      const tokens = await oidc
+        .authorizationCodeGrant(config, current, {
+          expectedState: state,
+          ...(discovered && { expectedNonce: pending.nonce, idTokenExpected: true }),
+          ...(settings.usePkce && { pkceCodeVerifier: pending.verifier }),
+        })
+        .catch((e: unknown) => {
+          throw answer.answered && !answer.hadIdToken && discovered ? idTokenMissing() : e;
+        })
+        .finally(() => this.keepKeys(config));
+      const claims = discovered
+        ? await this.discoveredClaims(config, tokens)
+        : await this.undiscoveredClaims(config, tokens, answer, pending);
+      return { identity: identityOf(claims, settings), next: pending.next };
     } catch (e) {
-      if (e instanceof DomainError) throw e;
       throw explain(e);
     }
-    return this.identity(claims);
   }
 
   /** Discovery summary for diagnostics (CLI). @throws DomainError 404, 401 when unreachable. */
   async describe(): Promise<Record<string, string | undefined>> {
     const settings = this.require();
-    const meta = (await this.config()).serverMetadata();
+    const meta = await this.serverMetadata();
     return {
       name: settings.name,
       issuer: meta.issuer,
       authorizationEndpoint: meta.authorization_endpoint,
       tokenEndpoint: meta.token_endpoint,
       userinfoEndpoint: meta.userinfo_endpoint,
+      jwksUri: meta.jwks_uri ?? settings.jwkSetUrl,
       redirectUri: settings.redirectUri,
     };
   }
 
-  /** The identity from merged claims (Grafana's attribute paths, then the usual claims). */
-  identity(claims: Record<string, unknown>): ExternalIdentity {
+  /** With discovery: the verified ID token's claims and the user-info endpoint's (same `sub`). */
+  private async discoveredClaims(
+    config: oidc.Configuration,
+    tokens: oidc.TokenEndpointResponse & oidc.TokenEndpointResponseHelpers,
+  ): Promise<Record<string, unknown>> {
+    const claims: Record<string, unknown> = { ...(tokens.claims() ?? {}) };
+    if (!config.serverMetadata().userinfo_endpoint) return claims;
+    return { ...claims, ...(await oidc.fetchUserInfo(config, tokens.access_token, String(claims.sub))), sub: claims.sub };
+  }
+
+  /** Without discovery: the ID token only when verified with the configured keys, then API_URL's answer. */
+  private async undiscoveredClaims(
+    config: oidc.Configuration,
+    tokens: oidc.TokenEndpointResponse,
+    answer: TokenAnswer,
+    pending: Pending,
+  ): Promise<Record<string, unknown>> {
     const s = this.require();
-    const email = text(search(claims, s.emailAttributePath)) ?? text(claims.email) ?? text(claims.upn);
-    const login = text(search(claims, s.loginAttributePath)) ?? text(claims.preferred_username) ?? email ?? text(claims.sub);
-    if (!login) throw failed('the provider sent no login, email or subject');
-    const name = text(search(claims, s.nameAttributePath)) ?? text(claims.name) ?? text(claims.display_name) ?? login;
-    const { role, isServiceAdmin } = mapRole(search(claims, s.roleAttributePath));
-    return { login, email: email ?? `${login}@oauth`, name, orgRoles: [{ orgId: 1, role }], isServiceAdmin };
+    let claims: Record<string, unknown> = {};
+    if (this.idTokens) {
+      if (!answer.idToken) throw idTokenMissing();
+      claims = await this.idTokens.verify(answer.idToken, pending.nonce);
+    }
+    if (!s.apiUrl) return claims;
+    const response = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(s.apiUrl), 'GET');
+    const info = await jsonObject(response, 'user-info endpoint');
+    // A verified ID token names the person: user info about someone else is refused.
+    if (claims.sub !== undefined && info.sub !== undefined && info.sub !== claims.sub) {
+      throw oauthFailed('the user-info endpoint answered for another subject');
+    }
+    return { ...info, ...claims };
   }
 
   private require(): OAuthSettings {
@@ -194,37 +225,49 @@ export class OAuthService {
     return this.settings;
   }
 
-  private config(): Promise<oidc.Configuration> {
+  /** The provider's metadata: discovered once (again after a failure), or built from the settings. */
+  private serverMetadata(): Promise<oidc.ServerMetadata> {
     const s = this.require();
-    this.configuration ??= this.discover(s).catch((error: unknown) => {
-      this.configuration = null; // try again on the next login
+    this.metadata ??= this.discover(s).catch((error: unknown) => {
+      this.metadata = null; // try again on the next login
       throw new DomainError('IDENTITY_PROVIDER_UNAVAILABLE', `OAuth provider unavailable: ${(error as Error).message}`);
     });
-    return this.configuration;
+    return this.metadata;
   }
 
-  private async discover(s: OAuthSettings): Promise<oidc.Configuration> {
-    const auth = s.clientSecret ? oidc.ClientSecretPost(s.clientSecret) : oidc.None();
-    const execute = (url: string) => (new URL(url).protocol === 'http:' && isLoopback(new URL(url)) ? [oidc.allowInsecureRequests] : []);
-    if (s.issuer) {
-      return oidc.discovery(new URL(s.issuer), s.clientId, undefined, auth, {
-        execute: [...execute(s.issuer), oidc.enableNonRepudiationChecks],
-        timeout: PROVIDER_TIMEOUT_S,
-      });
-    }
-    const config = new oidc.Configuration(
-      {
+  private async discover(s: OAuthSettings): Promise<oidc.ServerMetadata> {
+    if (!s.issuer) {
+      return {
         issuer: new URL(s.authUrl as string).origin,
-        authorization_endpoint: s.authUrl,
-        token_endpoint: s.tokenUrl,
-        ...(s.apiUrl && { userinfo_endpoint: s.apiUrl }),
-      },
-      s.clientId,
-      undefined,
-      auth,
-    );
-    for (const fn of execute(s.tokenUrl as string)) fn(config);
+        authorization_endpoint: s.authUrl as string,
+        token_endpoint: s.tokenUrl as string,
+      };
+    }
+    const execute = isLoopbackHttp(s.issuer) ? [oidc.allowInsecureRequests] : [];
+    const config = await oidc.discovery(new URL(s.issuer), s.clientId, undefined, undefined, { execute, timeout: PROVIDER_TIMEOUT_S });
+    return config.serverMetadata();
+  }
+
+  /**
+   * The client of one login on `meta`: a configuration per login, so the token answer it watches
+   * (`answer`, token-answer.ts) is this login's; the signature keys carry over between logins.
+   */
+  private configuration(meta: oidc.ServerMetadata, answer?: TokenAnswer): oidc.Configuration {
+    const s = this.require();
+    const auth = s.clientSecret ? oidc.ClientSecretPost(s.clientSecret) : oidc.None();
+    const config = new oidc.Configuration(meta, s.clientId, undefined, auth);
+    if (isLoopbackHttp(meta.token_endpoint as string)) oidc.allowInsecureRequests(config);
     config.timeout = PROVIDER_TIMEOUT_S;
+    if (s.issuer) {
+      oidc.enableNonRepudiationChecks(config);
+      if (this.jwksCache) oidc.setJwksCache(config, this.jwksCache);
+    }
+    if (answer) config[oidc.customFetch] = watchTokenAnswer(meta.token_endpoint as string, answer, !s.issuer);
     return config;
+  }
+
+  /** Keeps the keys one login fetched for the next (called after a code exchange). */
+  private keepKeys(config: oidc.Configuration): void {
+    this.jwksCache = oidc.getJwksCache(config) ?? this.jwksCache;
   }
 }

@@ -2,8 +2,10 @@
  * Users that come from an identity provider (LDAP, OAuth): the identity a provider describes, the
  * directory seam, and the sync that finds or creates the user of an identity and makes its name,
  * email, Service Admin flag and org roles the provider's (issue #11 item 3, Grafana's external
- * user sync). A sign-in that would change nothing writes nothing; every change it makes is in the
- * audit log as made by that user (issue #12 item 5). The public entry is service.ts.
+ * user sync). Which user an identity signs into: external-match.ts (issue #18 item 5: bound by
+ * provider and subject, never found by another user's login or email). A sign-in that would
+ * change nothing writes nothing; every change it makes is in the audit log as made by that user
+ * (issue #12 item 5). The public entry is service.ts.
  */
 import type { OrgUser, User } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
@@ -12,6 +14,10 @@ import { DomainError } from '../../kernel/errors.js';
 import type { RequestOrigin } from '../../kernel/fence.js';
 import { type AuthMethod, type OrgRole, principalOf } from '../../kernel/principal.js';
 import type { Db, Tx } from '../../platform/database.js';
+import { AUTH_MODULE } from './auth-module.js';
+import { matchExternalUser, refuseTakenEmail } from './external-match.js';
+
+export { AUTH_MODULE, authLabels } from './auth-module.js';
 
 /** A user as an identity provider describes it, with the org roles its claims or groups map to. */
 export interface ExternalIdentity {
@@ -22,6 +28,14 @@ export interface ExternalIdentity {
   isServiceAdmin: boolean;
   /** Directory groups behind the mapping, for diagnostics. */
   groups?: string[];
+  /**
+   * The provider's stable id of the person (OpenID `sub`). When set, the identity signs into the
+   * user bound to (authModule, subject) only (UserAuth, external-match.ts); LDAP sets none and is
+   * matched by login.
+   */
+  subject?: string;
+  /** The provider vouches for `email` (`email_verified: true`): the one condition, with the setting, for linking by email. */
+  emailVerified?: boolean;
 }
 
 type OrgMembership = { orgId: number; role: string };
@@ -33,34 +47,11 @@ export interface DirectoryAuthenticator {
   authenticate(login: string, password: string): Promise<ExternalIdentity | null>;
 }
 
-/** `authModule` of users created by each provider (Grafana's user_auth.auth_module). */
-export const AUTH_MODULE = { local: '', ldap: 'ldap', oauth: 'oauth_generic_oauth' } as const;
-
-/** Grafana's auth label of a user's identity provider (login.GetAuthProviderLabel); none for local users. */
-export function authLabels(authModule: string): string[] {
-  if (authModule === AUTH_MODULE.local) return [];
-  return [authModule === AUTH_MODULE.ldap ? 'LDAP' : 'Generic OAuth'];
-}
-
 /**
  * The one refusal of a sign-in (401 INVALID_CREDENTIALS "Invalid username or password"), the same
  * for an unknown login, a wrong password and a disabled user (issue #10 item 4).
  */
 export const invalidCredentials = () => new DomainError('INVALID_CREDENTIALS', 'Invalid username or password');
-
-/** Why a provider's user cannot sign in over an account it does not manage (issue #11 "clear message"). */
-const NOT_MANAGED_HERE = 'a user with this login or email already exists and is not managed by this provider';
-
-/**
- * The refusal of an identity whose login or email is taken by a local account (or one of another
- * provider): OAUTH_LOGIN_FAILED for OAuth (its callback shows the message on the login page),
- * INVALID_CREDENTIALS for the directory; both 401 and both saying why.
- */
-function notManagedHere(authModule: string): DomainError {
-  return authModule === AUTH_MODULE.oauth
-    ? new DomainError('OAUTH_LOGIN_FAILED', `OAuth login failed: ${NOT_MANAGED_HERE}`)
-    : new DomainError('INVALID_CREDENTIALS', `Login failed: ${NOT_MANAGED_HERE}`);
-}
 
 /** The principal auth method of a provider's sign-in (its users' audit events carry it). */
 function authMethodOf(authModule: string): AuthMethod {
@@ -68,17 +59,19 @@ function authMethodOf(authModule: string): AuthMethod {
 }
 
 /**
- * The user an external identity names (by login, then email; never a service account) with its
- * memberships, and the org roles the identity maps to in organizations that exist (None dropped).
+ * The user an external identity signs into (external-match.ts) and whether its subject is bound
+ * now, with the org roles the identity maps to in organizations that exist (None dropped).
  */
-async function externalUserPlan(db: Db | Tx, identity: ExternalIdentity) {
-  const include = { orgs: true } as const;
-  const existing =
-    (await db.user.findFirst({ where: { login: identity.login, isServiceAccount: false }, include })) ??
-    (await db.user.findFirst({ where: { email: identity.email, isServiceAccount: false }, include }));
+async function externalUserPlan(db: Db | Tx, identity: ExternalIdentity, authModule: string, allowEmailLookup: boolean) {
+  const match = await matchExternalUser(db, identity, authModule, allowEmailLookup);
   const orgs = await db.org.findMany({ where: { id: { in: identity.orgRoles.map((r) => r.orgId) } }, select: { id: true } });
   const roles = identity.orgRoles.filter((r) => orgs.some((o) => o.id === r.orgId) && r.role !== 'None');
-  return { existing, roles };
+  return { ...match, roles };
+}
+
+/** What the sync uses: the database and write path, and AUTH_OAUTH_ALLOW_INSECURE_EMAIL_LOOKUP. */
+export interface ExternalSyncDeps extends FeatureDeps {
+  allowInsecureEmailLookup: boolean;
 }
 
 /** True when syncing `identity` into `user` would write nothing (syncExternalUser's rules). */
@@ -109,33 +102,36 @@ function isInSync(
 }
 
 /**
- * Finds (by login, then email) or creates the user of an external identity and syncs its
- * name, email, Service Admin flag and org roles: mapped organizations get the mapped role,
- * memberships in other organizations are removed. Returns the user id. Every change is in the
+ * Finds (external-match.ts: by the bound subject, else by login for the directory) or creates
+ * the user of an external identity and syncs its name, email, Service Admin flag and org roles:
+ * mapped organizations get the mapped role, memberships in other organizations are removed. The
+ * login is the account's own from its creation on. A subject seen for the first time is bound
+ * to the user it creates or is linked to (UserAuth). Returns the user id. Every change is in the
  * audit log as made by that user (auth method `ldap` or `oauth`): user.create, user.update,
- * user.service_admin_set, org_user.add / update / remove; `origin` names the request (else
- * the request's fence does, when there is one). SignInService.syncExternalUser is its door.
+ * user.service_admin_set, user_auth.link (an existing user linked by email), org_user.add /
+ * update / remove; `origin` names the request (else the request's fence does, when there is
+ * one). SignInService.syncExternalUser is its door.
  * @throws DomainError SIGN_UP_DISABLED (401: unknown user and `allowSignUp` false),
- *   INVALID_CREDENTIALS (401: a disabled user), OAUTH_LOGIN_FAILED or INVALID_CREDENTIALS
- *   (401, saying that a user with this login or email exists and is not managed by this
- *   provider: a local account, or one of another provider).
+ *   INVALID_CREDENTIALS (401: a disabled user), EXTERNAL_IDENTITY_CONFLICT (409: the login or
+ *   email belongs to another user, who is left untouched).
  */
 export async function syncExternalUser(
-  deps: FeatureDeps,
+  deps: ExternalSyncDeps,
   identity: ExternalIdentity,
   authModule: string,
   allowSignUp: boolean,
   origin?: RequestOrigin,
 ): Promise<number> {
+  const lookup = deps.allowInsecureEmailLookup;
   // Most sign-ins (an LDAP user's every Basic request) change nothing: answered without a
   // write, since every write empties the whole permission cache.
-  const current = await externalUserPlan(deps.db, identity);
-  if (current.existing && isInSync(current.existing, current.roles, identity, authModule)) return current.existing.id;
+  const current = await externalUserPlan(deps.db, identity, authModule, lookup);
+  if (current.existing && !current.bind && isInSync(current.existing, current.roles, identity, authModule)) return current.existing.id;
   return deps.access.write(async (tx) => {
-    const { existing, roles } = await externalUserPlan(tx, identity);
+    const { existing, bind, roles } = await externalUserPlan(tx, identity, authModule, lookup);
     if (existing?.isDisabled) throw invalidCredentials();
-    if (existing && existing.authModule !== authModule) throw notManagedHere(authModule);
     if (!existing && !allowSignUp) throw new DomainError('SIGN_UP_DISABLED', 'Signup is not allowed for this adapter');
+    if (existing && existing.email !== identity.email) await refuseTakenEmail(tx, existing.id, identity.email, authModule);
     // The default organization stays when still a member, else becomes the first mapped one.
     const keepsDefault = existing && (roles.length === 0 || roles.some((r) => r.orgId === existing.orgId));
     const orgId = existing && keepsDefault ? existing.orgId : (roles[0]?.orgId ?? 1);
@@ -146,6 +142,13 @@ export async function syncExternalUser(
     const actor = principalOf(user, orgId, roles.find((r) => r.orgId === orgId)?.role ?? 'None', authMethodOf(authModule));
     const audit = (change: AuditChange) => recordAudit(tx, actor, change, origin);
     const resource = { kind: 'user', id: user.id };
+    if (bind && identity.subject !== undefined) {
+      await tx.userAuth.create({ data: { userId: user.id, authModule, authId: identity.subject } });
+      if (existing) {
+        const [before, after] = [{ authModule: existing.authModule }, { authModule, authId: identity.subject }];
+        await audit({ action: 'user_auth.link', orgId: 0, resource, before, after });
+      }
+    }
     if (!existing) {
       await audit({ action: 'user.create', orgId: 0, resource, after: userSnapshot(user) });
     } else {

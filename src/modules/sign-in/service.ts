@@ -32,6 +32,8 @@ export { changePasswordInput, type SignedInUser } from './own-account.js';
  */
 export interface SignInDeps extends OwnAccountDeps {
   directory: DirectoryAuthenticator | null;
+  /** AUTH_OAUTH_ALLOW_INSECURE_EMAIL_LOOKUP (external-match.ts). */
+  allowInsecureEmailLookup: boolean;
 }
 
 /** A password sign-in that succeeded: the user, and whether the directory (LDAP) vouched for it (the session's auth module). */
@@ -103,16 +105,16 @@ export class SignInService extends OwnAccount<SignInDeps> {
   }
 
   /**
-   * Finds (by login, then email) or creates the user of an external identity and syncs its
-   * name, email, Service Admin flag and org roles: mapped organizations get the mapped role,
-   * memberships in other organizations are removed. Returns the user id. Every change is in the
-   * audit log as made by that user (auth method `ldap` or `oauth`): user.create, user.update,
-   * user.service_admin_set, org_user.add / update / remove; `origin` names the request (else
-   * the request's fence does, when there is one). The sync itself: external-users.ts.
+   * Finds (by the provider's bound subject, or by login for the directory: external-match.ts) or
+   * creates the user of an external identity and syncs its name, email, Service Admin flag and
+   * org roles: mapped organizations get the mapped role, memberships in other organizations are
+   * removed; a new subject is bound to the user it creates or is linked to. Returns the user id.
+   * Every change is in the audit log as made by that user (auth method `ldap` or `oauth`);
+   * `origin` names the request (else the request's fence does, when there is one). The sync
+   * itself: external-users.ts.
    * @throws DomainError SIGN_UP_DISABLED (401: unknown user and `allowSignUp` false),
-   *   INVALID_CREDENTIALS (401: a disabled user), OAUTH_LOGIN_FAILED or INVALID_CREDENTIALS
-   *   (401, saying that a user with this login or email exists and is not managed by this
-   *   provider: a local account, or one of another provider).
+   *   INVALID_CREDENTIALS (401: a disabled user), EXTERNAL_IDENTITY_CONFLICT (409: the login or
+   *   email belongs to another user, who is neither signed into nor changed).
    */
   syncExternalUser(identity: ExternalIdentity, authModule: string, allowSignUp: boolean, origin?: RequestOrigin): Promise<number> {
     return syncExternalUser(this.deps, identity, authModule, allowSignUp, origin);
