@@ -4,7 +4,7 @@
  * (`/%5Cevil.example/`, `/%09/evil.example/`, scheme-relative, absolute, `javascript:`, dot
  * segments), and following it lands on `/`; signed out, the form sends the browser to `next` only
  * when it is a path of this origin. No request ever leaves for another host. The parser's
- * table: next-path.test.ts; the server's OAuth return: test/sign-in/oauth-identities.test.ts.
+ * table: next-path.test.ts; the server's OAuth return: test/security/oauth-identities.test.ts.
  *
  * Skips, saying why, only when no Chromium can be found (see findChromium).
  */

@@ -2,7 +2,7 @@
  * Credential abuse (issue #10 item 4): brute force throttled per login and per client address
  * (Grafana: 5 failures in 5 minutes block the login), on /login, Basic and the old password of
  * PUT /api/user/password; a login and its email are one account, with one counter (the other
- * name of a locked account answers as a wrong password: login-race.test.ts); unknown
+ * name of a locked account answers as a wrong password: test/security/login-race.test.ts); unknown
  * logins cost the time of known ones; the first admin password is ADMIN_PASSWORD or generated
  * (never `admin`).
  */
@@ -42,7 +42,7 @@ describe('brute force', () => {
   it('a login and its email share one account counter: guesses with either lock both, the other name answering as a wrong password', async () => {
     const u = await createUser(app, 'two-names');
     for (let i = 0; i < 5; i++) expect((await login(u.login, `guess-${i}`, `192.0.2.${60 + i}`)).status).toBe(401);
-    // Right password, other name, other address: still the same account, refused as a wrong password (no email oracle, login-race.test.ts).
+    // Right password, other name, other address: still the same account, refused as a wrong password (no email oracle, test/security/login-race.test.ts).
     const byEmail = await app.request('/api/user', { auth: { login: u.email, password: SUBJECT_PASSWORD } });
     expect(byEmail.status).toBe(401);
     expect(await byEmail.json()).toMatchObject({ code: 'INVALID_CREDENTIALS' });

@@ -4,7 +4,7 @@
  * wrong state, replayed code, bad nonce, expired or wrongly signed ID token (rewritten in transit
  * by the provider's proxy), provider down before the redirect or during the code exchange, a
  * provider user whose login or email belongs to a local account (409 EXTERNAL_IDENTITY_CONFLICT).
- * Subjects and email links, providers without an issuer, `next`: oauth-identities.test.ts.
+ * Subjects and email links, providers without an issuer, `next`: test/security/oauth-identities.test.ts.
  * Failures redirect to /login?error=... with no session, no new user and no stack trace.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

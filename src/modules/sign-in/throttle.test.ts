@@ -2,7 +2,7 @@
  * LoginThrottle's arithmetic (throttle.ts): points reserved before a check, kept by a failure,
  * refunded by a success, a cancel or a refusal; 429 only from the typed name's or the address's
  * counter, the account's answering `accountLocked`. The doors and their concurrency are proven in
- * test/sign-in/login-race.test.ts.
+ * test/security/login-race.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { type LoginAttempt, LoginThrottle } from './throttle.js';

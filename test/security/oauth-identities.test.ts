@@ -17,9 +17,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { type Claims, cookieValue, expectLoginError, loginAs, oauthEnv, SESSION_COOKIE, viewerOf } from '../sign-in/oauth-flow.js';
+import { newSigningKey, ROOT_URL, startProvider, type TestProvider } from '../sign-in/oidc-provider.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { type Claims, cookieValue, expectLoginError, loginAs, oauthEnv, SESSION_COOKIE, viewerOf } from './oauth-flow.js';
-import { newSigningKey, ROOT_URL, startProvider, type TestProvider } from './oidc-provider.js';
 
 const MODULE = 'oauth_generic_oauth';
 const CONFLICT = /^OAuth login failed: the login or email of this identity belongs to another user$/;
