@@ -8,7 +8,10 @@
  * - time to refuse 1,000 aliases of `roles { permissions }` (target: < 50 ms);
  * - a 100 MB REST body: status and time (refused on Content-Length / while streaming);
  * - the longest event-loop stall during all of it (target: < 100 ms).
- * Prints figures; asserts nothing.   npm run bench:attacks [-- --documents 1000]
+ * With `--sign-in`, only the sign-in attacks of issue #18 (items 3-4) instead: 100 wrong passwords
+ * at once for one account (each 401 is a password checked), 19 wrong and the right one at once,
+ * and the locked-account oracle (a locked login's email against an unknown email).
+ * Prints figures; asserts nothing.   npm run bench:attacks [-- --documents 1000 | --sign-in]
  */
 import { fork } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -36,7 +39,13 @@ interface Probe {
 /** The server side: listens, answers `probe` messages with its RSS (after a GC) and longest stall. */
 async function serve(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-attacks-'));
-  const config = loadConfig({ DATABASE_URL: `file:${join(dir, 'bench.db')}`, ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'silent' });
+  const config = loadConfig({
+    DATABASE_URL: `file:${join(dir, 'bench.db')}`,
+    ADMIN_PASSWORD: PASSWORD,
+    LOG_LEVEL: 'silent',
+    // The sign-in attacks come from many client addresses (X-Forwarded-For); the others send none.
+    TRUST_PROXY: 'true',
+  });
   const database = await openDatabase({ databaseUrl: config.databaseUrl });
   await seed(database.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   const { yoga } = createApp({ db: database.prisma, config, log: createLogger('silent') });
@@ -76,6 +85,11 @@ async function attack(): Promise<void> {
     body: JSON.stringify({ name: 'attacker', role: 'Admin' }),
   });
   const bearer = `Bearer ${((await created.json()) as { key: string }).key}`;
+  if (process.argv.includes('--sign-in')) {
+    await signInAttacks(base, admin);
+    child.send('stop');
+    return;
+  }
   const post = (query: string, authorization?: string) =>
     fetch(`${base}/graphql`, {
       method: 'POST',
@@ -133,6 +147,57 @@ async function attack(): Promise<void> {
     `server's longest event-loop stall (target < 100 ms): anonymous ${ms(afterAnonymous.stallNs)}, signed-in documents ${ms(afterSigned.stallNs)}, aliases and body ${ms(last.stallNs)}`,
   );
   child.send('stop');
+}
+
+/** Issue #18 items 3-4 over real HTTP: the lock under concurrency and the locked-account oracle. */
+async function signInAttacks(base: string, admin: string): Promise<void> {
+  const tally = (statuses: number[]) => {
+    const counts: Record<number, number> = {};
+    for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+    return JSON.stringify(counts);
+  };
+  const login = async (user: string, password: string, address: string) => {
+    const res = await fetch(`${base}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': address },
+      body: JSON.stringify({ user, password }),
+    });
+    await res.arrayBuffer();
+    return res.status;
+  };
+  const user = async (name: string) => {
+    const res = await fetch(`${base}/api/admin/users`, {
+      method: 'POST',
+      headers: { authorization: admin, 'content-type': 'application/json' },
+      body: JSON.stringify({ name, login: name, email: `${name}@corp.test`, password: `${name}-password` }),
+    });
+    if (res.status !== 200) throw new Error(`creating ${name}: ${res.status} ${await res.text()}`);
+  };
+  await Promise.all(['victim', 'victim2', 'e1'].map(user));
+  let started = performance.now();
+  const hundred = await Promise.all(Array.from({ length: 100 }, (_, i) => login('victim', `wrong-${i}`, '198.51.100.1')));
+  console.log(
+    `100 wrong passwords at once, one account, one address: ${tally(hundred)} in ${(performance.now() - started).toFixed(0)} ms (401 = password checked; limit 5)`,
+  );
+  const spread = await Promise.all(
+    Array.from({ length: 100 }, (_, i) => login(i % 2 ? 'victim2' : 'victim2@corp.test', `wrong-${i}`, `203.0.113.${i + 1}`)),
+  );
+  console.log(
+    `100 wrong at once over login and email, 100 addresses: ${tally(spread)} (429 per name, 401 past the account's 5 without a check)`,
+  );
+  await user('victim3');
+  started = performance.now();
+  const twenty = await Promise.all(
+    Array.from({ length: 20 }, (_, i) => login('victim3', i === 19 ? 'victim3-password' : `wrong-${i}`, `192.0.2.${i + 1}`)),
+  );
+  console.log(
+    `19 wrong + the right one at once: ${tally(twenty.slice(0, 19))}, the right one ${twenty[19]} (${(performance.now() - started).toFixed(0)} ms)`,
+  );
+  for (let i = 0; i < 5; i++) await login('e1', `guess-${i}`, `192.0.2.${100 + i}`);
+  const locked = await login('e1', 'guess', '192.0.2.110');
+  const email = await login('e1@corp.test', 'guess', '192.0.2.111');
+  const unknown = await login('nobody@corp.test', 'guess', '192.0.2.112');
+  console.log(`oracle: after 5 failures for e1, e1 -> ${locked}, e1@corp.test -> ${email}, an unknown email -> ${unknown}`);
 }
 
 if (process.argv.includes('--serve')) await serve();

@@ -76,7 +76,8 @@ export const authEnvShape = {
   LOGIN_MAXIMUM_LIFETIME_DURATION: duration('30d').meta({ description: 'a session ends this long after login' }),
   DISABLE_BRUTE_FORCE_LOGIN_PROTECTION: bool(false).meta({ description: 'turns the failed-login counters off' }),
   BRUTE_FORCE_LOGIN_PROTECTION_MAX_ATTEMPTS: positiveInt('5').meta({
-    description: 'failed logins per login in the window before it is blocked (429); per client address 5x as many',
+    description:
+      'password checks that may fail per login name and per account in the window, reserved before each check; the name then answers 429; per client address 5x as many',
   }),
   BRUTE_FORCE_LOGIN_PROTECTION_WINDOW: duration('5m').meta({ description: 'the window of the failed-login counters' }),
   ROOT_URL: optionalUrl.meta({
