@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { isDomainError } from './kernel/errors.js';
-import { firstAdminNotice, seed } from './kernel/seed.js';
+import { adminPasswordIgnoredNotice, firstAdminNotice, seed } from './kernel/seed.js';
 import { openDatabase } from './platform/database.js';
 import { createLogger } from './platform/logger.js';
 
@@ -85,6 +85,7 @@ async function main(): Promise<void> {
   });
   // Printed once, outside the logger, so the secret never reaches log storage.
   if (seeded.generatedAdminPassword) process.stdout.write(`${firstAdminNotice(config.adminLogin, seeded.generatedAdminPassword)}\n`);
+  if (seeded.adminPasswordIgnored) log.warn({ login: config.adminLogin }, adminPasswordIgnoredNotice(config.adminLogin));
   const app = createApp({ db: database.prisma, config, log });
   // RBAC provisioning files, after migrate + seed; a bad file stops the start, changing nothing.
   try {
