@@ -47,7 +47,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 /** Answers every request while the app is being built: 503, JSON, try again shortly. */
 const starting: Handler = (_request, response) => {
   response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '5', connection: 'close' });
-  response.end(JSON.stringify({ message: 'portcullis is starting', code: 'STARTING' }));
+  response.end(`${JSON.stringify({ message: 'portcullis is starting', code: 'STARTING' })}\n`);
 };
 
 async function main(): Promise<void> {
