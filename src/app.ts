@@ -15,7 +15,7 @@ import { schema } from './http/schema.js';
 import { useBadRequestStatus } from './http/use-bad-request-status.js';
 import { useCompression } from './http/use-compression.js';
 import { useConsole } from './http/use-console.js';
-import { useGraphiQLAuth } from './http/use-graphiql-auth.js';
+import { graphiqlOptions, useGraphiQLAuth } from './http/use-graphiql-auth.js';
 import { Lifecycle, useHealth, useReadiness } from './http/use-health.js';
 import { useLoginRoutes } from './http/use-login-routes.js';
 import { useMetrics } from './http/use-metrics.js';
@@ -53,9 +53,6 @@ export interface App {
   /** The Prometheus registry and its recorders (platform/metrics.ts). */
   metrics: Metrics;
 }
-
-const DEFAULT_QUERY =
-  "# Signed in with your browser's basic-auth prompt.\n{\n  viewer {\n    login\n    orgId\n    orgRole\n    roles { uid name }\n    permissions { action scope }\n  }\n}\n";
 
 /** Builds the app for a database and configuration. */
 export function createApp(deps: AppDeps): App {
@@ -96,7 +93,7 @@ export function createApp(deps: AppDeps): App {
     landingPage: false,
     ...hardened.options,
     renderGraphiQL,
-    graphiql: { title: 'portcullis GraphiQL', defaultQuery: DEFAULT_QUERY },
+    graphiql: graphiqlOptions(auth),
     logging: yogaLogging(log),
     maskedErrors: { maskError: (error) => toGraphQLError(error, log) },
     context: async ({ request }) => {

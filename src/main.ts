@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { isDomainError } from './kernel/errors.js';
-import { firstAdminNotice, seed } from './kernel/seed.js';
+import { adminPasswordIgnoredNotice, firstAdminNotice, seed } from './kernel/seed.js';
 import { openDatabase } from './platform/database.js';
 import { createLogger } from './platform/logger.js';
 
@@ -47,7 +47,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 /** Answers every request while the app is being built: 503, JSON, try again shortly. */
 const starting: Handler = (_request, response) => {
   response.writeHead(503, { 'content-type': 'application/json; charset=utf-8', 'retry-after': '5', connection: 'close' });
-  response.end(JSON.stringify({ message: 'portcullis is starting', code: 'STARTING' }));
+  response.end(`${JSON.stringify({ message: 'portcullis is starting', code: 'STARTING' })}\n`);
 };
 
 async function main(): Promise<void> {
@@ -85,6 +85,7 @@ async function main(): Promise<void> {
   });
   // Printed once, outside the logger, so the secret never reaches log storage.
   if (seeded.generatedAdminPassword) process.stdout.write(`${firstAdminNotice(config.adminLogin, seeded.generatedAdminPassword)}\n`);
+  if (seeded.adminPasswordIgnored) log.warn({ login: config.adminLogin }, adminPasswordIgnoredNotice(config.adminLogin));
   const app = createApp({ db: database.prisma, config, log });
   // RBAC provisioning files, after migrate + seed; a bad file stops the start, changing nothing.
   try {

@@ -1,13 +1,14 @@
 /**
  * The console's frame: GraphQL client, session, the header (organization switcher, who is signed
- * in, sign-out), the navigation (only the pages the caller may use) and the page of the path.
+ * in, sign-out), the navigation (only the pages the caller may use), the page of the path and a
+ * footer linking GraphiQL and the REST API reference.
  * Signed-out visitors land on the sign-in page, and come back where they were going.
  */
 import { Provider } from '@urql/preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { createGraphqlClient, errorMessage } from './api.js';
-import { SECTIONS } from './nav.js';
+import { offeredSections } from './nav.js';
 import { Loading, Notice } from './notice.js';
 import { ApiKeysPage } from './pages/api-keys.js';
 import { AssignmentsPage } from './pages/assignments.js';
@@ -86,7 +87,30 @@ function Shell() {
           <Route default component={NotFound} />
         </Router>
       </main>
+      <Footer />
     </>
+  );
+}
+
+/**
+ * The service's other doors, for every signed-in user: GraphiQL (the GraphQL API in the
+ * browser, signed in with this console's session) and the REST API reference (Swagger UI).
+ * Outside the console's paths, so they load as pages of their own.
+ */
+function Footer() {
+  return (
+    <footer class="footer">
+      <nav aria-label="APIs">
+        <ul>
+          <li>
+            <a href="/graphql">GraphiQL</a>: try the GraphQL API
+          </li>
+          <li>
+            <a href="/swagger">REST API reference</a>
+          </li>
+        </ul>
+      </nav>
+    </footer>
   );
 }
 
@@ -165,7 +189,7 @@ function Nav() {
   return (
     <nav class="nav" aria-label="Console">
       <ul>
-        {SECTIONS.filter((n) => n.visible(access, rbac)).map((n) => (
+        {offeredSections(access, rbac).map((n) => (
           <li key={n.path}>
             <a href={n.path} aria-current={section === n.path ? 'page' : undefined}>
               {n.label}

@@ -1,44 +1,109 @@
-/** The console's sections: the navigation and the overview's cards, each shown to those who may use it. */
-import type { Access } from './access.js';
+/**
+ * The console's sections: the navigation and the overview's cards. Each is offered only to those
+ * who may use it, and says only what the caller may do there: a card never promises a control
+ * its page will not show (the pages test the same permissions).
+ */
+import { type Access, ESCALATE } from './access.js';
 import type { ConsolePath } from './paths.js';
+
+/** What a section offers the caller: its link text and what the caller can do there. */
+export interface Offer {
+  label: string;
+  description: string;
+}
 
 export interface Section {
   path: ConsolePath;
-  label: string;
-  description: string;
-  visible: (access: Access, rbac: boolean) => boolean;
+  /** The offer to a caller holding `access` (`rbac`: the enterprise edition), or null: not offered. */
+  offer: (access: Access, rbac: boolean) => Offer | null;
+}
+
+/** Sentence of `parts` joined with "; ", capitalised and ended with a period. */
+function sentence(...parts: (string | false)[]): string {
+  const text = parts.filter((p): p is string => p !== false).join('; ');
+  return `${text.charAt(0).toUpperCase()}${text.slice(1)}.`;
+}
+
+/**
+ * The API key settings page as the caller sees it (api-keys.tsx lists what the same checks
+ * allow): "API key settings" to those who may list the organization's keys, "Service account
+ * tokens" to those who may only list service accounts, nothing to others.
+ */
+export function apiKeysOffer(a: Access): Offer | null {
+  const keys = a.can('apikey:read', 'apikey:*');
+  const accounts = a.can('serviceaccounts:read');
+  if (!keys && !accounts) return null;
+  const create = (keys && a.can('apikey:create')) || (accounts && (a.can('serviceaccounts:create') || a.can('serviceaccounts:write')));
+  const revoke = (keys && a.can('apikey:delete')) || (accounts && (a.can('serviceaccounts:write') || a.can('serviceaccounts:delete')));
+  const what = [keys && 'API keys of the organization', accounts && 'service accounts with their tokens'].filter(Boolean).join(' and ');
+  return {
+    label: keys ? 'API key settings' : 'Service account tokens',
+    description: sentence(`${what}: see expiry and last use`, create && 'create them (each secret is shown once)', revoke && 'revoke them'),
+  };
 }
 
 export const SECTIONS: Section[] = [
-  { path: '/', label: 'Overview', description: 'Who you are and where to go.', visible: () => true },
-  {
-    path: '/api-keys',
-    label: 'API key settings',
-    description: 'API keys of the organization and service-account tokens: create (the secret is shown once), see expiry, revoke.',
-    visible: (a) => a.can('apikey:read') || a.can('serviceaccounts:read'),
-  },
+  { path: '/', offer: () => ({ label: 'Overview', description: 'Who you are and where to go.' }) },
+  { path: '/api-keys', offer: (a) => apiKeysOffer(a) },
   {
     path: '/roles',
-    label: 'Roles',
-    description: 'Basic, fixed, custom and product roles with their permissions; build and edit custom roles.',
-    visible: (a) => a.can('roles:read', 'roles:*'),
+    offer: (a) =>
+      a.can('roles:read', 'roles:*')
+        ? {
+            label: 'Roles',
+            description: sentence(
+              'basic, fixed, custom and product roles with their permissions',
+              a.canManage('roles:write') && 'build and edit custom roles',
+            ),
+          }
+        : null,
   },
   {
     path: '/assignments',
-    label: 'Assignments',
-    description: "A user's, a team's or a service account's roles, and every permission with where it comes from.",
-    visible: (a) => a.can('users.roles:read') || a.can('teams.roles:read') || a.can('users.permissions:read'),
+    offer: (a) =>
+      a.can('users.roles:read') || a.can('teams.roles:read') || a.can('users.permissions:read')
+        ? {
+            label: 'Assignments',
+            description: sentence(
+              "a user's, a team's or a service account's roles, and every permission with where it comes from",
+              a.can('roles:read', 'roles:*') &&
+                (a.canManage('users.roles:add') || a.canManage('teams.roles:add')) &&
+                'assign and remove roles',
+            ),
+          }
+        : null,
   },
   {
     path: '/why',
-    label: 'Why?',
-    description: 'May a user do an action on a scope? Allowed or denied, and the roles that grant it.',
-    visible: (_, rbac) => rbac,
+    offer: (a, rbac) =>
+      rbac
+        ? {
+            label: 'Why?',
+            description: a.can('users.permissions:read')
+              ? 'May a user do an action on a scope? Allowed or denied, and the roles that grant it.'
+              : 'May you do an action on a scope? Allowed or denied, and the roles that grant it.',
+          }
+        : null,
   },
   {
     path: '/basic-roles',
-    label: 'Basic roles',
-    description: 'What Viewer, Editor, Admin and Service Admin hold, and the reset to the defaults.',
-    visible: (a) => a.can('roles:read', 'roles:*'),
+    offer: (a) =>
+      a.can('roles:read', 'roles:*')
+        ? {
+            label: 'Basic roles',
+            description: sentence(
+              'what Viewer, Editor, Admin and Service Admin hold',
+              a.can('roles:write', ESCALATE) && 'reset them to the defaults',
+            ),
+          }
+        : null,
   },
 ];
+
+/** The sections offered to the caller, with their offers, in navigation order. */
+export function offeredSections(access: Access, rbac: boolean): (Offer & { path: ConsolePath })[] {
+  return SECTIONS.flatMap((s) => {
+    const offer = s.offer(access, rbac);
+    return offer ? [{ path: s.path, ...offer }] : [];
+  });
+}

@@ -2,6 +2,7 @@
  * portcullis CLI: directory bootstrap for operators without GraphQL, on commander.
  *
  *   portcullis user create --login L --email E --password P [--name N] [--org-role R] [--service-admin] [--org ID]
+ *   portcullis user set-password --login L --password P
  *   portcullis team create --name N [--email E] [--org ID]
  *   portcullis team add-member --team T --user U [--org ID]
  *   portcullis sa create --name N --role R [--org ID]
@@ -15,7 +16,7 @@
  * database file, so it acts as a Service Admin and Admin of the organization named by --org
  * (default 1) — every validation and uniqueness rule still applies.
  *
- * Output: `using database <absolute path>` on stderr, then the created object as one line of
+ * Output: `using database <absolute path>` on stderr, then the created or changed object as one line of
  * JSON on stdout. Exit codes: 0 done (and --help); 1 the service refused (stderr
  * `CODE: message`, e.g. `ALREADY_EXISTS: ...`) or failed; 2 usage or configuration error.
  */
@@ -64,7 +65,7 @@ function buildProgram(io: CliIo, perform: Perform): Command {
       '(default file:./data/portcullis.db; a relative path is relative to the project folder, from',
       'any working directory, as for `npm start`), which is migrated and seeded first; the file',
       'used is printed on stderr.',
-      'Prints the created object as JSON. Exit codes: 0 ok, 1 refused (CODE: message), 2 usage.',
+      'Prints the created or changed object as JSON. Exit codes: 0 ok, 1 refused (CODE: message), 2 usage.',
       'Run `portcullis <area> <action> --help` for one command.',
     ].join('\n'),
   );

@@ -1,7 +1,12 @@
-/** `portcullis user create`: a user who joins an organization, optionally a Service Admin. */
+/**
+ * `portcullis user create`: a user who joins an organization, optionally a Service Admin.
+ * `portcullis user set-password`: a local user's new password (Grafana's `grafana cli admin
+ * reset-admin-password`), the way back in when the Service Admin's password is lost or
+ * ADMIN_PASSWORD was set after the first start (kernel/seed.ts adminPasswordIgnoredNotice).
+ */
 import type { Command } from 'commander';
 import { localOperator } from '../kernel/principal.js';
-import { ORG_ROLE_PLACEHOLDER, orgOption, type Perform, spellUsage } from './options.js';
+import { DEFAULT_ORG_ID, ORG_ROLE_PLACEHOLDER, orgOption, type Perform, spellUsage } from './options.js';
 
 interface UserCreateOptions {
   login: string;
@@ -42,6 +47,20 @@ export function registerUserCommands(program: Command, perform: Perform): void {
       });
       const { id, login, email, name, isServiceAdmin } = created;
       return { id, login, email, name, orgId: options.org, isServiceAdmin };
+    }),
+  );
+  spellUsage(
+    user
+      .command('set-password')
+      .description("Set a local user's password (found by login or email); its sessions end.")
+      .requiredOption('--login <login>', 'login or email of the user')
+      .requiredOption('--password <password>', 'the new password'),
+  ).action((options: { login: string; password: string }) =>
+    perform(async (services) => {
+      const operator = localOperator(DEFAULT_ORG_ID);
+      const found = await services.userSearch.lookup(operator, options.login);
+      const { message } = await services.userAdmin.setPassword(operator, found.id, { password: options.password });
+      return { id: found.id, login: found.login, message };
     }),
   );
 }

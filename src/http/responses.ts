@@ -7,9 +7,13 @@ import { randomInt } from 'node:crypto';
 import { type DomainError, httpStatusOf, isDomainError } from '../kernel/errors.js';
 import type { Logger } from '../platform/logger.js';
 
-/** JSON response with `status`. */
+/**
+ * JSON response with `status`: the body is one line of JSON ended by a newline, as Grafana's
+ * (its response.JSON writes with json.Encoder, which adds "\n"), so consecutive answers printed
+ * in a terminal (curl) do not run together. Every REST answer and plugin JSON comes through here.
+ */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
+  return new Response(`${JSON.stringify(body)}\n`, {
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
   });

@@ -31,6 +31,11 @@ export interface SeedResult {
    * ADMIN_PASSWORD. The caller shows it once; it is never logged (not part of the log line).
    */
   generatedAdminPassword?: string;
+  /**
+   * True when ADMIN_PASSWORD was given but the Service Admin already existed, so the password was
+   * not used (it is set only on creation); the server warns with adminPasswordIgnoredNotice.
+   */
+  adminPasswordIgnored?: true;
 }
 
 function samePermissions(a: { action: string; scope: string }[], b: { action: string; scope: string }[]): boolean {
@@ -74,6 +79,19 @@ export function firstAdminNotice(login: string, password: string): string {
 }
 
 /**
+ * The start's warning when ADMIN_PASSWORD is set but the Service Admin `login` already exists:
+ * the variable is ignored (a newcomer's first request then answers 401), and how to change the
+ * password instead. Names no password.
+ */
+export function adminPasswordIgnoredNotice(login: string): string {
+  return (
+    `ADMIN_PASSWORD is ignored: the Service Admin "${login}" already exists in this database, and ADMIN_PASSWORD only sets the password when it is created. ` +
+    `To change the password: \`npx portcullis user set-password --login ${login} --password <new password>\` on this machine, ` +
+    `or PUT /api/user/password {"oldPassword", "newPassword"} signed in as ${login}; or start with a new database (DATABASE_URL).`
+  );
+}
+
+/**
  * Runs the seed in one transaction.
  * @returns what was created or changed (all empty on a restart).
  */
@@ -114,5 +132,6 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
     }
   });
   options.log?.('seed complete', result);
-  return result.createdAdmin && generated !== undefined ? { ...result, generatedAdminPassword: generated } : result;
+  if (result.createdAdmin && generated !== undefined) return { ...result, generatedAdminPassword: generated };
+  return adminExists && options.adminPassword !== undefined ? { ...result, adminPasswordIgnored: true } : result;
 }

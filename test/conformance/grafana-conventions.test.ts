@@ -187,3 +187,24 @@ describe('403: Grafana’s access-denied body', () => {
     expect(error.extensions).not.toHaveProperty('title');
   });
 });
+
+describe('JSON answers end with a newline, as Grafana’s (json.Encoder)', () => {
+  it('success, error, denial, paging and plugin answers: one line of JSON and "\\n"', async () => {
+    const answers = [
+      await app.request('/api/access-control/roles'),
+      await app.request('/api/users/search?perpage=1'),
+      await app.request('/api/access-control/roles/no-such-role'),
+      await app.request('/api/access-control/roles', { auth: nobody.auth }),
+      await app.request('/api/access-control/roles', { auth: null }),
+      await app.request('/api/health', { auth: null }),
+    ];
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 404, 403, 401, 200]);
+    for (const res of answers) {
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      const text = await res.text();
+      expect(text.endsWith('}\n') || text.endsWith(']\n'), JSON.stringify(text.slice(-20))).toBe(true);
+      expect(text.indexOf('\n')).toBe(text.length - 1);
+      expect(() => JSON.parse(text)).not.toThrow();
+    }
+  });
+});

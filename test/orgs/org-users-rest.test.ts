@@ -89,7 +89,10 @@ describe('GET /api/org/users', () => {
     expect((await rest(app, 'GET', '/api/org/users?query=nobody-is-called-this', { auth: t.admin.auth })).body).toEqual([]);
     const door = expectData(await app.graphql<{ orgUsers: unknown[] }>(ORG_USERS, { limit: 1 }, { auth: t.admin.auth }));
     expect(door.orgUsers).toHaveLength(1);
-    expectOutcome(await rest(app, 'GET', '/api/org/users?limit=many', { auth: t.admin.auth }), 400, 'VALIDATION_FAILED');
+    // The paging rule of every list (shared/paging.ts): not a number is the default (all), above 1000 is 400.
+    expect((await rest(app, 'GET', '/api/org/users?limit=many', { auth: t.admin.auth })).body).toHaveLength(3);
+    expectOutcome(await rest(app, 'GET', '/api/org/users?limit=1001', { auth: t.admin.auth }), 400, 'VALIDATION_FAILED');
+    expectGraphqlError(await app.graphql(ORG_USERS, { limit: 1001 }, { auth: t.admin.auth }), 'VALIDATION_FAILED');
   });
 
   it('lists only the users:id:<id> the caller covers with org.users:read', async () => {
@@ -112,6 +115,9 @@ describe('GET /api/org/users', () => {
     expect(page2.body).toEqual({ totalCount: 3, orgUsers: all.slice(2), page: 2, perPage: 2 });
     const first = await rest(app, 'GET', '/api/org/users/search', { auth: t.admin.auth });
     expect(first.body).toEqual({ totalCount: 3, orgUsers: all, page: 1, perPage: 1000 });
+    const lenient = await rest(app, 'GET', '/api/org/users/search?perpage=-1&page=zero', { auth: t.admin.auth });
+    expect(lenient.body).toEqual(first.body);
+    expectOutcome(await rest(app, 'GET', '/api/org/users/search?perpage=10000', { auth: t.admin.auth }), 400, 'VALIDATION_FAILED');
   });
 
   it('401; 403 for org role None naming org.users:read', async () => {

@@ -65,7 +65,7 @@ describe('seed', () => {
     const edited = before.roles.find((r) => r.uid === 'basic_editor');
     expect(edited?.permissions.map((p) => p.action)).toEqual(['teams:create']);
     const result = await seed(app.database.prisma, { adminLogin: ADMIN.login, adminPassword: 'another-password' });
-    expect(result).toEqual({ createdAdmin: false, createdRoles: [], updatedFixedRoles: [] });
+    expect(result).toEqual({ createdAdmin: false, createdRoles: [], updatedFixedRoles: [], adminPasswordIgnored: true });
     expect(await snapshot()).toEqual(before);
   });
 

@@ -92,6 +92,17 @@ describe('GET /api/teams/search', () => {
     expectGraphqlError(await app.graphql(SEARCH, { sort: 'name-up' }), 'VALIDATION_FAILED');
   });
 
+  it('refuses more than 1000 rows per page (400) on both doors, the members inside an answer too', async () => {
+    expectOutcome(await rest(app, 'GET', '/api/teams/search?perpage=1000'), 200);
+    expect(expectOutcome(await rest(app, 'GET', '/api/teams/search?perpage=1001'), 400, 'VALIDATION_FAILED')).toMatch(/at most 1000$/);
+    expectGraphqlError(await app.graphql(SEARCH, { perPage: 1001 }), 'VALIDATION_FAILED');
+    const members = 'query($id: Int!, $first: Int) { team(id: $id) { members(first: $first) { login } } }';
+    expectData(await app.graphql(members, { id: fx.team.id, first: 1000 }));
+    const many = await app.graphql(members, { id: fx.team.id, first: 1001 });
+    expect(many.body.errors?.[0]?.extensions?.code, JSON.stringify(many.body)).toBe('VALIDATION_FAILED');
+    expect(many.body.errors?.[0]?.message).toBe('first must be at most 1000');
+  });
+
   it('every org role searches (Grafana: teams:read); org role None 403, no credentials 401; the organization comes from the header', async () => {
     for (const actor of [fx.viewer, fx.editor, fx.orgAdmin]) {
       const body = (await rest(app, 'GET', '/api/teams/search', { auth: actor.auth })).body as SearchJson;

@@ -85,13 +85,17 @@ describe('GET /api/users/search and userSearch', () => {
     });
   });
 
-  it('defaults to page 1 of 1000; a page past the end is empty with the total', async () => {
+  it('defaults to page 1 of 1000; a page past the end is empty with the total; above 1000 rows is 400 on both doors', async () => {
     const body = (await rest(app, 'GET', '/api/users/search')).body as unknown as SearchPage;
     expect(body).toMatchObject({ page: 1, perPage: 1000 });
     expect(body.users.length).toBe(body.totalCount);
-    const past = (await rest(app, 'GET', '/api/users/search?query=editor&page=99&perpage=2147483647')).body as unknown as SearchPage;
-    // Page sizes past 1,000,000 are clamped (shared/directory.ts), so the offset stays an exact integer.
-    expect(past).toEqual({ totalCount: 1, users: [], page: 99, perPage: 1_000_000 });
+    const past = (await rest(app, 'GET', '/api/users/search?query=editor&page=99&perpage=1000')).body as unknown as SearchPage;
+    expect(past).toEqual({ totalCount: 1, users: [], page: 99, perPage: 1000 });
+    // The paging rule of every list (src/modules/shared/paging.ts): never silently shortened.
+    const big = await rest(app, 'GET', '/api/users/search?perpage=1001');
+    expect(expectOutcome(big, 400, 'VALIDATION_FAILED')).toBe('perPage: perPage must be at most 1000');
+    expectOutcome(await rest(app, 'GET', '/api/users?perpage=2147483647'), 400, 'VALIDATION_FAILED');
+    expectOutcome(await gql(app, USER_SEARCH, { perPage: 1001 }), 400, 'VALIDATION_FAILED');
   });
 
   it('shows when a user was last seen through a session', async () => {

@@ -10,6 +10,7 @@ import { useState } from 'preact/hooks';
 import { ConfirmButton, SecretReveal } from '../dialogs.js';
 import { SelectField, TextField } from '../fields.js';
 import { when } from '../format.js';
+import { apiKeysOffer } from '../nav.js';
 import { Loading, Notice } from '../notice.js';
 import { useSession } from '../session.js';
 import { Page, QueryError, useGraphql } from '../ui.js';
@@ -49,6 +50,8 @@ function isExpired(expiration: string | null): boolean {
 export function ApiKeysPage() {
   const { access } = useSession();
   const keys = access.can('apikey:read', 'apikey:*');
+  // The navigation's name for this page: "Service account tokens" to those who may not list keys.
+  const title = apiKeysOffer(access)?.label ?? 'API key settings';
   const accounts = access.can('serviceaccounts:read');
   const { data, error, fetching, refresh } = useGraphql<Data>(QUERY, { keys, accounts });
   const [done, setDone] = useState<string | null>(null);
@@ -62,7 +65,7 @@ export function ApiKeysPage() {
 
   return (
     <Page
-      title="API key settings"
+      title={title}
       intro="Keys and tokens let programs call this service. Each secret is shown once, when it is created: store it in your program's secret store."
     >
       {done && <Notice kind="status">{done}</Notice>}

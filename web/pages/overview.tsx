@@ -1,7 +1,7 @@
 /** Overview: who is signed in, where, with which roles, and the sections this caller may use. */
 
 import { KindTag, plural, roleTitle } from '../format.js';
-import { SECTIONS } from '../nav.js';
+import { offeredSections } from '../nav.js';
 import { Loading, Notice } from '../notice.js';
 import { useSession } from '../session.js';
 import { Page, QueryError, useGraphql } from '../ui.js';
@@ -50,14 +50,16 @@ export function OverviewPage() {
       <section aria-labelledby="sections">
         <h2 id="sections">What you can do here</h2>
         <ul class="cards">
-          {SECTIONS.filter((s) => s.path !== '/' && s.visible(access, rbac)).map((s) => (
-            <li key={s.path} class="card">
-              <h3>
-                <a href={s.path}>{s.label}</a>
-              </h3>
-              <p>{s.description}</p>
-            </li>
-          ))}
+          {offeredSections(access, rbac)
+            .filter((s) => s.path !== '/')
+            .map((s) => (
+              <li key={s.path} class="card">
+                <h3>
+                  <a href={s.path}>{s.label}</a>
+                </h3>
+                <p>{s.description}</p>
+              </li>
+            ))}
         </ul>
       </section>
     </Page>

@@ -6,7 +6,8 @@
 import type { AuditEvent } from '../../generated/prisma/client.js';
 import { needs } from '../../kernel/requirements.js';
 import { builder } from '../shared/builder.js';
-import { AUDIT_ACTOR_KINDS, MAX_AUDIT_PAGE_SIZE } from './inputs.js';
+import { MAX_PAGE_SIZE } from '../shared/paging.js';
+import { AUDIT_ACTOR_KINDS, DEFAULT_AUDIT_PAGE_SIZE } from './inputs.js';
 import { type AuditConnection, auditRequirements, auditSnapshotValue } from './service.js';
 
 const AuditActor = builder.objectRef<AuditEvent>('AuditActor').implement({
@@ -104,7 +105,7 @@ builder.queryField('auditEvents', (t) =>
     description: `Audit events (changes to roles, assignments, basic roles, API keys, tokens, users, teams and memberships), newest first. ${needs(auditRequirements.read)}`,
     args: {
       filter: t.arg({ type: AuditEventFilter }),
-      first: t.arg.int({ description: `At most this many events, 1 to ${MAX_AUDIT_PAGE_SIZE} (default 100).` }),
+      first: t.arg.int({ description: `At most this many events (default ${DEFAULT_AUDIT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}).` }),
       after: t.arg.string({ description: 'The endCursor of the previous page.' }),
     },
     resolve: (_root, args, ctx) => ctx.services.audit.connection(ctx.principal, args.filter, { first: args.first, after: args.after }),

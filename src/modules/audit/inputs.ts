@@ -5,11 +5,10 @@
  */
 import { z } from 'zod';
 import { OBJECT_ERROR } from '../../kernel/inputs.js';
+import { pageNumberInput, pageSizeInput } from '../shared/paging.js';
 
-/** Events per page when none is asked for. */
+/** Events per page when none is asked for (at most MAX_PAGE_SIZE, the rule of every list: shared/paging.ts). */
 export const DEFAULT_AUDIT_PAGE_SIZE = 100;
-/** Most events one page may hold (`perpage`, `first`). */
-export const MAX_AUDIT_PAGE_SIZE = 1000;
 /** Longest text filter accepted (actions, kinds, ids and logins are far shorter). */
 const MAX_FILTER_LENGTH = 190;
 const MAX_INT = 2_147_483_647;
@@ -83,18 +82,14 @@ export const auditFilterInput = z
 /** A parsed filter. */
 export type AuditFilter = z.output<typeof auditFilterInput>;
 
-/** REST paging, Grafana's search style: `perpage` (1..1000, default 100) and `page` (from 1, default 1). */
+/** REST paging, Grafana's search style: `perpage` (default 100, at most 1000) and `page` (from 1), as every list (shared/paging.ts). */
 export const auditPageInput = z.object({
-  perpage: wholeNumber('perpage', 1)
-    .pipe(z.number().max(MAX_AUDIT_PAGE_SIZE, `perpage must be at most ${MAX_AUDIT_PAGE_SIZE}`))
-    .nullish(),
-  page: wholeNumber('page', 1).nullish(),
+  perpage: pageSizeInput('perpage', DEFAULT_AUDIT_PAGE_SIZE),
+  page: pageNumberInput('page'),
 });
 
-/** GraphQL paging, Relay's: `first` (1..1000, default 100) events after cursor `after`. */
+/** GraphQL paging, Relay's: `first` (default 100, at most 1000, as every list) events after cursor `after`. */
 export const auditCursorInput = z.object({
-  first: wholeNumber('first', 1)
-    .pipe(z.number().max(MAX_AUDIT_PAGE_SIZE, `first must be at most ${MAX_AUDIT_PAGE_SIZE}`))
-    .nullish(),
+  first: pageSizeInput('first', DEFAULT_AUDIT_PAGE_SIZE),
   after: z.string({ error: 'after must be a cursor' }).max(64, 'after is not a cursor of this listing').nullish(),
 });

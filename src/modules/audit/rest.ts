@@ -56,8 +56,12 @@ const FILTER_PARAMS: readonly QueryParam[] = [
   { name: 'to', type: 'string', description: 'Created at or before: ISO 8601 or milliseconds since the epoch.' },
 ];
 const PAGING_PARAMS: readonly QueryParam[] = [
-  { name: 'perpage', type: 'integer', description: 'Events per page, 1 to 1000 (default 100).' },
-  { name: 'page', type: 'integer', description: 'Page number from 1 (default 1).' },
+  {
+    name: 'perpage',
+    type: 'integer',
+    description: 'Events per page (default 100; missing, not a number or below 1: 100; above 1000: 400).',
+  },
+  { name: 'page', type: 'integer', description: 'Page number from 1 (default 1; missing, not a number or below 1: 1).' },
 ];
 
 /** The query string's non-empty values of `params`, by name (an empty value counts as absent, as in Grafana). */

@@ -23,8 +23,9 @@ import { requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
-import { pageOffset, type SearchPage } from '../shared/directory.js';
-import { type AuditFilter, auditCursorInput, auditFilterInput, auditPageInput, DEFAULT_AUDIT_PAGE_SIZE } from './inputs.js';
+import type { SearchPage } from '../shared/directory.js';
+import { pageOffset } from '../shared/paging.js';
+import { type AuditFilter, auditCursorInput, auditFilterInput, auditPageInput } from './inputs.js';
 
 /** What reading the log needs. */
 export const auditRequirements = {
@@ -76,7 +77,7 @@ export class AuditService {
 
   /**
    * GET /api/access-control/audit: events matching the filter, newest first, in pages of
-   * `perpage` (1..1000, default 100), page `page` (from 1, default 1), with the total count of
+   * `perpage` (default 100, at most 1000), page `page` (from 1; the paging rule of every list, shared/paging.ts), with the total count of
    * matches (Grafana's search paging).
    * Needs audit:read; the organization rule is in the module comment.
    * @throws DomainError UNAUTHENTICATED (401), ACCESS_DENIED (403: no audit:read, or another
@@ -86,8 +87,7 @@ export class AuditService {
   async list(caller: Principal, rawFilter: unknown, rawPaging: unknown): Promise<SearchPage<AuditEvent>> {
     const where = await this.authorize(caller, rawFilter);
     const paging = parseInput(auditPageInput, rawPaging);
-    const perPage = paging.perpage ?? DEFAULT_AUDIT_PAGE_SIZE;
-    const page = paging.page ?? 1;
+    const { perpage: perPage, page } = paging;
     const { db } = this.deps;
     const [totalCount, rows] = await Promise.all([
       db.auditEvent.count({ where }),
@@ -97,7 +97,7 @@ export class AuditService {
   }
 
   /**
-   * GraphQL `auditEvents(filter, first, after)`: the `first` (1..1000, default 100) events
+   * GraphQL `auditEvents(filter, first, after)`: the `first` (default 100, at most 1000) events
    * matching the filter after cursor `after`, newest first (keyset paging on the id, so events
    * written meanwhile never shift a page). Rules and errors as `list`; a cursor not from this
    * listing is 400.
@@ -105,7 +105,7 @@ export class AuditService {
   async connection(caller: Principal, rawFilter: unknown, rawPaging: unknown): Promise<AuditConnection> {
     const where = await this.authorize(caller, rawFilter);
     const paging = parseInput(auditCursorInput, rawPaging);
-    const first = paging.first ?? DEFAULT_AUDIT_PAGE_SIZE;
+    const { first } = paging;
     const after = paging.after ? cursorId(paging.after) : undefined;
     const { db } = this.deps;
     const rows = await db.auditEvent.findMany({

@@ -59,7 +59,7 @@ builder.queryFields((t) => ({
       query: t.arg.string({ description: 'Start of the name.' }),
       name: t.arg.string({ description: 'The whole name.' }),
       page: t.arg.int({ description: 'Page number from 0, as Grafana (default 0).' }),
-      perPage: t.arg.int({ description: 'Organizations per page (default 1000).' }),
+      perPage: t.arg.int({ description: 'Organizations per page (default 1000, at most 1000).' }),
     },
     resolve: (query, _root, args, ctx) =>
       ctx.services.orgs.search(ctx.principal, { query: args.query, name: args.name, page: args.page, perpage: args.perPage }, query),
@@ -82,9 +82,9 @@ builder.queryFields((t) => ({
     args: {
       orgId: t.arg.int({ description: 'The organization; the one the caller acts in when omitted.' }),
       query: t.arg.string({ description: 'Part of the login, email or name.' }),
-      limit: t.arg.int({ description: 'At most this many (when > 0).' }),
+      limit: t.arg.int({ description: 'At most this many (when > 0; at most 1000).' }),
       page: t.arg.int({ description: 'Page number from 1; with perPage, pages instead of limit.' }),
-      perPage: t.arg.int({ description: 'Members per page (default 1000 once paged).' }),
+      perPage: t.arg.int({ description: 'Members per page (default 1000 once paged, at most 1000).' }),
     },
     resolve: async (query, _root, args, ctx) => {
       const options = { query: args.query, limit: args.limit, page: args.page, perpage: args.perPage };

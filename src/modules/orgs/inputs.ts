@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { idInput, MAX_NAME_LENGTH, nameInput, OBJECT_ERROR, orgRoleInput } from '../../kernel/inputs.js';
+import { DEFAULT_PER_PAGE, pageNumberInput, pageSizeInput } from '../shared/paging.js';
 
 /** createOrganization input; the body of `POST /api/orgs`. */
 export const createOrganizationInput = z.object({ name: nameInput('name') }, { error: 'input must be an object' });
@@ -28,24 +29,6 @@ const loginOrEmailInput = z
 /** The body of `POST /api/org/users` and `POST /api/orgs/:orgId/users`; addOrgUserByLogin arguments. */
 export const addOrgUserByLoginBody = z.object({ loginOrEmail: loginOrEmailInput, role: orgRoleInput }, OBJECT_ERROR);
 
-/** Largest page size accepted; Grafana's default is 1000. */
-const MAX_PAGE_SIZE = 10_000;
-
-/**
- * A whole number from a query string ("12") or a GraphQL argument (12); absent, null or "" is
- * undefined. Grafana reads these with QueryInt, which turns garbage into 0; here garbage is a 400.
- */
-const countParam = (field: string, max: number) =>
-  z.preprocess(
-    (value) =>
-      value === null || value === '' ? undefined : typeof value === 'string' && /^-?\d{1,10}$/.test(value) ? Number(value) : value,
-    z
-      .number({ error: `${field} must be a whole number` })
-      .int(`${field} must be a whole number`)
-      .max(max, `${field} is larger than ${max}`)
-      .optional(),
-  );
-
 /** A free-text filter, trimmed; "" and null mean none. */
 const filterParam = (field: string) =>
   z.preprocess(
@@ -58,24 +41,25 @@ const filterParam = (field: string) =>
 
 /**
  * `GET /api/orgs` (Grafana's SearchOrgs): `query` is a name prefix, `name` an exact name,
- * `perpage` the page size (absent or <= 0: 1000) and `page` the 0-based page, skipping
- * `perpage * page` organizations, as Grafana's store does.
+ * `perpage` the page size (default 1000) and `page` the 0-based page, skipping
+ * `perpage * page` organizations, as Grafana's store does. Paging: every list's rule (shared/paging.ts).
  */
 export const orgSearchInput = z.object({
   query: filterParam('query'),
   name: filterParam('name'),
-  page: countParam('page', 1_000_000),
-  perpage: countParam('perpage', MAX_PAGE_SIZE),
+  page: pageNumberInput('page', 0),
+  perpage: pageSizeInput('perpage', DEFAULT_PER_PAGE),
 });
 
 /**
  * Members of an organization (Grafana's SearchOrgUsersQuery): `query` matches login, email or
- * name (contains, case-insensitive for ASCII); `limit` > 0 keeps the first `limit`; `perpage` and
- * `page` (1-based; below 1 is 1) page the search routes instead.
+ * name (contains, case-insensitive for ASCII); `limit` keeps the first `limit` (0: all); `perpage`
+ * and `page` (1-based), when either is given, page the answer instead (null when neither is).
+ * Sizes and page numbers follow every list's rule (shared/paging.ts).
  */
 export const orgUsersInput = z.object({
   query: filterParam('query'),
-  limit: countParam('limit', MAX_PAGE_SIZE),
-  page: countParam('page', 1_000_000),
-  perpage: countParam('perpage', MAX_PAGE_SIZE),
+  limit: pageSizeInput('limit', 0),
+  page: pageNumberInput('page').nullish(),
+  perpage: pageSizeInput('perpage', DEFAULT_PER_PAGE).nullish(),
 });

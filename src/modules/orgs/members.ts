@@ -18,7 +18,7 @@ import { permittedIds, requireActingIn, requireRoleWithin, requireSignedIn } fro
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { isUniqueViolation, type Tx } from '../../platform/database.js';
-import { DEFAULT_PER_PAGE } from '../shared/directory.js';
+import { DEFAULT_PER_PAGE } from '../shared/paging.js';
 import { addOrgUserByLoginBody, membershipInput, orgUserRoleBody, orgUsersInput } from './inputs.js';
 import { orgNotFound, orgRequirements } from './requirements.js';
 
@@ -64,7 +64,7 @@ export abstract class OrgMembers {
   /**
    * Members (people) of organization `orgId`, by login then email (Grafana's SearchOrgUsers):
    * `query` filters on login, email or name; `limit` > 0 keeps the first ones; `page` / `perpage`
-   * page them (page from 1, perpage <= 0 means 1000; given either, the answer is paged).
+   * page them (page from 1, perpage default 1000, at most 1000; given either, the answer is paged).
    * Needs org.users:read; only members whose users:id:<id> the caller covers are listed. The
    * caller must act in `orgId` unless it is a Service Admin.
    * @throws DomainError VALIDATION_FAILED (400), 401, ACCESS_DENIED (403), ORG_NOT_FOUND (404).
@@ -87,10 +87,10 @@ export abstract class OrgMembers {
         ...(text && { OR: [{ login: { contains: text } }, { email: { contains: text } }, { name: { contains: text } }] }),
       },
     };
-    const paged = options.page !== undefined || options.perpage !== undefined;
-    const perPage = paged ? (options.perpage !== undefined && options.perpage > 0 ? options.perpage : DEFAULT_PER_PAGE) : 0;
-    const page = paged ? Math.max(1, options.page ?? 1) : 1;
-    const limit = options.limit !== undefined && options.limit > 0 ? options.limit : undefined;
+    const paged = options.page != null || options.perpage != null;
+    const perPage = paged ? (options.perpage ?? DEFAULT_PER_PAGE) : 0;
+    const page = options.page ?? 1;
+    const limit = options.limit > 0 ? options.limit : undefined;
     const window: { skip?: number; take?: number } = paged ? { skip: (page - 1) * perPage, take: perPage } : { take: limit };
     const [members, totalCount] = await Promise.all([
       db.orgUser.findMany({ ...query, where, orderBy: [{ user: { login: 'asc' } }, { user: { email: 'asc' } }], ...window }),

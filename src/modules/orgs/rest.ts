@@ -13,14 +13,14 @@ import { orgRequirements } from './requirements.js';
 /** `query` and `limit` of the current organization's member list and lookup (listOptions reads these). */
 const MEMBER_LIST_QUERY: readonly QueryParam[] = [
   { name: 'query', type: 'string', description: 'Text matched, in any case, against the login, email and name (a part of any)' },
-  { name: 'limit', type: 'integer', description: 'Only the first this many members (by login)' },
+  { name: 'limit', type: 'integer', description: 'Only the first this many members (by login; at most 1000)' },
 ];
 
 /** `query`, `page` and `perpage` of the member searches (searchOptions reads these). */
 const MEMBER_SEARCH_QUERY: readonly QueryParam[] = [
   MEMBER_LIST_QUERY[0] as QueryParam,
   { name: 'page', type: 'integer', description: 'Page number, from 1 (default 1)' },
-  { name: 'perpage', type: 'integer', description: 'Members per page (default 1000)' },
+  { name: 'perpage', type: 'integer', description: 'Members per page (default 1000, at most 1000)' },
 ];
 
 /** `query`, `name`, `page` and `perpage` of `GET /api/orgs` (Grafana's SearchOrgs). */
@@ -28,7 +28,7 @@ const ORG_SEARCH_QUERY: readonly QueryParam[] = [
   { name: 'query', type: 'string', description: 'A prefix of the name' },
   { name: 'name', type: 'string', description: 'The whole name' },
   { name: 'page', type: 'integer', description: 'Page number, from 0 as Grafana’s store counts (skips perpage × page)' },
-  { name: 'perpage', type: 'integer', description: 'Organizations per page (default 1000)' },
+  { name: 'perpage', type: 'integer', description: 'Organizations per page (default 1000, at most 1000)' },
 ];
 
 /** `query` and `limit` of `GET /api/org/users` (Grafana ignores both on `/api/orgs/:orgId/users`). */

@@ -17,7 +17,6 @@ import { MAX_NAME_LENGTH, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { isLocalOperator } from '../../kernel/principal.js';
 import { isUniqueViolation } from '../../platform/database.js';
-import { DEFAULT_PER_PAGE } from '../shared/directory.js';
 import { deleteOrganizationCascade } from './deletion.js';
 import { createOrganizationInput, orgSearchInput, updateOrganizationInput } from './inputs.js';
 import { OrgMembers } from './members.js';
@@ -72,16 +71,15 @@ export class OrgService extends OrgMembers {
 
   /**
    * Grafana's SearchOrgs (`GET /api/orgs`): every organization, by id, filtered by `query` (name
-   * prefix) and `name` (exact), `perpage` per page (absent or <= 0: 1000), skipping
+   * prefix) and `name` (exact), `perpage` per page (default 1000, at most 1000: shared/paging.ts), skipping
    * `perpage * page` (page 0-based, as Grafana's store). Needs orgs:read on orgs:*.
-   * @throws DomainError 401, ACCESS_DENIED (403), VALIDATION_FAILED (400: a non-numeric page).
+   * @throws DomainError 401, ACCESS_DENIED (403), VALIDATION_FAILED (400: perpage above 1000).
    */
   async search(caller: Principal, rawOptions: unknown, query: OrgQuery = {}): Promise<Org[]> {
     requireSignedIn(caller);
     await this.deps.access.check(caller, orgRequirements.readAll.for({}));
     const options = parseInput(orgSearchInput, rawOptions ?? {});
-    const perPage = options.perpage !== undefined && options.perpage > 0 ? options.perpage : DEFAULT_PER_PAGE;
-    const page = Math.max(0, options.page ?? 0);
+    const { perpage: perPage, page } = options;
     const prefix = options.query?.trim();
     return this.deps.db.org.findMany({
       ...query,

@@ -98,7 +98,7 @@ builder.queryFields((t) => ({
       query: t.arg.string({ description: 'Part of the name or login, in any case.' }),
       disabled: t.arg.boolean({ description: 'Only disabled service accounts.' }),
       page: t.arg.int({ description: 'Page number from 1 (default 1).' }),
-      perPage: t.arg.int({ description: 'Service accounts per page (default 1000).' }),
+      perPage: t.arg.int({ description: 'Service accounts per page (default 1000, at most 1000).' }),
     },
     resolve: async (_root, args, ctx, info) => {
       const query = queryFromInfo({ context: ctx, info, path: ['serviceAccounts'] });

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import { nameInput, OBJECT_ERROR, orgRoleInput } from '../../kernel/inputs.js';
-import { DEFAULT_PER_PAGE, pagingInput } from '../shared/directory.js';
+import { DEFAULT_PER_PAGE, pageNumberInput, pageSizeInput } from '../shared/paging.js';
 
 const isDisabledInput = z.boolean({ error: 'isDisabled must be a boolean' });
 
@@ -34,8 +34,8 @@ export const serviceAccountSearchInput = z.object(
   {
     query: z.string({ error: 'query must be a string' }).nullish(),
     disabled: z.boolean({ error: 'disabled must be a boolean' }).nullish(),
-    page: pagingInput(1),
-    perPage: pagingInput(DEFAULT_PER_PAGE),
+    page: pageNumberInput('page'),
+    perPage: pageSizeInput('perPage', DEFAULT_PER_PAGE),
     accessControl: z.boolean({ error: 'accessControl must be a boolean' }).nullish(),
   },
   OBJECT_ERROR,

@@ -21,7 +21,8 @@ import { MAX_NAME_LENGTH, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import { isUniqueViolation, type Tx } from '../../platform/database.js';
-import { accessControlMetadata, pageOffset, type SearchPage, searchPage } from '../shared/directory.js';
+import { accessControlMetadata, type SearchPage, searchPage } from '../shared/directory.js';
+import { pageOffset } from '../shared/paging.js';
 import { createServiceAccountInput, serviceAccountSearchInput, updateServiceAccountInput } from './inputs.js';
 
 /** What a Pothos `query` (or any caller) may ask Prisma to load with each account. */

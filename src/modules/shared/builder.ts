@@ -7,7 +7,7 @@ import type PrismaTypes from '../../generated/pothos-types.js';
 import { getDatamodel } from '../../generated/pothos-types.js';
 import { MAX_ROLE_PERMISSIONS } from '../../kernel/inputs.js';
 import type { GraphQLContext } from './context.js';
-import { DEFAULT_PER_PAGE } from './directory.js';
+import { DEFAULT_PER_PAGE, requestedRows } from './paging.js';
 
 /**
  * Rows a list is assumed to hold in the GraphQL cost estimate (http/use-graphql-limits.ts) when
@@ -15,31 +15,21 @@ import { DEFAULT_PER_PAGE } from './directory.js';
  * LIST_BOUNDS entry. Also the default page of `first` arguments (Team.members, auditEvents).
  */
 export const DEFAULT_LIST_BOUND = 100;
-const positive = (value: unknown): number | undefined => (typeof value === 'number' && value >= 1 ? value : undefined);
-/** Largest `first` of a list that takes one (Team.members, User.teams); larger values count as this. */
-export const MAX_LIST_PAGE = 1000;
-
-/**
- * The rows a `first` argument asks for: omitted or below 1, DEFAULT_LIST_BOUND; above
- * MAX_LIST_PAGE, MAX_LIST_PAGE (lenient, as the search pages' `perPage`).
- */
-export function listPage(first: unknown): number {
-  return Math.min(positive(first) ?? DEFAULT_LIST_BOUND, MAX_LIST_PAGE);
-}
 
 /** Lists bounded by a rule of another module: a role holds at most MAX_ROLE_PERMISSIONS. */
 const LIST_BOUNDS: Record<string, number> = { 'Role.permissions': MAX_ROLE_PERMISSIONS };
 
 /**
  * Cost of a field without its own `complexity` (issue #10 item 1): 1, and its selection counted
- * once per row it can answer: its page size (`perPage`, default DEFAULT_PER_PAGE; `limit`;
- * `first`, listPage), else for a list its LIST_BOUNDS entry or DEFAULT_LIST_BOUND. The list inside a page
+ * once per row it can answer: its page size as asked (`perPage`, default DEFAULT_PER_PAGE; `limit`;
+ * `first`, default DEFAULT_LIST_BOUND; a size above the paging rule's maximum counts as asked, and
+ * is refused when it runs: ./paging.ts), else for a list its LIST_BOUNDS entry or DEFAULT_LIST_BOUND. The list inside a page
  * (`*SearchResult`, `*Connection`) counts once: its page field counted the rows.
  */
 function fieldComplexity(args: Record<string, unknown>, _ctx: GraphQLContext, field: GraphQLField<unknown, GraphQLContext>) {
   const has = (name: string) => field.args.some((a) => a.name === name);
-  if (has('perPage')) return { field: 1, multiplier: positive(args.perPage) ?? positive(args.limit) ?? DEFAULT_PER_PAGE };
-  if (has('first')) return { field: 1, multiplier: listPage(args.first) };
+  if (has('perPage')) return { field: 1, multiplier: requestedRows(args.perPage, requestedRows(args.limit, DEFAULT_PER_PAGE)) };
+  if (has('first')) return { field: 1, multiplier: requestedRows(args.first, DEFAULT_LIST_BOUND) };
   if (!isListType(getNullableType(field.type))) return 1;
   const parent = (field.extensions.pothosConfig as { parentType?: string } | undefined)?.parentType ?? '';
   if (/(SearchResult|Connection)$/.test(parent)) return 1;

@@ -1,10 +1,9 @@
 /**
  * Shapes every directory feature (users, organizations, teams, service accounts) answers the
  * way Grafana does: avatar addresses, "last seen" times and their age text, search paging, and
- * Go-style case-insensitive JSON keys. One copy each, used by both doors.
+ * Go-style case-insensitive JSON keys. One copy each, used by both doors (paging: ./paging.ts).
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import type { Prisma, Team } from '../../generated/prisma/client.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
 
@@ -50,28 +49,6 @@ export function lastSeenAt(seen: Date | null | undefined, created: Date): Date {
   const never = new Date(created);
   never.setUTCFullYear(never.getUTCFullYear() - NEVER_SEEN_YEARS);
   return never;
-}
-
-/** Grafana's default `perpage` of its directory searches. */
-export const DEFAULT_PER_PAGE = 1000;
-/** Largest page size or page number taken as given; larger ones are clamped (SQLite LIMIT/OFFSET stay exact). */
-const MAX_PAGING = 1_000_000;
-
-/**
- * A page number or page size, as lenient as Grafana's `QueryInt`: digits from a query string or
- * a number from GraphQL; anything missing, unreadable or below 1 means `fallback`.
- */
-export const pagingInput = (fallback: number) =>
-  z
-    .preprocess(
-      (value) => (typeof value === 'string' ? (/^\s*-?\d{1,15}\s*$/.test(value) ? Number(value) : undefined) : value),
-      z.number().int().nullish().catch(undefined),
-    )
-    .transform((n) => (n == null || n < 1 ? fallback : Math.min(n, MAX_PAGING)));
-
-/** Rows to skip for `page` of `perPage` (1-based pages; both at most MAX_PAGING, so the product is exact). */
-export function pageOffset(page: number, perPage: number): number {
-  return (page - 1) * perPage;
 }
 
 /** One page of a directory search (Grafana's SearchTeamQueryResult / SearchOrgServiceAccountsResult). */

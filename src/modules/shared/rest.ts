@@ -88,18 +88,18 @@ export const ACCESS_CONTROL_PARAM = {
   description: "Answer each object with `accessControl`, the caller's actions on it ({action: true})",
 } as const satisfies QueryParam;
 
-/** Grafana's `page` of its directory searches (QueryInt): from 1; missing, not a number or below 1 is 1. */
+/** Grafana's `page` of its directory searches (QueryInt), read by every list's rule (shared/paging.ts). */
 export const PAGE_PARAM = {
   name: 'page',
   type: 'integer',
   description: 'Page number, from 1 (default 1; missing, not a number or below 1: 1, as Grafana)',
 } as const satisfies QueryParam;
 
-/** Grafana's `perpage` of its directory searches (QueryInt): default 1000. */
+/** Grafana's `perpage` of its directory searches (QueryInt), read by every list's rule (shared/paging.ts). */
 export const PER_PAGE_PARAM = {
   name: 'perpage',
   type: 'integer',
-  description: 'Rows per page (default 1000; missing, not a number or below 1: 1000, as Grafana)',
+  description: 'Rows per page (default 1000; missing, not a number or below 1: 1000, as Grafana; above 1000: 400)',
 } as const satisfies QueryParam;
 
 /** Grafana's `query` of a directory search: text matched against `what`. */
@@ -122,7 +122,7 @@ export function directorySearchQuery(what: string): QueryParam[] {
 
 /**
  * The values of directorySearchQuery's parameters, as the team and service-account services read
- * them (paging is parsed there: shared/directory.ts pagingInput).
+ * them (paging is parsed there, by every list's rule: shared/paging.ts).
  */
 export function directorySearchParams(query: URLSearchParams) {
   return {

@@ -6,9 +6,10 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Team } from '../../generated/prisma/client.js';
 import { needs } from '../../kernel/requirements.js';
 import { teamRoleRequirements } from '../assignments/service.js';
-import { builder, DEFAULT_LIST_BOUND, listPage, MAX_LIST_PAGE } from '../shared/builder.js';
+import { builder, DEFAULT_LIST_BOUND } from '../shared/builder.js';
 import { avatarUrl } from '../shared/directory.js';
 import { MessagePayload } from '../shared/message.js';
+import { MAX_PAGE_SIZE, pageSize, requestedRows } from '../shared/paging.js';
 import { UserType } from '../users/graphql.js';
 import { teamRequirements } from './service.js';
 
@@ -27,12 +28,16 @@ export const TeamType = builder.prismaObject('Team', {
     memberCount: t.relationCount('members', { description: 'Number of members.' }),
     members: t.field({
       type: [UserType],
-      description: `The first members of the team by login: \`first\` of them (default ${DEFAULT_LIST_BOUND}, at most ${MAX_LIST_PAGE}; compare memberCount). Every member: teamMembers.`,
-      args: { first: t.arg.int({ description: `How many (default ${DEFAULT_LIST_BOUND}, at most ${MAX_LIST_PAGE}).` }) },
+      description: `The first members of the team by login: \`first\` of them (default ${DEFAULT_LIST_BOUND}, at most ${MAX_PAGE_SIZE}; compare memberCount). Every member: teamMembers.`,
+      args: { first: t.arg.int({ description: `How many (default ${DEFAULT_LIST_BOUND}, at most ${MAX_PAGE_SIZE}).` }) },
       // Bounded, so the cost estimate (use-graphql-limits.ts) is an upper bound: members of members' teams multiply.
-      complexity: (args) => ({ field: 1, multiplier: listPage(args.first) }),
+      complexity: (args) => ({ field: 1, multiplier: requestedRows(args.first, DEFAULT_LIST_BOUND) }),
       select: (args, _ctx, nestedSelection) => ({
-        members: { orderBy: [{ user: { login: 'asc' } }], take: listPage(args.first), select: { user: nestedSelection(true) } },
+        members: {
+          orderBy: [{ user: { login: 'asc' } }],
+          take: pageSize('first', args.first, DEFAULT_LIST_BOUND),
+          select: { user: nestedSelection(true) },
+        },
       }),
       resolve: (team) => team.members.map((m) => m.user),
     }),
@@ -94,7 +99,7 @@ builder.queryFields((t) => ({
       name: t.arg.string({ description: 'The whole name.' }),
       teamIds: t.arg.intList({ description: 'Only these teams.' }),
       page: t.arg.int({ description: 'Page number from 1 (default 1).' }),
-      perPage: t.arg.int({ description: 'Teams per page (default 1000).' }),
+      perPage: t.arg.int({ description: 'Teams per page (default 1000, at most 1000).' }),
       sort: t.arg.string({
         description: 'Comma-separated name-asc, name-desc, email-asc, email-desc, memberCount-asc, memberCount-desc (default name-asc).',
       }),

@@ -1,10 +1,10 @@
 /**
  * Inputs of teams (createTeam, updateTeam, addTeamMember, teamSearch), shared by every door; the
- * search's paging (Grafana's `page` and `perpage`) is the directory's (shared/directory.ts).
+ * search's paging (Grafana's `page` and `perpage`) is every list's (shared/paging.ts).
  */
 import { z } from 'zod';
 import { emailInput, idInput, nameInput, OBJECT_ERROR } from '../../kernel/inputs.js';
-import { DEFAULT_PER_PAGE, pagingInput } from '../shared/directory.js';
+import { DEFAULT_PER_PAGE, pageNumberInput, pageSizeInput } from '../shared/paging.js';
 
 /** "" (none) or an email address. */
 const teamEmail = z.union([z.literal(''), emailInput('email')], { error: 'email must be an email address or ""' });
@@ -52,8 +52,8 @@ export const teamSearchInput = z.object(
     query: z.string({ error: 'query must be a string' }).nullish(),
     name: z.string({ error: 'name must be a string' }).nullish(),
     teamIds: z.array(idInput('teamId'), { error: 'teamIds must be a list of ids' }).nullish(),
-    page: pagingInput(1),
-    perPage: pagingInput(DEFAULT_PER_PAGE),
+    page: pageNumberInput('page'),
+    perPage: pageSizeInput('perPage', DEFAULT_PER_PAGE),
     sort: sortInput.nullish(),
     accessControl: z.boolean({ error: 'accessControl must be a boolean' }).nullish(),
   },

@@ -24,7 +24,8 @@ import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import { type Db, isUniqueViolation, type Tx } from '../../platform/database.js';
-import { accessControlMetadata, pageOffset, type SearchPage, searchPage } from '../shared/directory.js';
+import { accessControlMetadata, type SearchPage, searchPage } from '../shared/directory.js';
+import { pageOffset } from '../shared/paging.js';
 import { addTeamMemberInput, createTeamInput, teamSearchInput, updateTeamInput } from './inputs.js';
 
 /** What a Pothos `query` (or any caller) may ask Prisma to load with each team. */

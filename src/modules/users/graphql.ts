@@ -8,10 +8,11 @@ import { visibleMemberships } from '../../kernel/guards.js';
 import { needs } from '../../kernel/requirements.js';
 import { userRoleRequirements } from '../assignments/service.js';
 import { permissionRequirements } from '../permissions/service.js';
-import { builder, DEFAULT_LIST_BOUND, listPage, MAX_LIST_PAGE } from '../shared/builder.js';
+import { builder, DEFAULT_LIST_BOUND } from '../shared/builder.js';
 import type { SearchPage } from '../shared/directory.js';
 import { MessagePayload } from '../shared/message.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
+import { MAX_PAGE_SIZE, pageSize, requestedRows } from '../shared/paging.js';
 import { PermissionEntry } from '../shared/permission.js';
 import type { SearchedUser } from './search.js';
 import { userRequirements } from './service.js';
@@ -31,12 +32,12 @@ export const UserType = builder.prismaObject('User', {
     }),
     teams: t.prismaField({
       type: ['Team'],
-      description: `The user's first teams by name in the current organization that the caller may read (teams:read on teams:id:<id>): \`first\` of them (default ${DEFAULT_LIST_BOUND}, at most ${MAX_LIST_PAGE}). Every one: REST GET /api/users/:id/teams.`,
-      args: { first: t.arg.int({ description: `How many (default ${DEFAULT_LIST_BOUND}, at most ${MAX_LIST_PAGE}).` }) },
+      description: `The user's first teams by name in the current organization that the caller may read (teams:read on teams:id:<id>): \`first\` of them (default ${DEFAULT_LIST_BOUND}, at most ${MAX_PAGE_SIZE}). Every one: REST GET /api/users/:id/teams.`,
+      args: { first: t.arg.int({ description: `How many (default ${DEFAULT_LIST_BOUND}, at most ${MAX_PAGE_SIZE}).` }) },
       // Bounded, so the cost estimate (use-graphql-limits.ts) is an upper bound: teams of team members multiply.
-      complexity: (args) => ({ field: 1, multiplier: listPage(args.first) }),
+      complexity: (args) => ({ field: 1, multiplier: requestedRows(args.first, DEFAULT_LIST_BOUND) }),
       resolve: async (query, user, args, ctx) =>
-        (await ctx.services.users.teamsOf(ctx.principal, user.id, query)).slice(0, listPage(args.first)),
+        (await ctx.services.users.teamsOf(ctx.principal, user.id, query)).slice(0, pageSize('first', args.first, DEFAULT_LIST_BOUND)),
     }),
     created: t.expose('created', { type: 'DateTime' }),
     updated: t.expose('updated', { type: 'DateTime' }),
@@ -102,7 +103,7 @@ builder.queryFields((t) => ({
     args: {
       query: t.arg.string({ description: 'Part of the login, email or name (ASCII letters in any case).' }),
       page: t.arg.int({ description: 'Page number from 1 (default 1).' }),
-      perPage: t.arg.int({ description: 'Users per page (default 1000).' }),
+      perPage: t.arg.int({ description: 'Users per page (default 1000, at most 1000).' }),
     },
     resolve: (_root, args, ctx, info) =>
       ctx.services.userSearch.search(ctx.principal, args, queryFromInfo({ context: ctx, info, path: ['users'] })),

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { emailInput, idInput, MAX_NAME_LENGTH, orgRoleInput } from '../../kernel/inputs.js';
-import { DEFAULT_PER_PAGE, pagingInput } from '../shared/directory.js';
+import { DEFAULT_PER_PAGE, pageNumberInput, pageSizeInput } from '../shared/paging.js';
 
 /** Shortest password accepted (Grafana's default policy: at least 4 characters). */
 export const MIN_PASSWORD_LENGTH = 4;
@@ -164,8 +164,8 @@ export const searchUsersInput = z.object(
       .trim()
       .max(MAX_NAME_LENGTH, `query is longer than ${MAX_NAME_LENGTH} characters`)
       .nullish(),
-    page: pagingInput(1),
-    perPage: pagingInput(DEFAULT_PER_PAGE),
+    page: pageNumberInput('page'),
+    perPage: pageSizeInput('perPage', DEFAULT_PER_PAGE),
   },
   { error: 'input must be an object' },
 );

@@ -11,7 +11,8 @@ import { requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { type Clock, systemClock } from '../../platform/clock.js';
-import { ageString, lastSeenAt as lastSeenOf, pageOffset, type SearchPage } from '../shared/directory.js';
+import { ageString, lastSeenAt as lastSeenOf, type SearchPage } from '../shared/directory.js';
+import { pageOffset } from '../shared/paging.js';
 import { loginOrEmailInput, searchUsersInput } from './inputs.js';
 import { PEOPLE, userNotFound, userRequirements } from './rules.js';
 import type { UserQuery } from './service.js';
@@ -35,7 +36,7 @@ export class UserSearchService {
   /**
    * `GET /api/users`, `/api/users/search` and userSearch (Grafana's SearchUsersWithPaging): every
    * user whose login, email or name contains `query` (case-insensitive for ASCII), by login then
-   * email, page `page` (from 1) of `perPage` (default 1000; both clamped, shared/directory.ts).
+   * email, page `page` (from 1) of `perPage` (default 1000, at most 1000: shared/paging.ts).
    * Needs users:read on global.users:*.
    * @throws DomainError VALIDATION_FAILED (400: query longer than 190 characters), 401, 403.
    */

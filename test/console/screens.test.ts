@@ -1,0 +1,253 @@
+/**
+ * The console's screens at 375 and 1280 px (issue 21), measured in a real Chromium, with
+ * screenshots in test-results/console/screens-*.png for review:
+ * - the Why? answer's "Granted by" caption spans its table on one line (it shrank to one letter
+ *   per line at 375 px once the table became blocks);
+ * - on every form, fields side by side line up: their labels end on one line and their controls
+ *   (and a button without a label) start on one line, whatever the labels' and hints' lengths;
+ * - the overview and the navigation offer a section only to those who may use it, and a card
+ *   promises a change (create, revoke, assign, reset...) only when its page shows that control;
+ * - the footer links GraphiQL (signed in with the console's session) and the REST reference.
+ * Skips, saying why, only when no Chromium can be found (browser.ts findChromium).
+ */
+import type { Server } from 'node:http';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
+import { type Actor, assignUserRole, createTeam, createUser } from '../support/subjects.js';
+import { ensureConsoleBuilt, findChromium, horizontalOverflow, listen, screenshot } from './browser.js';
+
+const executablePath = await findChromium();
+const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
+const title = executablePath ? "the console's screens" : `the console's screens: ${NO_CHROMIUM}`;
+if (!executablePath) process.stderr.write(`test/console/screens.test.ts ${NO_CHROMIUM}\n`);
+
+let app: TestApp;
+let server: Server;
+let base: string;
+let browser: Browser;
+/** tom: a Viewer in team platform. ed: an Editor. vera: a Viewer with the reader roles. */
+let tom: Actor;
+let ed: Actor;
+let vera: Actor;
+let team: { id: number };
+const contexts: BrowserContext[] = [];
+
+/** A signed-in page `width` px wide. */
+async function signedIn(who: { login: string; password: string }, width: number): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: { width, height: width < 500 ? 812 : 900 },
+    ...(width < 500 && { isMobile: true, hasTouch: true }),
+    baseURL: base,
+    locale: 'en-US',
+  });
+  contexts.push(context);
+  const page = await context.newPage();
+  await page.goto('/login');
+  await page.getByLabel('Login or email').fill(who.login);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Console' }).waitFor();
+  return page;
+}
+
+/** Opens `path` and waits for its heading, with nothing loading any more. */
+async function open(page: Page, path: string): Promise<void> {
+  await page.goto(path);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  await page.waitForFunction(() => document.querySelector('.loading') === null);
+}
+
+/** A box's edges in CSS px. */
+interface Box {
+  top: number;
+  bottom: number;
+  left: number;
+  width: number;
+  height: number;
+}
+
+/**
+ * Every `.form-grid` of the page: its fields grouped into rows (fields whose boxes overlap
+ * vertically), each field with its label's box and its control's box (input, select, textarea
+ * or button).
+ */
+async function formRows(page: Page): Promise<{ form: string; rows: { label: Box | null; control: Box | null; text: string }[][] }[]> {
+  return page.evaluate(() => {
+    const box = (el: Element | null) => {
+      if (!el) return null;
+      const r = el.getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, left: r.left, width: r.width, height: r.height };
+    };
+    return [...document.querySelectorAll('.form-grid')].map((form) => {
+      const fields = [...form.querySelectorAll(':scope > .field')]
+        .map((f) => ({
+          field: f.getBoundingClientRect(),
+          label: box(f.querySelector(':scope > label')),
+          control: box(f.querySelector(':scope > input, :scope > select, :scope > textarea, :scope > button')),
+          text: (f.textContent ?? '').trim().slice(0, 30),
+        }))
+        .sort((a, b) => a.field.top - b.field.top || a.field.left - b.field.left);
+      const rows: (typeof fields)[] = [];
+      for (const f of fields) {
+        const row = rows.find((r) => r.some((o) => f.field.top < o.field.bottom && o.field.top < f.field.bottom));
+        if (row) row.push(f);
+        else rows.push([f]);
+      }
+      const name = form.getAttribute('aria-label') ?? form.querySelector('h3')?.textContent ?? form.id;
+      return { form: name ?? '', rows: rows.map((r) => r.map(({ label, control, text }) => ({ label, control, text }))) };
+    });
+  });
+}
+
+/** The write controls in the page's main part: buttons and links that change something. */
+async function writeControls(page: Page): Promise<string[]> {
+  const texts = [
+    ...(await page.locator('main').getByRole('button').allTextContents()),
+    ...(await page.locator('main').getByRole('link').allTextContents()),
+  ];
+  return texts.map((t) => t.trim()).filter((t) => /\b(create|delete|revoke|add|assign|remove|reset|edit)\b|new custom role/i.test(t));
+}
+
+describe.skipIf(!executablePath)(title, () => {
+  beforeAll(async () => {
+    await ensureConsoleBuilt();
+    app = await createTestApp();
+    ({ server, base } = await listen(app.yoga));
+    tom = await createUser(app, 'tom', { orgRole: 'Viewer' });
+    ed = await createUser(app, 'ed', { orgRole: 'Editor' });
+    vera = await createUser(app, 'vera', { orgRole: 'Viewer' });
+    for (const role of ['fixed:roles:reader', 'fixed:apikeys:reader', 'fixed:serviceaccounts:reader'])
+      await assignUserRole(app, vera.id, role);
+    team = await createTeam(app, 'platform', { members: [tom.id] });
+    const made = await app.graphql('mutation { createServiceAccount(input: { name: "deployer", role: Viewer }) { id } }');
+    expect(made.body.errors).toBeUndefined();
+    browser = await chromium.launch({
+      executablePath: executablePath as string,
+      headless: true,
+      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const context of contexts) await context.close();
+    await browser?.close();
+    await new Promise((resolve) => server?.close(resolve));
+    await app?.close();
+  });
+
+  it('Why?: the "Granted by" caption spans its table on one line at 375 and 1280 px', async () => {
+    const why = `/why?user=${tom.id}&action=teams%3Aread&scope=teams%3Aid%3A${team.id}`;
+    for (const width of [375, 1280]) {
+      const page = await signedIn(ADMIN, width);
+      await open(page, why);
+      await page.getByRole('heading', { level: 2, name: /^Allowed: tom may do/ }).waitFor();
+      const { caption, table, lineHeight } = await page.evaluate(() => {
+        const box = (el: Element | null) => el?.getBoundingClientRect().toJSON() as DOMRect;
+        const caption = document.querySelector('.answer caption');
+        return {
+          caption: box(caption),
+          table: box(document.querySelector('.answer table')),
+          lineHeight: Number.parseFloat(getComputedStyle(caption as Element).lineHeight),
+        };
+      });
+      await screenshot(page, `screens-why-${width}`);
+      expect(caption.width, `caption width at ${width} px`).toBeGreaterThanOrEqual(table.width - 1);
+      expect(caption.height, `caption height at ${width} px`).toBeLessThan(lineHeight * 1.5 + 8);
+      expect(await horizontalOverflow(page), `horizontal scrolling at ${width} px`).toBe(0);
+    }
+  });
+
+  it('lines up the labels and the controls of fields side by side on every form at 1280 px', async () => {
+    const page = await signedIn(ADMIN, 1280);
+    const pages: [string, string][] = [
+      ['why', `/why?user=${tom.id}&action=teams%3Aread`],
+      ['role-new', '/roles/new'],
+      ['api-keys', '/api-keys'],
+      ['assignments', `/assignments?user=${tom.id}`],
+    ];
+    const misaligned: string[] = [];
+    let sideBySide = 0;
+    for (const [name, path] of pages) {
+      await open(page, path);
+      await page.locator('.form-grid').first().waitFor();
+      await screenshot(page, `screens-forms-${name}-1280`);
+      for (const { form, rows } of await formRows(page)) {
+        for (const row of rows.filter((r) => r.length > 1)) {
+          sideBySide += 1;
+          const labelBottoms = row.flatMap((f) => (f.label ? [f.label.bottom] : []));
+          const controlTops = row.flatMap((f) => (f.control ? [f.control.top] : []));
+          const spread = (values: number[]) => Math.max(...values) - Math.min(...values);
+          if (labelBottoms.length > 1 && spread(labelBottoms) > 1)
+            misaligned.push(`${name} ${form}: labels end ${labelBottoms.join(', ')} (${row.map((f) => f.text).join(' | ')})`);
+          if (spread(controlTops) > 1)
+            misaligned.push(`${name} ${form}: controls start ${controlTops.join(', ')} (${row.map((f) => f.text).join(' | ')})`);
+        }
+      }
+    }
+    expect(sideBySide, 'rows of fields side by side were measured').toBeGreaterThanOrEqual(6);
+    expect(misaligned).toEqual([]);
+  });
+
+  it('offers each section, and each change a card promises, only to those who may use it', async () => {
+    const expected: [Actor | typeof ADMIN, string, string[]][] = [
+      [ADMIN, 'admin', ['Overview', 'API key settings', 'Roles', 'Assignments', 'Why?', 'Basic roles']],
+      [ed, 'editor', ['Overview', 'Service account tokens', 'Why?']],
+      [vera, 'readers', ['Overview', 'API key settings', 'Roles', 'Assignments', 'Why?', 'Basic roles']],
+      [tom, 'viewer', ['Overview', 'Why?']],
+    ];
+    const broken: string[] = [];
+    for (const [who, name, sections] of expected) {
+      const page = await signedIn(who, name === 'editor' ? 375 : 1280);
+      await open(page, '/');
+      const nav = await page.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents();
+      expect(nav, name).toEqual(sections);
+      const cards = page.locator('.cards > li');
+      expect(await cards.locator('h3').allTextContents(), name).toEqual(sections.slice(1));
+      await screenshot(page, `screens-overview-${name}-${name === 'editor' ? 375 : 1280}`);
+      const offers: [string, string, string][] = [];
+      for (const card of await cards.all()) {
+        const link = card.getByRole('link');
+        offers.push([
+          (await link.textContent()) ?? '',
+          (await link.getAttribute('href')) ?? '',
+          (await card.locator('p').textContent()) ?? '',
+        ]);
+      }
+      for (const [label, href, description] of offers) {
+        // Assignments shows its controls once someone is chosen: choose tom.
+        await open(page, href === '/assignments' ? `/assignments?user=${tom.id}` : href);
+        expect(await page.getByRole('heading', { level: 1 }).textContent(), `${name}: ${label}`).toMatch(
+          label === 'Why?' ? /^Why/ : new RegExp(`^${label}`),
+        );
+        const promises = /\b(create|revoke|build and edit|assign|reset)\b/i.test(description);
+        const controls = await writeControls(page);
+        if (promises !== controls.length > 0) broken.push(`${name}: "${label}" says "${description}" and shows [${controls.join(', ')}]`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('links GraphiQL, signed in with the console session, and the REST API reference from every page', async () => {
+    for (const width of [375, 1280]) {
+      const page = await signedIn(vera, width);
+      await open(page, '/why');
+      const apis = page.getByRole('navigation', { name: 'APIs' });
+      expect(await apis.getByRole('link').evaluateAll((links) => links.map((a) => [a.textContent, a.getAttribute('href')]))).toEqual([
+        ['GraphiQL', '/graphql'],
+        ['REST API reference', '/swagger'],
+      ]);
+      expect(await horizontalOverflow(page)).toBe(0);
+      await screenshot(page, `screens-footer-${width}`);
+      if (width === 375) continue;
+      await apis.getByRole('link', { name: 'GraphiQL' }).click();
+      await page.waitForURL(/\/graphql$/);
+      await expect.poll(() => page.title()).toBe('portcullis GraphiQL');
+      expect(await page.content()).toContain('Signed in with your console session');
+      await page.goBack();
+      await page.getByRole('navigation', { name: 'APIs' }).getByRole('link', { name: 'REST API reference' }).click();
+      await page.waitForURL(/\/swagger$/);
+      await page.locator('#swagger-ui').waitFor();
+    }
+  });
+});
