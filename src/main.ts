@@ -9,9 +9,10 @@
  * are closed), the database is closed, and the process exits 0 (1 when requests had to be cut
  * off). A second signal exits at once with 1.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { createNodeServer } from './http/node-server.js';
 import { isDomainError } from './kernel/errors.js';
 import { firstAdminNotice, seed } from './kernel/seed.js';
 import { openDatabase } from './platform/database.js';
@@ -64,7 +65,10 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
 
   let handler: Handler = starting;
-  const server = createServer((request, response) => handler(request, response));
+  const server = createNodeServer((request, response) => handler(request, response), {
+    ...config.security,
+    trustProxy: config.auth.trustProxy,
+  });
   try {
     await listen(server, config.port, config.host);
   } catch (error) {
