@@ -6,7 +6,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Team } from '../../generated/prisma/client.js';
 import { needs } from '../../kernel/requirements.js';
 import { teamRoleRequirements } from '../assignments/service.js';
-import { builder, DEFAULT_LIST_BOUND, listPage, MAX_LIST_PAGE } from '../shared/builder.js';
+import { builder, DEFAULT_LIST_BOUND, DENIABLE, listPage, MAX_LIST_PAGE } from '../shared/builder.js';
 import { avatarUrl } from '../shared/directory.js';
 import { MessagePayload } from '../shared/message.js';
 import { UserType } from '../users/graphql.js';
@@ -40,7 +40,8 @@ export const TeamType = builder.prismaObject('Team', {
     updated: t.expose('updated', { type: 'DateTime' }),
     roles: t.prismaField({
       type: ['Role'],
-      description: `Roles assigned to the team; not basic roles. ${needs(teamRoleRequirements.read)}`,
+      nullable: true,
+      description: `Roles assigned to the team; not basic roles. ${needs(teamRoleRequirements.read)} ${DENIABLE}`,
       args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
       resolve: (query, team, args, ctx) =>
         ctx.services.teamRoles.list(ctx.principal, team.id, args, query, team.orgId === ctx.principal.orgId),
