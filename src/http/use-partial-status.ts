@@ -4,10 +4,11 @@
  * with an error for that field while the rest of the data arrives. Yoga would still take the
  * HTTP status from the error's `extensions.http.status` (403), and HTTP clients that treat a 4xx
  * as a failure (Apollo Client's HttpLink, `fetch` wrappers) would drop the data that did arrive.
- * So, as the GraphQL-over-HTTP specification requires of a response whose `data` is not null, a
- * result with data answers 200; the errors keep their codes (ACCESS_DENIED...) and paths. A
- * result without data (a refused root field, a request error) keeps its status from the code
- * table, as on the REST door.
+ * So a result in which data arrived (a root field answered with a value) is a 200, as the
+ * GraphQL-over-HTTP specification asks of a response with data; the errors keep their codes
+ * (ACCESS_DENIED...) and paths. A result where nothing arrived (no data, a refused non-null root
+ * field, or every root field null, as a refused nullable `createApiKey`) keeps its status from
+ * the code table, as on the REST door.
  */
 import type { Plugin } from 'graphql-yoga';
 
@@ -15,11 +16,12 @@ interface HttpExtension {
   status?: number;
 }
 
-/** Yoga plugin: results with data are answered 200 (module comment). */
+/** Yoga plugin: results in which data arrived are answered 200 (module comment). */
 export function usePartialStatus(): Plugin {
   return {
     onResultProcess({ result }) {
       if (Array.isArray(result) || !('errors' in result) || !result.errors || result.data == null) return;
+      if (!Object.values(result.data).some((value) => value !== null)) return;
       for (const error of result.errors) {
         const http = error.extensions?.http as HttpExtension | undefined;
         if (http) delete http.status;
