@@ -25,7 +25,7 @@ const QUOTED_VALUE_CHARS = 64;
 const LONG_QUOTED = new RegExp(`"((?:[^"\\\\]|\\\\.){${QUOTED_VALUE_CHARS}})(?:[^"\\\\]|\\\\.)+"`, 'g');
 
 /** `message` with every long quoted value cut after QUOTED_VALUE_CHARS characters, marked "…". */
-export function shortenQuotedValues(message: string): string {
+function shortenQuotedValues(message: string): string {
   return message.replace(LONG_QUOTED, '"$1…"');
 }
 
