@@ -7,7 +7,8 @@
  * included. Shutdown: readiness answers 503, the server stops accepting connections and closes
  * idle ones, requests in flight get SHUTDOWN_TIMEOUT_SECONDS to finish (then their connections
  * are closed), the database is closed, and the process exits 0 (1 when requests had to be cut
- * off). A second signal exits at once with 1.
+ * off). A second signal exits at once with 1. The server bounds slow and greedy clients before
+ * any of the app runs (request and header timeouts, connections per address: src/http/node-server.ts).
  */
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createApp } from './app.js';
