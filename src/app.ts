@@ -22,6 +22,7 @@ import { useMetrics } from './http/use-metrics.js';
 import { useNotFound } from './http/use-not-found.js';
 import { useOpenApi, useOpenApiHeaders } from './http/use-openapi.js';
 import { useOrderedExecution } from './http/use-ordered-execution.js';
+import { usePartialStatus } from './http/use-partial-status.js';
 import { trackPrincipal, useRequestLog } from './http/use-request-log.js';
 import { useRestRoutes } from './http/use-rest-routes.js';
 import { useSecretsAlone } from './http/use-secrets-alone.js';
@@ -113,6 +114,7 @@ export function createApp(deps: AppDeps): App {
       useOrderedExecution(), // before the plugins that wrap execution (the access fence in hardened)
       ...hardened.first,
       useBadRequestStatus(),
+      usePartialStatus(), // a result with data is a 200
       useSecretsAlone(),
       useOpenApi({
         routes,

@@ -1,6 +1,7 @@
 /**
- * The hardening part of the configuration (issue #10 items 1, 2): request and GraphQL limits,
- * the parse cache bound and the CORS allow-list. Merged into the one schema of config.ts; every
+ * The hardening part of the configuration (issue #10 items 1, 2; issue 18 item 8): request and
+ * GraphQL limits, the time a request may take to arrive and the connections one client address
+ * may hold open, the parse cache bound and the CORS allow-list. Merged into the one schema of config.ts; every
  * variable is in README's configuration table and SECURITY.md says why each default is what it is.
  */
 import { z } from 'zod';
@@ -61,6 +62,18 @@ export const securityEnvShape = {
   GRAPHQL_PARSE_CACHE_BYTES: limit(16 * 1024 * 1024, 1024 * 1024 * 1024).meta({
     description: 'bytes of parsed documents kept by the parse/validate cache',
   }),
+  REQUEST_TIMEOUT_SECONDS: limit(30, 3600).meta({
+    description:
+      "a request's headers and body must have arrived this long after its first byte; else 408 and the connection is closed (Node's `requestTimeout`; a slow answer is not cut)",
+  }),
+  HEADERS_TIMEOUT_SECONDS: limit(10, 3600).meta({
+    description:
+      "a request's headers, and a new connection's first request, must have arrived within this (Node's `headersTimeout`), at most `REQUEST_TIMEOUT_SECONDS`; else 408 and closed",
+  }),
+  MAX_CONNECTIONS_PER_CLIENT: limit(64, 100_000).meta({
+    description:
+      "connections one client address (the socket's) may hold open at once; one more gets 429 `TOO_MANY_CONNECTIONS` and is closed, the others are served. Not applied with `TRUST_PROXY`, where every connection comes from the proxy (bound clients there)",
+  }),
 };
 
 type SecurityEnv = { [K in keyof typeof securityEnvShape]: z.output<(typeof securityEnvShape)[K]> };
@@ -87,10 +100,22 @@ export interface SecurityConfig {
   graphqlMaxListDepth: number;
   /** Bytes of parsed documents kept by the parse/validate cache (estimated from their text). */
   graphqlParseCacheBytes: number;
+  /** Milliseconds from a request's first byte to its last (headers and body), else 408 (Node's requestTimeout). */
+  requestTimeoutMs: number;
+  /** Milliseconds for a request's headers, and a new connection's first ones (Node's headersTimeout); at most requestTimeoutMs. */
+  headersTimeoutMs: number;
+  /** Connections one socket address may hold open at once (node-server.ts); not applied behind a trusted proxy. */
+  maxConnectionsPerClient: number;
 }
 
-/** The SecurityConfig of validated variables. */
-export function toSecurityConfig(env: SecurityEnv): SecurityConfig {
+/**
+ * The SecurityConfig of validated variables; settings that contradict each other add a line to
+ * `problems` (headers cannot have longer than the whole request, which Node refuses at start).
+ */
+export function toSecurityConfig(env: SecurityEnv, problems: string[]): SecurityConfig {
+  if (env.HEADERS_TIMEOUT_SECONDS > env.REQUEST_TIMEOUT_SECONDS) {
+    problems.push('  HEADERS_TIMEOUT_SECONDS: must not be larger than REQUEST_TIMEOUT_SECONDS');
+  }
   return {
     corsAllowedOrigins: env.CORS_ALLOWED_ORIGINS,
     maxRequestBodyBytes: env.MAX_REQUEST_BODY_BYTES,
@@ -102,5 +127,8 @@ export function toSecurityConfig(env: SecurityEnv): SecurityConfig {
     graphqlMaxCost: env.GRAPHQL_MAX_COST,
     graphqlMaxListDepth: env.GRAPHQL_MAX_LIST_DEPTH,
     graphqlParseCacheBytes: env.GRAPHQL_PARSE_CACHE_BYTES,
+    requestTimeoutMs: env.REQUEST_TIMEOUT_SECONDS * 1000,
+    headersTimeoutMs: env.HEADERS_TIMEOUT_SECONDS * 1000,
+    maxConnectionsPerClient: env.MAX_CONNECTIONS_PER_CLIENT,
   };
 }

@@ -100,6 +100,22 @@ describe('loadConfig', () => {
     expect(absolute.provisioningPath).toBe('/etc/portcullis/provisioning');
     expect(absolute.auth.ldapConfigFile).toBe('/etc/ldap.toml');
   });
+  it('reads the slow-request bounds in seconds, and refuses headers allowed longer than the whole request', () => {
+    expect(loadConfig({}).security).toMatchObject({ requestTimeoutMs: 30_000, headersTimeoutMs: 10_000, maxConnectionsPerClient: 64 });
+    expect(
+      loadConfig({ REQUEST_TIMEOUT_SECONDS: '5', HEADERS_TIMEOUT_SECONDS: '5', MAX_CONNECTIONS_PER_CLIENT: '8' }).security,
+    ).toMatchObject({ requestTimeoutMs: 5_000, headersTimeoutMs: 5_000, maxConnectionsPerClient: 8 });
+    expect(() => loadConfig({ REQUEST_TIMEOUT_SECONDS: '5', HEADERS_TIMEOUT_SECONDS: '6' })).toThrow(
+      'HEADERS_TIMEOUT_SECONDS: must not be larger than REQUEST_TIMEOUT_SECONDS',
+    );
+    for (const [name, value] of [
+      ['REQUEST_TIMEOUT_SECONDS', '0'],
+      ['HEADERS_TIMEOUT_SECONDS', '3601'],
+      ['MAX_CONNECTIONS_PER_CLIENT', '0'],
+    ]) {
+      expect(() => loadConfig({ [name as string]: value })).toThrow(name);
+    }
+  });
   it('refuses half a pair of metrics credentials, and credentials for metrics that are off', () => {
     expect(() => loadConfig({ METRICS_ENABLED: 'true', METRICS_BASIC_AUTH_USERNAME: 'prom' })).toThrow('METRICS_BASIC_AUTH_PASSWORD');
     expect(() => loadConfig({ METRICS_ENABLED: 'true', METRICS_BASIC_AUTH_PASSWORD: 'x' })).toThrow('METRICS_BASIC_AUTH_USERNAME');

@@ -184,6 +184,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const problems: string[] = [];
   const auth = toAuthConfig(c, c.PORT, problems);
   const metrics = toMetricsConfig(c, problems);
+  const security = toSecurityConfig(c, problems);
   if (problems.length > 0) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   return {
     port: c.PORT,
@@ -199,6 +200,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     metrics,
     commit: c.COMMIT_SHA,
     auth,
-    security: toSecurityConfig(c),
+    security,
   };
 }

@@ -7,11 +7,13 @@
  * included. Shutdown: readiness answers 503, the server stops accepting connections and closes
  * idle ones, requests in flight get SHUTDOWN_TIMEOUT_SECONDS to finish (then their connections
  * are closed), the database is closed, and the process exits 0 (1 when requests had to be cut
- * off). A second signal exits at once with 1.
+ * off). A second signal exits at once with 1. The server bounds slow and greedy clients before
+ * any of the app runs (request and header timeouts, connections per address: src/http/node-server.ts).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
+import { createNodeServer } from './http/node-server.js';
 import { isDomainError } from './kernel/errors.js';
 import { adminPasswordIgnoredNotice, firstAdminNotice, seed } from './kernel/seed.js';
 import { openDatabase } from './platform/database.js';
@@ -64,7 +66,10 @@ async function main(): Promise<void> {
   const log = createLogger(config.logLevel);
 
   let handler: Handler = starting;
-  const server = createServer((request, response) => handler(request, response));
+  const server = createNodeServer((request, response) => handler(request, response), {
+    ...config.security,
+    trustProxy: config.auth.trustProxy,
+  });
   try {
     await listen(server, config.port, config.host);
   } catch (error) {

@@ -124,12 +124,40 @@ export async function readBody(request: Request, limit: number): Promise<Uint8Ar
   return Buffer.concat(chunks);
 }
 
+/** Deepest nesting of arrays and objects a JSON body may have; Grafana's bodies use four levels. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * What is wrong with a parsed JSON value that JSON itself allows: nesting deeper than
+ * MAX_JSON_DEPTH, or a lone surrogate (`"\ud800"`) in a string or a key, which could not be stored
+ * faithfully. Walked with a stack of its own, so no depth overflows this process's stack.
+ */
+function jsonProblem(value: unknown): string | undefined {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item === 'string') {
+      if (LONE_SURROGATE.test(item)) return 'text must be well-formed Unicode (lone surrogate)';
+      continue;
+    }
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > MAX_JSON_DEPTH) return `JSON nesting too deep (more than ${MAX_JSON_DEPTH} levels)`;
+    for (const [key, child] of Object.entries(item)) {
+      if (LONE_SURROGATE.test(key)) return 'text must be well-formed Unicode (lone surrogate)';
+      pending.push([child, depth + 1]);
+    }
+  }
+  return undefined;
+}
+
 /**
  * The JSON body of a write, or undefined when it is empty (Grafana's bodiless POSTs such as
- * `/api/admin/users/:id/disable`). The type is checked before a byte is read.
+ * `/api/admin/users/:id/disable`). The type is checked before a byte is read. Errors name the
+ * problem, never the parser's own message (which quotes the body back).
  * @throws DomainError UNSUPPORTED_CONTENT_TYPE (400: a Content-Type other than
  *   application/json, or a non-empty body without one), REQUEST_TOO_LARGE (413), BAD_REQUEST
- *   (400, see readBody), INVALID_JSON (400: bad JSON, bad UTF-8 or a lone surrogate).
+ *   (400, see readBody), INVALID_JSON (400: "invalid JSON body", bad UTF-8, nesting deeper than
+ *   MAX_JSON_DEPTH, or a lone surrogate).
  */
 export async function readJsonBody(request: Request, limit: number): Promise<unknown> {
   requireJsonType(request);
@@ -142,16 +170,13 @@ export async function readJsonBody(request: Request, limit: number): Promise<unk
   } catch {
     throw new DomainError('INVALID_JSON', 'bad request data: the body is not valid UTF-8');
   }
-  let lone = false;
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text, (key, value: unknown) => {
-      if (LONE_SURROGATE.test(key) || (typeof value === 'string' && LONE_SURROGATE.test(value))) lone = true;
-      return value;
-    });
-  } catch (error) {
-    throw new DomainError('INVALID_JSON', `bad request data: invalid JSON (${(error as Error).message})`);
+    parsed = JSON.parse(text);
+  } catch {
+    throw new DomainError('INVALID_JSON', 'bad request data: invalid JSON body');
   }
-  if (lone) throw new DomainError('INVALID_JSON', 'bad request data: text must be well-formed Unicode (lone surrogate)');
+  const problem = jsonProblem(parsed);
+  if (problem) throw new DomainError('INVALID_JSON', `bad request data: ${problem}`);
   return parsed;
 }

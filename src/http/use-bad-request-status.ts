@@ -10,12 +10,24 @@
  * `?query[]=1`) are marked the same way, and answer 400 too.
  * Variables that do not fit their types (`"$input" got invalid value`, a version past 32 bits)
  * are request errors without a code, answered 200 by yoga: they get the REST twin's 400
- * VALIDATION_FAILED (issue #10 item 5).
+ * VALIDATION_FAILED (issue #10 item 5). graphql-js quotes the refused value whole in their
+ * message, so a megabyte string sent for an Int came back as a megabyte of error text: quoted
+ * values are cut to their first QUOTED_VALUE_CHARS characters (issue 18 item 8).
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 
 const BAD_REQUEST_CODES = new Set(['GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_REQUEST']);
+
+/** Characters of a quoted value kept in a variable error's message. */
+const QUOTED_VALUE_CHARS = 64;
+/** A JSON string literal longer than QUOTED_VALUE_CHARS characters (escapes count as one). */
+const LONG_QUOTED = new RegExp(`"((?:[^"\\\\]|\\\\.){${QUOTED_VALUE_CHARS}})(?:[^"\\\\]|\\\\.)+"`, 'g');
+
+/** `message` with every long quoted value cut after QUOTED_VALUE_CHARS characters, marked "…". */
+function shortenQuotedValues(message: string): string {
+  return message.replace(LONG_QUOTED, '"$1…"');
+}
 
 interface HttpExtension {
   spec?: boolean;
@@ -57,7 +69,7 @@ export function useBadRequestStatus(): Plugin {
           errors: result.errors.map((e) =>
             !isVariableError(e)
               ? e
-              : new GraphQLError(e.message, {
+              : new GraphQLError(shortenQuotedValues(e.message), {
                   ...(e.nodes && { nodes: e.nodes }),
                   extensions: { ...e.extensions, code: 'VALIDATION_FAILED', http: { status: 400 } },
                 }),

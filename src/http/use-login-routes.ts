@@ -42,7 +42,7 @@ import { errorResponse, json } from './responses.js';
 const MAX_LOGIN_BODY_BYTES = 16 * 1024;
 /** Grafana's auth module of a session started with a local password. */
 const PASSWORD_MODULE = 'password';
-const OAUTH_PATH = '/login/generic_oauth';
+export const OAUTH_PATH = '/login/generic_oauth';
 const STATE_COOKIE = 'portcullis_oauth_state';
 
 export interface LoginRoutesDeps {

@@ -65,6 +65,7 @@ export const ERROR_STATUS = {
   ALREADY_EXISTS: 409,
   USER_ALREADY_EXISTS: 412,
   LOGIN_BLOCKED: 429,
+  TOO_MANY_CONNECTIONS: 429,
   INTERNAL: 500,
 } as const satisfies Record<string, number>;
 

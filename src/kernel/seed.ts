@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import type { Db, Tx } from '../platform/database.js';
 import { hashPassword } from '../platform/passwords.js';
 import { BASIC_ROLES, type BuiltinRole, FIXED_ROLES } from './builtin-roles.js';
+import { bumpedVersion } from './role-version.js';
 
 export const MAIN_ORG_ID = 1;
 export const MAIN_ORG_NAME = 'Main Org.';
@@ -65,7 +66,7 @@ async function ensureRole(tx: Tx, def: BuiltinRole, syncPermissions: boolean, re
   if (syncPermissions && !samePermissions(existing.permissions, def.permissions)) {
     await tx.permission.deleteMany({ where: { roleId: existing.id } });
     await tx.permission.createMany({ data: def.permissions.map((p) => ({ ...p, roleId: existing.id })) });
-    await tx.role.update({ where: { id: existing.id }, data: { version: { increment: 1 } } });
+    await tx.role.update({ where: { id: existing.id }, data: { version: bumpedVersion(existing.version) } });
     result.updatedFixedRoles.push(def.name);
   }
   return existing.id;

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BAD_PASSWORD, type TestApp } from '../support/app.js';
-import { expectOutcome, gql, rest } from '../support/requests.js';
+import { expectFieldError, expectOutcome, gql, rest } from '../support/requests.js';
 import { type Actor, assignUserRole } from '../support/subjects.js';
 import { listed, seedTargetAssignments, userRolesScene } from './user-roles-scene.js';
 
@@ -88,14 +88,15 @@ describe('GET /api/access-control/users/:userId/roles and User.roles', () => {
   it('403 without users.roles:read on users:id:<id>, on both doors', async () => {
     expectOutcome(await rest(app, 'GET', `/api/access-control/users/${target.id}/roles`, { auth: viewer.auth }), 403, 'ACCESS_DENIED');
     const q = await gql(app, 'query ($id: Int!) { user(id: $id) { roles { uid } } }', { id: target.id }, { auth: viewer.auth });
-    expectOutcome(q, 403, 'ACCESS_DENIED');
+    expectFieldError(q, ['user', 'roles'], 'ACCESS_DENIED'); // the user is readable: only its roles are refused
   });
 
   it('404 for a user of another organization or no user at all, on both doors', async () => {
     for (const id of [outsider.id, 999_999]) {
       expectOutcome(await rest(app, 'GET', `/api/access-control/users/${id}/roles`), 404, 'USER_NOT_FOUND');
     }
+    // The Service Admin finds the user itself; its roles in this organization stay behind the wall.
     const q = await gql(app, 'query ($id: Int!) { user(id: $id) { roles { uid } } }', { id: outsider.id });
-    expectOutcome(q, 404, 'USER_NOT_FOUND');
+    expectFieldError(q, ['user', 'roles'], 'USER_NOT_FOUND');
   });
 });

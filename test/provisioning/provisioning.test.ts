@@ -147,6 +147,11 @@ describe('a broken file changes nothing and names the problem', () => {
     },
     { name: 'unknown key', text: 'apiVersion: 2\nrole: []\n', expect: /zz-bad\.yaml:1:1: Unrecognized key: "role"/ },
     {
+      name: 'a version past the ceiling of every door (issue 18 item 8)',
+      text: 'apiVersion: 2\nroles:\n  - name: custom:far\n    global: true\n    version: 2147483648\n',
+      expect: /zz-bad\.yaml:5:14 roles\[0\]\.version: version is larger than 2147483647, the highest version/,
+    },
+    {
       name: 'more permissions than a role may hold',
       text: `apiVersion: 2\nroles:\n  - name: custom:huge\n    global: true\n    permissions:\n${Array.from({ length: 1001 }, (_, i) => `      - action: "huge:a${i}"\n`).join('')}`,
       expect: /zz-bad\.yaml:\d+:\d+ roles\[0\]\.permissions: a role holds at most 1000 permissions, this one would hold 1001/,

@@ -1,8 +1,9 @@
 /**
  * Issue #10 item 5 on role inputs, both doors side by side: reserved name prefixes are checked
  * after Unicode normalization (NFKC, case, invisible characters, TR39 look-alikes), reserved uid
- * prefixes are refused, names are stored NFC, and a role at the highest version (2147483647, the
- * largest GraphQL Int) stays updatable. A caller without the permission gets 403 whatever body it
+ * prefixes are refused, names are stored NFC, and versions follow the one rule of
+ * kernel/role-version.ts (issue 18 item 8): a create leaves room for a higher version, a role at
+ * the ceiling (2147483647, the largest GraphQL Int) stays updatable, automatic bumps stop there. A caller without the permission gets 403 whatever body it
  * sends (the permission is checked before the body).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,27 +98,47 @@ describe.each(DOORS)('reserved names and uids through %s', (door) => {
 
 describe.each(DOORS)('the highest version through %s', (door) => {
   const MAX = 2_147_483_647;
+  const RESET = 'mutation { resetBasicRoles(basicRoles: true) { message } }';
 
-  it('a role created at 2147483647 can be updated, with 2147483647 again', async () => {
-    const created = role(door, await create(door, { name: unique('custom:max'), version: MAX }));
-    expect(created.version).toBe(MAX);
-    expectOutcome(await update(door, created.uid, { name: created.name, version: MAX - 1 }), 400, 'ROLE_VERSION_CONFLICT');
-    for (const name of [`${created.name}-renamed`, `${created.name}-again`]) {
-      const updated = role(door, await update(door, created.uid, { name, version: MAX }));
-      expect(updated).toMatchObject({ name, version: MAX });
-    }
+  it('create refuses 2147483647, which would leave no higher version for an update: 400 VALIDATION_FAILED, nothing created', async () => {
+    const name = unique('custom:max');
+    const message = expectOutcome(await create(door, { name, version: MAX }), 400, 'VALIDATION_FAILED');
+    expect(message).toBe(
+      'version: version must be at most 2147483646 when a role is created, so that an update (which needs a higher version) stays possible',
+    );
+    expect(await app.database.prisma.role.count({ where: { name } })).toBe(0);
   });
 
-  it('below the ceiling an equal version is still a conflict', async () => {
+  it('a role created at the highest creatable version takes the next one, then the ceiling again', async () => {
     const created = role(door, await create(door, { name: unique('custom:v'), version: MAX - 1 }));
+    expect(created.version).toBe(MAX - 1);
     expectOutcome(await update(door, created.uid, { name: created.name, version: MAX - 1 }), 400, 'ROLE_VERSION_CONFLICT');
     expect(role(door, await update(door, created.uid, { name: created.name, version: MAX })).version).toBe(MAX);
+    const again = role(door, await update(door, created.uid, { name: `${created.name}-again`, version: MAX }));
+    expect(again).toMatchObject({ name: `${created.name}-again`, version: MAX });
+    expectOutcome(await update(door, created.uid, { name: created.name, version: MAX - 1 }), 400, 'ROLE_VERSION_CONFLICT');
   });
 
-  it('a version past 2147483647 is 400 VALIDATION_FAILED on create and update', async () => {
+  it('a version past 2147483647 is 400 VALIDATION_FAILED on create and update, and says how a role at the ceiling is updated', async () => {
     expectOutcome(await create(door, { name: unique('custom:big'), version: MAX + 1 }), 400, 'VALIDATION_FAILED');
-    const existing = role(door, await create(door, { name: unique('custom:big') }));
-    expectOutcome(await update(door, existing.uid, { name: existing.name, version: MAX + 1 }), 400, 'VALIDATION_FAILED');
+    const existing = role(door, await create(door, { name: unique('custom:big'), version: MAX - 1 }));
+    expect(role(door, await update(door, existing.uid, { name: existing.name, version: MAX })).version).toBe(MAX);
+    const message = expectOutcome(await update(door, existing.uid, { name: existing.name, version: MAX + 1 }), 400, 'VALIDATION_FAILED');
+    // GraphQL refuses the number as an Int before the service sees it, with graphql-js's words.
+    expect(message).toContain(door === 'rest' ? 'a role already at 2147483647 is updated with 2147483647 again' : '2147483648');
+  });
+
+  it('a reset of a basic role at the ceiling keeps it there, and it is still answered', async () => {
+    const stored = (await rest(app, 'GET', '/api/access-control/roles/basic_editor')).body as { version: number };
+    if (stored.version < MAX) role(door, await update(door, 'basic_editor', { name: 'basic:editor', version: MAX }));
+    const reset =
+      door === 'rest'
+        ? await rest(app, 'POST', '/api/access-control/roles/hard-reset', { json: { BasicRoles: true } })
+        : await gql(app, RESET, {});
+    expectOutcome(reset, 200);
+    const after = await gql(app, '{ role(uid: "basic_editor") { version } }', {});
+    expectOutcome(after, 200);
+    expect(after.body).toEqual({ data: { role: { version: MAX } } });
   });
 });
 

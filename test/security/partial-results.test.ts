@@ -1,4 +1,9 @@
 /**
+ * Issue 18 item 9: a field refused below a readable parent answers null with an error for that
+ * field (its path and code), while the rest of the answer arrives, with HTTP 200: the fields a
+ * caller may be refused there are nullable. A refused root field still refuses the document with
+ * its status (no data at all, as on the REST door).
+ *
  * Issue #10 item 5: no secret is ever lost to another field's failure. A secret-returning
  * mutation field (createApiKey, createServiceAccountToken) must be the only root field of its
  * mutation: mixed documents are refused before anything runs, so nothing is created without its
@@ -8,6 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { createTeam, createUser } from '../support/subjects.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -67,5 +73,43 @@ describe('secret-returning mutations stand alone', () => {
     );
     expect(res.body.data?.createApiKey?.key).toMatch(/^pcs_\S{20,}/);
     expect(await keysNamed('alone')).toBe(1);
+  });
+});
+
+describe('a denied nested field is null with its error; the rest arrives', () => {
+  it('a Viewer reading a team, a user and its own data: 200, each refused field null with its path and code', async () => {
+    const viewer = await createUser(app, 'partial-viewer', { orgRole: 'Viewer' });
+    const team = await createTeam(app, 'partial-team');
+    const res = await app.graphql(
+      `query ($team: Int!, $user: Int!) {
+        viewer { login }
+        team(id: $team) { name roles { uid } }
+        user(id: $user) { login roles { uid } permissions { action } }
+      }`,
+      { team: team.id, user: 1 },
+      { auth: viewer.auth },
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual({
+      viewer: { login: 'partial-viewer' },
+      team: { name: 'partial-team', roles: null },
+      user: { login: 'admin', roles: null, permissions: null },
+    });
+    const errors = (res.body.errors ?? []) as { path?: unknown[]; extensions?: { code?: string }; message: string }[];
+    // In the order the fields failed, which is the database's: compared as a set.
+    const byPath = (a: { path?: unknown[] }, b: { path?: unknown[] }) => String(a.path).localeCompare(String(b.path));
+    expect(errors.map((e) => ({ path: e.path, code: e.extensions?.code })).sort(byPath)).toEqual([
+      { path: ['team', 'roles'], code: 'ACCESS_DENIED' },
+      { path: ['user', 'permissions'], code: 'ACCESS_DENIED' },
+      { path: ['user', 'roles'], code: 'ACCESS_DENIED' },
+    ]);
+    for (const error of errors) expect(error.message).toMatch(/^You'll need additional permissions/);
+  });
+
+  it('a refused root field still refuses the whole document with its status', async () => {
+    const nobody = await createUser(app, 'partial-nobody', { orgRole: 'None' });
+    const res = await app.graphql('{ teams { name } }', {}, { auth: nobody.auth });
+    expect(res.status).toBe(403);
+    expect(res.body.data ?? null).toBeNull();
   });
 });

@@ -91,6 +91,29 @@ export function expectGraphqlError(res: GraphqlResponse, code: ErrorCode): strin
   return error?.message ?? '';
 }
 
+/**
+ * Asserts a partial answer (issue 18 item 9): HTTP 200, one error, with `code`, for the field at
+ * `path` (e.g. `['team', 'roles']`), that field null, and its parent answered. Returns the
+ * error's message.
+ */
+export function expectFieldError(outcome: Outcome, path: (string | number)[], code: ErrorCode): string {
+  const body = outcome.body as {
+    data?: Record<string, unknown> | null;
+    errors?: { message: string; path?: unknown[]; extensions?: { code?: string } }[];
+  };
+  const shown = JSON.stringify(body);
+  expect({ status: outcome.status, errors: body.errors?.map((e) => ({ code: e.extensions?.code, path: e.path })) }, shown).toEqual({
+    status: 200,
+    errors: [{ code, path }],
+  });
+  let parent: unknown = body.data;
+  for (const key of path.slice(0, -1)) parent = (parent as Record<string | number, unknown> | null | undefined)?.[key];
+  expect(parent, `${shown}: the parent of ${path.join('.')} is answered`).toBeTypeOf('object');
+  expect(parent, shown).not.toBeNull();
+  expect((parent as Record<string | number, unknown>)[path.at(-1) as string | number], shown).toBeNull();
+  return body.errors?.[0]?.message ?? '';
+}
+
 /** Asserts success and returns the data. */
 export function expectData<T>(res: { status: number; body: { data?: T | null; errors?: unknown[] } }): T {
   expect(res.body.errors, JSON.stringify(res.body)).toBeUndefined();

@@ -17,7 +17,7 @@ import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { BASIC_PREFIX, isBasicRoleName } from '../../kernel/builtin-roles.js';
 import type { PermissionPair } from '../../kernel/catalogue.js';
-import { DomainError } from '../../kernel/errors.js';
+import { accessDenied, DomainError } from '../../kernel/errors.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
 import { requireDelegation, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
@@ -49,6 +49,11 @@ export interface SubjectStore {
   readonly audit: { action: string; resourceKind: string };
   /** @throws DomainError 404 unless subject `id` is in the caller's organization. */
   find(db: Db | Tx, caller: SignedInPrincipal, id: number): Promise<void>;
+  /**
+   * True when the caller may list subject `id`'s roles without the `read` requirement because
+   * they are its own (a team's member reading its team's); absent: never.
+   */
+  readsOwn?(db: Db, caller: SignedInPrincipal, id: number): Promise<boolean>;
   /** Filter of the roles assigned to subject `id` visible in the caller's organization. */
   assignedTo(caller: SignedInPrincipal, id: number): Prisma.RoleWhereInput;
   /** Roles (with permissions) assigned to `id` in assignment scope `orgId` (0 = global). */
@@ -98,7 +103,8 @@ export class SubjectAssignments {
   /**
    * Roles assigned to the subject in the caller's organization and globally, by name; never basic
    * roles, never roles held another way; hidden ones only with includeHidden. Needs the store's
-   * `read` requirement on the subject. `knownInOrg` skips the lookup when the caller already
+   * `read` requirement on the subject, or that they are the caller's own (`readsOwn`: a member
+   * reads its team's, issue 18 item 9). `knownInOrg` skips the lookup when the caller already
    * holds the row and checked its organization (GraphQL parent fields).
    * @throws DomainError VALIDATION_FAILED (400: id), 401, ACCESS_DENIED (403), 404 (subject not in
    *   the caller's organization), 404 in oss.
@@ -107,7 +113,10 @@ export class SubjectAssignments {
     this.deps.edition.assertAvailable();
     requireSignedIn(caller);
     const id = parseId(this.store.idField, rawId);
-    await this.deps.access.check(caller, this.store.requirements.read.for({ id }));
+    const needed = this.store.requirements.read.for({ id });
+    if (!(await this.deps.access.can(caller, needed)) && !(await this.store.readsOwn?.(this.deps.db, caller, id))) {
+      throw accessDenied(needed.describe());
+    }
     if (!knownInOrg) await this.store.find(this.deps.db, caller, id);
     const where = { ...listableRoles(caller.orgId, options.includeHidden), ...this.store.assignedTo(caller, id) };
     return findRolesByName(this.deps.db, where, query);

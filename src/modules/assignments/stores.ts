@@ -29,9 +29,14 @@ export const userRoleRequirements = {
   ),
 };
 
-/** What team assignments need (service-interface.md "Required permissions"). */
+/**
+ * What team assignments need (service-interface.md "Required permissions"). A member of a team
+ * reads its roles without teams.roles:read (issue 18 item 9): Grafana gives a team's members
+ * read access to their team (the team permission "Member"), and a member's effective permissions
+ * already show what the team's roles give.
+ */
 export const teamRoleRequirements = {
-  read: requirement(['id'], ({ id }) => permission(Action.TeamsRolesRead, Scope.team(id))),
+  read: requirement(['id'], ({ id }) => permission(Action.TeamsRolesRead, Scope.team(id)), 'or membership of the team'),
   add: requirement([], () => roleManagement(Action.TeamsRolesAdd), DELEGATION),
   remove: requirement([], () => roleManagement(Action.TeamsRolesDelete), DELEGATION),
   set: requirement([], () => all(roleManagement(Action.TeamsRolesAdd), roleManagement(Action.TeamsRolesDelete)), SET_DELEGATION),
@@ -76,6 +81,11 @@ export const teamStore: SubjectStore = {
   async find(db, caller, id) {
     const team = await db.team.findFirst({ where: { id, orgId: caller.orgId }, select: { id: true } });
     if (!team) throw notFound('TEAM_NOT_FOUND', 'team', id);
+  },
+  /** A user reads the roles of a team of the organization it acts in when it is a member; keys and tokens belong to none. */
+  async readsOwn(db, caller, id) {
+    if (caller.kind === 'apiKey') return false;
+    return (await db.teamMember.count({ where: { teamId: id, userId: caller.id, team: { orgId: caller.orgId } } })) > 0;
   },
   assignedTo: (_caller, id) => ({ teamRoles: { some: { teamId: id } } }),
   async current(tx, caller, id): Promise<AssignableRole[]> {

@@ -23,6 +23,7 @@ import { requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import { type BasicRoleName, localOperator, type Principal, SERVICE_ADMIN } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
+import { bumpedVersion } from '../../kernel/role-version.js';
 import type { Tx } from '../../platform/database.js';
 import type { RoleQuery } from '../roles/service.js';
 import { type ProductRoleInput, productIdInput, productRolesInput } from './inputs.js';
@@ -112,7 +113,7 @@ export async function applyProductRoles(
       changed = !samePermissions || !sameFields || !sameGrants;
       if (changed) {
         before = await snapshotRole(tx, roleId);
-        await tx.role.update({ where: { id: roleId }, data: { ...fields, version: { increment: 1 } } });
+        await tx.role.update({ where: { id: roleId }, data: { ...fields, version: bumpedVersion(old.version) } });
         result.updated.push(role.name);
       }
       if (!samePermissions) {

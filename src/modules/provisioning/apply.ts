@@ -19,6 +19,7 @@ import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js'
 import type { PermissionPair } from '../../kernel/catalogue.js';
 import { MAX_ROLE_PERMISSIONS } from '../../kernel/inputs.js';
 import { localOperator } from '../../kernel/principal.js';
+import { acceptsVersion } from '../../kernel/role-version.js';
 import type { Tx } from '../../platform/database.js';
 import { type DocPath, problemAt, type SourceFile } from './files.js';
 import type { FileRole, FileTeam, RoleRef } from './inputs.js';
@@ -138,7 +139,7 @@ export async function applyRole(tx: Tx, entry: Located<FileRole>, summary: Apply
   if (isBasicRoleName(existing.name) && role.name && role.name !== existing.name) {
     throw problemAt(file, [...path, 'name'], `basic role "${existing.name}" cannot be renamed`);
   }
-  if (role.version == null || role.version <= existing.version) return; // the API's version rule
+  if (role.version == null || !acceptsVersion(role.version, existing.version)) return; // the API's version rule
   const before = await snapshotRole(tx, existing.id);
   await tx.role.update({ where: { id: existing.id }, data: { ...fields, ...(role.name && { name: role.name }), version: role.version } });
   await tx.permission.deleteMany({ where: { roleId: existing.id } });

@@ -12,6 +12,7 @@
  */
 import { z } from 'zod';
 import { actionProblem, scopeProblem } from '../../kernel/catalogue.js';
+import { MAX_ROLE_VERSION } from '../../kernel/role-version.js';
 
 const orgId = z.number({ error: 'orgId must be a number' }).int('orgId must be a whole number').positive('orgId must be positive');
 const state = z.enum(['present', 'absent'], { error: 'state must be "present" or "absent"' });
@@ -52,7 +53,12 @@ const fileRole = z
       description: str('description').nullish(),
       group: str('group').nullish(),
       hidden: z.boolean({ error: 'hidden must be a boolean' }).nullish(),
-      version: z.number({ error: 'version must be a number' }).int('version must be a whole number').min(0).nullish(),
+      version: z
+        .number({ error: 'version must be a number' })
+        .int('version must be a whole number')
+        .min(0)
+        .max(MAX_ROLE_VERSION, `version is larger than ${MAX_ROLE_VERSION}, the highest version`)
+        .nullish(),
       permissions: z.array(filePermission, { error: 'permissions must be a list' }).nullish(),
       from: z.array(roleRefInput, { error: 'from must be a list of role references' }).nullish(),
       state: state.nullish(),

@@ -7,6 +7,7 @@ import unhomoglyph from 'unhomoglyph';
 import { z } from 'zod';
 import { BASIC_PREFIX, FIXED_PREFIX, PRODUCT_PREFIX, RESERVED_UID_PREFIXES } from '../../kernel/builtin-roles.js';
 import { OBJECT_ERROR, permissionList } from '../../kernel/inputs.js';
+import { MAX_CREATE_VERSION, MAX_ROLE_VERSION } from '../../kernel/role-version.js';
 
 /** Limits from upstream-behaviour.md "Roles". */
 export const MAX_ROLE_NAME_LENGTH = 190;
@@ -14,12 +15,6 @@ export const MAX_ROLE_UID_LENGTH = 40;
 const UID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 /** Limit on free-text fields; the spec shows none, this keeps rows bounded. */
 const MAX_TEXT_LENGTH = 2000;
-
-/**
- * Highest role version, on create and update: GraphQL's Int is 32-bit. A role stored at it
- * accepts it again on update (see RoleService.update), so it never becomes read-only.
- */
-export const MAX_ROLE_VERSION = 2_147_483_647;
 
 /**
  * Latin letters with a hook, stroke or tail that neither NFKD nor `unhomoglyph` take to their
@@ -78,11 +73,21 @@ const roleName = z
   .max(MAX_ROLE_NAME_LENGTH, `name is longer than ${MAX_ROLE_NAME_LENGTH} characters`)
   // Stored composed (NFC): "é" as one code point or as "e" + accent is one name, not two.
   .transform((name) => name.normalize('NFC'));
+/** A version as sent: a whole number from 0 to the ceiling (kernel/role-version.ts). */
 const version = z
   .number({ error: 'version must be a number' })
   .int('version must be a whole number')
   .min(0, 'version must not be negative')
-  .max(MAX_ROLE_VERSION, `version is larger than ${MAX_ROLE_VERSION}`);
+  .max(
+    MAX_ROLE_VERSION,
+    `version is larger than ${MAX_ROLE_VERSION}, the highest version; a role already at ${MAX_ROLE_VERSION} is updated with ${MAX_ROLE_VERSION} again`,
+  );
+
+/** A create's version leaves room for the first update's higher version (kernel/role-version.ts). */
+const createVersion = version.max(
+  MAX_CREATE_VERSION,
+  `version must be at most ${MAX_CREATE_VERSION} when a role is created, so that an update (which needs a higher version) stays possible`,
+);
 
 /** Fields create and update share. */
 const describedRole = {
@@ -107,7 +112,7 @@ export const createRoleInput = z.object(
       )
       .nullish(),
     global: z.boolean({ error: 'global must be a boolean' }).nullish(),
-    version: version.nullish(),
+    version: createVersion.nullish(),
     ...describedRole,
     name: roleName.refine((name) => !isReservedRoleName(name), RESERVED_NAME_MESSAGE),
   },

@@ -17,6 +17,7 @@ import { OBJECT_ERROR, parseInput } from '../../kernel/inputs.js';
 import type { Message } from '../../kernel/message.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
+import { bumpedVersion } from '../../kernel/role-version.js';
 import type { Tx } from '../../platform/database.js';
 
 /** What the reset needs (service-interface.md "Required permissions"). */
@@ -38,7 +39,7 @@ export class BasicRoleService {
   /**
    * With `BasicRoles: true`, restores every basic role (BASIC_ROLES) in ONE transaction: its
    * permissions become the defaults, its name, display name, description, group and hidden flag
-   * too, its version goes up by one, its global grant is ensured (a missing basic role is
+   * too, its version goes up by one (never past the ceiling, kernel/role-version.ts), its global grant is ensured (a missing basic role is
    * recreated). Grants of other roles and assignments are left alone. A failure changes nothing.
    * With `BasicRoles` false or absent nothing changes. Needs roles:write on
    * permissions:type:escalate either way.
@@ -64,12 +65,12 @@ export class BasicRoleService {
  */
 async function restoreBasicRole(tx: Tx, caller: Principal, def: BasicRoleDefinition): Promise<void> {
   const fields = { name: def.name, displayName: def.displayName, description: def.description, group: def.group, hidden: def.hidden };
-  const existing = await tx.role.findUnique({ where: { uid: def.uid }, select: { id: true } });
+  const existing = await tx.role.findUnique({ where: { uid: def.uid }, select: { id: true, version: true } });
   let roleId: number;
   const before = existing ? await snapshotRole(tx, existing.id) : null;
   if (existing) {
     roleId = existing.id;
-    await tx.role.update({ where: { id: roleId }, data: { ...fields, orgId: 0, version: { increment: 1 } } });
+    await tx.role.update({ where: { id: roleId }, data: { ...fields, orgId: 0, version: bumpedVersion(existing.version) } });
     await tx.permission.deleteMany({ where: { roleId } });
   } else {
     roleId = (await tx.role.create({ data: { ...fields, uid: def.uid, orgId: 0 }, select: { id: true } })).id;

@@ -18,8 +18,9 @@ import { requireDelegation, requireServiceAdmin, requireSignedIn, roleManagement
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
+import { acceptsVersion } from '../../kernel/role-version.js';
 import { isUniqueViolation } from '../../platform/database.js';
-import { createRoleInput, isReservedRoleName, MAX_ROLE_VERSION, RESERVED_NAME_MESSAGE, updateRoleInput } from './inputs.js';
+import { createRoleInput, isReservedRoleName, RESERVED_NAME_MESSAGE, updateRoleInput } from './inputs.js';
 import {
   delegatableRoles,
   findRolesByName,
@@ -133,7 +134,8 @@ export class RoleService {
    * Names are stored NFC-normalized.
    * @throws DomainError VALIDATION_FAILED (400: bad field; a name that is or looks like (NFKC,
    *   case, look-alike letters) `fixed:`, `basic:` or `plugins:`; a uid beginning with `fixed_`,
-   *   `basic_` or `plugins_`), ROLE_ALREADY_EXISTS (409: uid or name taken), 401, 403, 404 in oss.
+   *   `basic_` or `plugins_`; a version above 2147483646, which would leave no higher version for
+   *   an update, kernel/role-version.ts), ROLE_ALREADY_EXISTS (409: uid or name taken), 401, 403, 404 in oss.
    */
   async create(caller: Principal, rawInput: unknown, query: RoleQuery = {}): Promise<Role> {
     this.assertAvailable();
@@ -182,8 +184,8 @@ export class RoleService {
    * Needs roles:write on permissions:type:delegate and delegation of both the role's current
    * and its new permissions (none with roles:write on permissions:type:escalate); a global role
    * needs a Service Admin.
-   * The version must be higher than the stored one; a role stored at MAX_ROLE_VERSION
-   * (2147483647) accepts that version again.
+   * The version must be higher than the stored one; a role stored at the ceiling (2147483647)
+   * accepts the ceiling again (kernel/role-version.ts, the rule of every version write).
    * @throws DomainError ROLE_NOT_FOUND (404), ROLE_IS_FIXED (400), ROLE_VERSION_CONFLICT (400:
    *   "the provided role version is smaller than or equal to stored role"),
    *   VALIDATION_FAILED (400), ROLE_ALREADY_EXISTS (409: name taken), 401, 403, 404 in oss.
@@ -205,9 +207,7 @@ export class RoleService {
           throw new DomainError('VALIDATION_FAILED', `name: basic role "${role.name}" cannot be renamed`);
         if (!basic && isReservedRoleName(input.name)) throw new DomainError('VALIDATION_FAILED', `name: ${RESERVED_NAME_MESSAGE}`);
         if (role.orgId === 0) requireServiceAdmin(caller, 'update a global role');
-        // Strictly higher, as in Grafana; at the 32-bit ceiling the ceiling again, since no higher
-        // version exists (issue #10 item 5: a role created at 2147483647 stayed read-only).
-        if (input.version < role.version || (input.version === role.version && role.version < MAX_ROLE_VERSION)) {
+        if (!acceptsVersion(input.version, role.version)) {
           throw new DomainError('ROLE_VERSION_CONFLICT', 'the provided role version is smaller than or equal to stored role', {
             storedVersion: role.version,
           });

@@ -4,7 +4,7 @@
  */
 import { needs } from '../../kernel/requirements.js';
 import { ServiceAccountType } from '../service-accounts/graphql.js';
-import { builder } from '../shared/builder.js';
+import { builder, DENIABLE } from '../shared/builder.js';
 import { MessagePayload } from '../shared/message.js';
 import { type TokenJson, tokenRequirements } from './service.js';
 
@@ -43,7 +43,8 @@ const MigrationResult = builder
 builder.objectField(ServiceAccountType, 'tokens', (t) =>
   t.field({
     type: [TokenType],
-    description: `Tokens of the service account. ${needs(tokenRequirements.read)}`,
+    nullable: true,
+    description: `Tokens of the service account. ${needs(tokenRequirements.read)} ${DENIABLE}`,
     resolve: (account, _args, ctx) => ctx.services.serviceAccountTokens.list(ctx.principal, account.id),
   }),
 );

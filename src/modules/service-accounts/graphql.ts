@@ -8,7 +8,7 @@ import { asOrgRole } from '../../kernel/principal.js';
 import { needs } from '../../kernel/requirements.js';
 import { userRoleRequirements } from '../assignments/service.js';
 import { permissionRequirements } from '../permissions/service.js';
-import { builder } from '../shared/builder.js';
+import { builder, DENIABLE } from '../shared/builder.js';
 import { avatarUrl } from '../shared/directory.js';
 import { MessagePayload } from '../shared/message.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
@@ -40,13 +40,15 @@ export const ServiceAccountType = builder.prismaObject('User', {
     updated: t.expose('updated', { type: 'DateTime' }),
     roles: t.prismaField({
       type: ['Role'],
-      description: `Roles assigned directly to the service account in the current organization and globally; not basic roles. ${needs(userRoleRequirements.read)}`,
+      nullable: true,
+      description: `Roles assigned directly to the service account in the current organization and globally; not basic roles. ${needs(userRoleRequirements.read)} ${DENIABLE}`,
       args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
       resolve: (query, account, args, ctx) => ctx.services.userRoles.list(ctx.principal, account.id, args, query),
     }),
     permissions: t.field({
       type: [PermissionEntry],
-      description: `Effective permissions in the current organization. ${needs(permissionRequirements.readUser)}`,
+      nullable: true,
+      description: `Effective permissions in the current organization. ${needs(permissionRequirements.readUser)} ${DENIABLE}`,
       resolve: (account, _args, ctx) => ctx.services.permissions.ofUser(ctx.principal, account.id),
     }),
   }),

@@ -36,6 +36,13 @@ function fieldComplexity(args: Record<string, unknown>, _ctx: GraphQLContext, fi
   return { field: 1, multiplier: LIST_BOUNDS[`${parent}.${field.name}`] ?? DEFAULT_LIST_BOUND };
 }
 
+/**
+ * Description suffix of a field its parent's reader may still be refused (issue 18 item 9):
+ * such fields are nullable, so a denial answers null there with an error naming the field's path
+ * and what was missing, while the rest of the answer arrives (HTTP 200, use-partial-status.ts).
+ */
+export const DENIABLE = 'Null, with an error for this field, when the caller may not read it.';
+
 export const builder = new SchemaBuilder<{
   Context: GraphQLContext;
   PrismaTypes: PrismaTypes;

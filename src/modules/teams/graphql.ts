@@ -6,7 +6,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Team } from '../../generated/prisma/client.js';
 import { needs } from '../../kernel/requirements.js';
 import { teamRoleRequirements } from '../assignments/service.js';
-import { builder, DEFAULT_LIST_BOUND } from '../shared/builder.js';
+import { builder, DEFAULT_LIST_BOUND, DENIABLE } from '../shared/builder.js';
 import { avatarUrl } from '../shared/directory.js';
 import { MessagePayload } from '../shared/message.js';
 import { MAX_PAGE_SIZE, pageSize, requestedRows } from '../shared/paging.js';
@@ -45,7 +45,8 @@ export const TeamType = builder.prismaObject('Team', {
     updated: t.expose('updated', { type: 'DateTime' }),
     roles: t.prismaField({
       type: ['Role'],
-      description: `Roles assigned to the team; not basic roles. ${needs(teamRoleRequirements.read)}`,
+      nullable: true,
+      description: `Roles assigned to the team; not basic roles. ${needs(teamRoleRequirements.read)} ${DENIABLE}`,
       args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
       resolve: (query, team, args, ctx) =>
         ctx.services.teamRoles.list(ctx.principal, team.id, args, query, team.orgId === ctx.principal.orgId),

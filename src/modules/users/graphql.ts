@@ -8,7 +8,7 @@ import { visibleMemberships } from '../../kernel/guards.js';
 import { needs } from '../../kernel/requirements.js';
 import { userRoleRequirements } from '../assignments/service.js';
 import { permissionRequirements } from '../permissions/service.js';
-import { builder, DEFAULT_LIST_BOUND } from '../shared/builder.js';
+import { builder, DEFAULT_LIST_BOUND, DENIABLE } from '../shared/builder.js';
 import type { SearchPage } from '../shared/directory.js';
 import { MessagePayload } from '../shared/message.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
@@ -32,7 +32,8 @@ export const UserType = builder.prismaObject('User', {
     }),
     teams: t.prismaField({
       type: ['Team'],
-      description: `The user's first teams by name in the current organization that the caller may read (teams:read on teams:id:<id>): \`first\` of them (default ${DEFAULT_LIST_BOUND}, at most ${MAX_PAGE_SIZE}). Every one: REST GET /api/users/:id/teams.`,
+      nullable: true,
+      description: `The user's first teams by name in the current organization that the caller may read (teams:read on teams:id:<id>): \`first\` of them (default ${DEFAULT_LIST_BOUND}, at most ${MAX_PAGE_SIZE}). Every one: REST GET /api/users/:id/teams. ${DENIABLE}`,
       args: { first: t.arg.int({ description: `How many (default ${DEFAULT_LIST_BOUND}, at most ${MAX_PAGE_SIZE}).` }) },
       // Bounded, so the cost estimate (use-graphql-limits.ts) is an upper bound: teams of team members multiply.
       complexity: (args) => ({ field: 1, multiplier: requestedRows(args.first, DEFAULT_LIST_BOUND) }),
@@ -43,13 +44,15 @@ export const UserType = builder.prismaObject('User', {
     updated: t.expose('updated', { type: 'DateTime' }),
     roles: t.prismaField({
       type: ['Role'],
-      description: `Roles assigned directly to the user in the current organization and globally; not basic roles, not team roles. ${needs(userRoleRequirements.read)}`,
+      nullable: true,
+      description: `Roles assigned directly to the user in the current organization and globally; not basic roles, not team roles. ${needs(userRoleRequirements.read)} ${DENIABLE}`,
       args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
       resolve: (query, user, args, ctx) => ctx.services.userRoles.list(ctx.principal, user.id, args, query),
     }),
     permissions: t.field({
       type: [PermissionEntry],
-      description: `Effective permissions in the current organization. ${needs(permissionRequirements.readUser)}`,
+      nullable: true,
+      description: `Effective permissions in the current organization. ${needs(permissionRequirements.readUser)} ${DENIABLE}`,
       resolve: (user, _args, ctx) => ctx.services.permissions.ofUser(ctx.principal, user.id),
     }),
   }),
