@@ -169,8 +169,16 @@ export const BASIC_ROLES: readonly BasicRoleDefinition[] = [
 export const FIXED_PREFIX = 'fixed:';
 export const BASIC_PREFIX = 'basic:';
 export const PRODUCT_PREFIX = 'plugins:';
-/** Uid prefixes of fixed (`fixedRoleUid`), basic (`basic_<slug>`) and product (`productRoleUid`) roles. */
-export const RESERVED_UID_PREFIXES = ['fixed_', 'basic_', 'plugins_'] as const;
+/** Grafana's managed roles (`managed:users:1:permissions`): never created here, reserved so none is faked. */
+export const MANAGED_PREFIX = 'managed:';
+/**
+ * Uid prefixes of roles no caller names by hand: fixed (`fixedRoleUid`), basic (`basic_<slug>`),
+ * product (`productRoleUid`), provisioned roles without a uid in their file (`prov_` +
+ * base64url(sha1(orgId:name)), provisioning/apply.ts) and Grafana's managed roles (`managed_`).
+ * A custom role taking one of them could be mistaken for, or filled as, the role it imitates
+ * (issue #22 item 3).
+ */
+export const RESERVED_UID_PREFIXES = ['fixed_', 'basic_', 'plugins_', 'prov_', 'managed_'] as const;
 
 /** Fixed roles: the service's own (`fixed:`) and registered product roles (`plugins:`), both read-only. */
 export function isFixedRoleName(name: string): boolean {

@@ -95,6 +95,27 @@ export const Scope = {
   role: (uid: string): string => `roles:uid:${uid}`,
 } as const;
 
+/**
+ * The namespace of an action or scope: its text before the first `.` or `:`
+ * (`users.roles:add` -> `users`, `global.users:*` -> `global`, `*` -> `*`).
+ */
+export function namespaceOf(text: string): string {
+  return text.split(/[.:]/, 1)[0] ?? '';
+}
+
+/**
+ * Every namespace of this service's own actions and scopes, derived from Action and Scope (the
+ * builders called with a sample id), so a new action or scope area is covered by construction:
+ * `users`, `teams`, `org`, `orgs`, `roles`, `serviceaccounts`, `apikey`, `permissions`, `global`,
+ * `status`, `services`, `provisioning`, `provisioners`, `audit`, ... Product registration refuses
+ * these as product ids (issue #22 item 2), since a product's actions start with its id.
+ */
+export const SERVICE_NAMESPACES: ReadonlySet<string> = new Set(
+  [...Object.values(Action), ...Object.values(Scope).map((s) => (typeof s === 'string' ? s : s('1')))]
+    .map(namespaceOf)
+    .filter((n) => n !== '*' && n !== ''),
+);
+
 /** Limits on stored permission strings; not shown by the spec, chosen to fit any Grafana name. */
 export const MAX_ACTION_LENGTH = 190;
 export const MAX_SCOPE_LENGTH = 190;

@@ -113,7 +113,7 @@ teams:
 
     file(
       'z-more.yml',
-      'apiVersion: 2\nroles:\n  - uid: custom_reports_editor\n    version: 2\n    permissions: [{ action: reports:read, scope: "reports:*" }]\n',
+      'apiVersion: 2\nroles:\n  - uid: custom_reports_editor\n    global: true\n    version: 2\n    permissions: [{ action: reports:read, scope: "reports:*" }]\n',
     );
     await app.services.provisioning.apply();
     const updated = await db.role.findUniqueOrThrow({ where: { uid: 'custom_reports_editor' }, include: { permissions: true } });

@@ -46,7 +46,10 @@ builder.mutationFields((t) => ({
     type: ['Role'],
     description: `Replaces the roles a product registered (fixed roles named plugins:<productId>:<name>); roles and grants it no longer declares are withdrawn everywhere. Answers the product's roles. ${needs(productRequirements.register)}`,
     args: {
-      productId: t.arg.string({ required: true }),
+      productId: t.arg.string({
+        required: true,
+        description: '1-100 letters, digits, "_" or "-"; not a namespace of this service (users, teams, org, roles, ...).',
+      }),
       roles: t.arg({ type: [ProductRoleRegistrationInput], required: true }),
     },
     resolve: (query, _root, args, ctx) => ctx.services.products.register(ctx.principal, args.productId, args.roles, query),

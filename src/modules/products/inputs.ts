@@ -5,11 +5,14 @@
  *
  * Rules (issue #9 item 3; upstream-behaviour.md "Escalation and provisioning"): role names are
  * `plugins:<productId>:<name>`; every action starts with `<productId>.` or `<productId>:`, so a
- * product can grant neither this service's actions nor another product's.
+ * product can grant neither this service's actions nor another product's; and the product id is
+ * none of this service's namespaces (issue #22 item 2: product `users` declaring `users:write`).
  */
 import { z } from 'zod';
 import { PRODUCT_PREFIX } from '../../kernel/builtin-roles.js';
+import { SERVICE_NAMESPACES } from '../../kernel/catalogue.js';
 import { OBJECT_ERROR, permissionList } from '../../kernel/inputs.js';
+import { RESERVED_ROLE_NAME_PREFIXES } from '../../kernel/lookalikes.js';
 import { type BasicRoleName, SERVICE_ADMIN } from '../../kernel/principal.js';
 
 /** A product id: letters, digits, `_` and `-`, 1..100 characters, starting with a letter or digit. */
@@ -29,10 +32,39 @@ const GRANT_NAMES: Record<string, BasicRoleName> = {
   'Grafana Admin': SERVICE_ADMIN,
 };
 
+/** A product id or namespace as compared for clashes: lower case, without `_` and `-`. */
+const folded = (id: string) => id.toLowerCase().replace(/[-_]/g, '');
+
+/**
+ * Product ids that are taken (issue #22 item 2): every namespace of this service's own actions
+ * and scopes (catalogue.SERVICE_NAMESPACES: users, teams, org, orgs, roles, serviceaccounts,
+ * apikey, permissions, ...) and the reserved role name prefixes (fixed, basic, plugins,
+ * managed), each also with a trailing "s" added or removed (`apikeys`, `user`), all folded.
+ * A product's actions start with its id, so no product can declare an action of this service.
+ */
+const RESERVED_PRODUCT_IDS: ReadonlySet<string> = new Set(
+  [...SERVICE_NAMESPACES, ...RESERVED_ROLE_NAME_PREFIXES.map((p) => p.slice(0, -1))]
+    .map(folded)
+    .flatMap((n) => [n, `${n}s`, n.endsWith('s') ? n.slice(0, -1) : n]),
+);
+
+/** True when `productId` is, or differs only in case, `_`, `-` or a plural "s" from, a namespace of the service. */
+export function isReservedProductId(productId: string): boolean {
+  return RESERVED_PRODUCT_IDS.has(folded(productId));
+}
+
 /** The product id of a path, argument or file. */
 export const productIdInput = z
   .string({ error: 'productId is required and must be a string' })
-  .regex(PRODUCT_ID_PATTERN, 'productId must be 1-100 letters, digits, "_" or "-", starting with a letter or digit');
+  .regex(PRODUCT_ID_PATTERN, 'productId must be 1-100 letters, digits, "_" or "-", starting with a letter or digit')
+  .superRefine((id, ctx) => {
+    if (isReservedProductId(id)) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `productId "${id}" is a namespace of this service (users, teams, org, roles, ...) and cannot be registered`,
+      });
+    }
+  });
 
 const text = (field: string) => z.string({ error: `${field} must be a string` }).max(2000, `${field} is longer than 2000 characters`);
 

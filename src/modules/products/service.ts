@@ -19,26 +19,19 @@ import { type RoleSnapshot, recordAudit, snapshotRole } from '../../kernel/audit
 import { PRODUCT_PREFIX, productRoleUid } from '../../kernel/builtin-roles.js';
 import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
 import { permission } from '../../kernel/evaluator.js';
-import { requireSignedIn } from '../../kernel/guards.js';
+import { requireDelegation, requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
-import { type BasicRoleName, localOperator, type Principal, SERVICE_ADMIN } from '../../kernel/principal.js';
+import { type BasicRoleName, localOperator, type Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import { bumpedVersion } from '../../kernel/role-version.js';
 import type { Tx } from '../../platform/database.js';
 import type { RoleQuery } from '../roles/service.js';
+import { grantAdditions, reachedBasicRoles } from './grants.js';
 import { type ProductRoleInput, productIdInput, productRolesInput } from './inputs.js';
 
 /** What registration needs: a product's roles may hold anything, so escalate (issue #9 item 3). */
 export const productRequirements = {
   register: requirement([], () => permission(Action.RolesWrite, Scope.Escalate)),
-};
-
-/** Grafana's inheritance of grants: the basic roles a grant to `role` reaches. */
-const REACHES: Record<BasicRoleName, BasicRoleName[]> = {
-  Viewer: ['Viewer', 'Editor', 'Admin'],
-  Editor: ['Editor', 'Admin'],
-  Admin: ['Admin'],
-  [SERVICE_ADMIN]: [SERVICE_ADMIN],
 };
 
 /** What one registration changed, by role name. */
@@ -55,6 +48,17 @@ function sameSet(a: Iterable<string>, b: Iterable<string>): boolean {
   return left.size === right.size && [...right].every((x) => left.has(x));
 }
 
+/** The roles registered for `productId`, with their permissions and global grants. */
+async function storedProductRoles(tx: Tx, productId: string) {
+  const prefix = `${PRODUCT_PREFIX}${productId}:`;
+  const rows = await tx.role.findMany({
+    where: { orgId: 0, name: { startsWith: prefix } },
+    include: { permissions: { select: { action: true, scope: true } }, basicGrants: { where: { orgId: 0 } } },
+  });
+  // SQLite's LIKE (startsWith) ignores ASCII case: keep the exact prefix only.
+  return rows.filter((r) => r.name.startsWith(prefix));
+}
+
 /**
  * Replaces the registration of `productId` with `roles` inside `tx` (rules in the module
  * comment). Inputs must already be parsed with productRolesInput(productId). Each role created,
@@ -69,14 +73,8 @@ export async function applyProductRoles(
   roles: readonly ProductRoleInput[],
   actor: Principal = localOperator(0),
 ): Promise<RegistrationResult> {
-  const prefix = `${PRODUCT_PREFIX}${productId}:`;
   const result: RegistrationResult = { created: [], updated: [], deleted: [] };
-  const stored = (
-    await tx.role.findMany({
-      where: { orgId: 0, name: { startsWith: prefix } },
-      include: { permissions: { select: { action: true, scope: true } }, basicGrants: { where: { orgId: 0 } } },
-    })
-  ).filter((r) => r.name.startsWith(prefix));
+  const stored = await storedProductRoles(tx, productId);
   const declared = new Set(roles.map((r) => r.role.name));
 
   for (const old of stored) {
@@ -90,7 +88,7 @@ export async function applyProductRoles(
   for (const { role, grants } of roles) {
     const permissions = role.permissions ?? [];
     const fields = { displayName: role.displayName ?? '', description: role.description ?? '', group: productId, hidden: false };
-    const wantedGrants = new Set((grants ?? []).flatMap((g) => REACHES[g]));
+    const wantedGrants = reachedBasicRoles(grants);
     const old = stored.find((r) => r.name === role.name);
     let roleId: number;
     let changed = true;
@@ -147,19 +145,27 @@ export class ProductService {
    * PUT /api/access-control/plugins/:productId/roles and `registerProductRoles`: replaces the
    * product's registered roles with `rawRoles` (the `roles` array of a Grafana plugin.json) in
    * one transaction; caches see it on the next request. Needs roles:write on
-   * permissions:type:escalate.
+   * permissions:type:escalate, and the grants may add to basic roles only permissions the
+   * caller could grant with roles:write (guards.requireDelegation; products/grants.ts).
    * @returns the product's roles after the change, by name.
-   * @throws DomainError VALIDATION_FAILED (400: bad product id, role name not
-   *   `plugins:<productId>:<name>`, action without the `<productId>.`/`<productId>:` prefix, bad
-   *   scope, unknown grant), UNAUTHENTICATED (401), ACCESS_DENIED (403), 404 in oss.
+   * @throws DomainError VALIDATION_FAILED (400: bad product id, a product id that is a namespace
+   *   of this service (`users`, `teams`, `org`, ...), role name not `plugins:<productId>:<name>`,
+   *   action without the `<productId>.`/`<productId>:` prefix, bad scope, unknown grant),
+   *   UNAUTHENTICATED (401), ACCESS_DENIED (403: no escalate, or a grant the caller could not
+   *   make), 404 in oss.
    */
   async register(caller: Principal, rawProductId: unknown, rawRoles: unknown, query: RoleQuery = {}): Promise<Role[]> {
     this.deps.edition.assertAvailable();
     requireSignedIn(caller);
-    await this.deps.access.check(caller, productRequirements.register.for({}));
+    const index = await this.deps.access.check(caller, productRequirements.register.for({}));
     const productId = parseInput(productIdInput, rawProductId);
     const roles = parseInput(productRolesInput(productId), rawRoles);
-    await this.deps.access.write((tx) => applyProductRoles(tx, productId, roles, caller));
+    await this.deps.access.write(async (tx) => {
+      // A grant puts the role's permissions in every holder of a basic role, the caller's peers
+      // and the caller included: only what the caller could grant with roles:write (issue #22).
+      requireDelegation(index, Action.RolesWrite, grantAdditions(await storedProductRoles(tx, productId), roles));
+      await applyProductRoles(tx, productId, roles, caller);
+    });
     const prefix = `${PRODUCT_PREFIX}${productId}:`;
     const rows = await this.deps.db.role.findMany({
       ...query,

@@ -3,8 +3,10 @@
  * apiVersion 2; upstream-behaviour.md "Escalation and provisioning"). Every problem throws with
  * the file, line and path, and the caller's transaction rolls everything back.
  *
- * Roles: found by uid, else by name in their organization (`global: true` -> 0, else `orgId`,
- * default 1). Missing: created with `version` (default 0). Present: updated only when `version`
+ * Roles: found by uid, else by name, in their organization only (`global: true` -> 0, else
+ * `orgId`, default 1), and only when provisioning created them (match.ts: a uid or name held
+ * elsewhere or by a hand-made role is a conflict, issue #22 item 3). Missing: created with
+ * `version` (default 0), marked provisioned. Present: updated only when `version`
  * is higher than the stored one (the API's rule), so applying the same files again changes
  * nothing. A provisioned role's permissions are what `from` copies plus its `permissions`, minus
  * those marked `state: absent`. `state: absent` deletes the role (refused while assigned unless
@@ -22,7 +24,8 @@ import { localOperator } from '../../kernel/principal.js';
 import { acceptsVersion } from '../../kernel/role-version.js';
 import type { Tx } from '../../platform/database.js';
 import { type DocPath, problemAt, type SourceFile } from './files.js';
-import type { FileRole, FileTeam, RoleRef } from './inputs.js';
+import type { FileRole, FileTeam } from './inputs.js';
+import { declaredRole, referencedRole, refOrg, requireCopyable, show } from './match.js';
 
 /** What a run changed (for the log and the reload answer). */
 export interface ApplySummary {
@@ -47,22 +50,18 @@ const OPERATOR = localOperator(0);
 
 type Located<T> = { file: SourceFile; path: DocPath; value: T };
 
-const refOrg = (ref: { global?: boolean | null; orgId?: number | null }, fallback = 1) => (ref.global ? 0 : (ref.orgId ?? fallback));
-const show = (ref: RoleRef) => (ref.uid ? `uid "${ref.uid}"` : `name "${ref.name}"`);
-
-/** The role a reference names, or null. By uid when given, else by name in its organization. */
-async function findRole(tx: Tx, ref: RoleRef, fallbackOrg = 1) {
-  if (ref.uid) return tx.role.findUnique({ where: { uid: ref.uid }, include: { permissions: true } });
-  return tx.role.findFirst({ where: { name: ref.name as string, orgId: refOrg(ref, fallbackOrg) }, include: { permissions: true } });
-}
-
-/** The permissions a provisioned role ends with: `from`'s and its own, minus absent ones. */
-async function permissionsOf(tx: Tx, { file, path, value }: Located<FileRole>): Promise<PermissionPair[]> {
+/**
+ * The permissions a provisioned role of organization `orgId` ends with: `from`'s and its own,
+ * minus absent ones.
+ */
+async function permissionsOf(tx: Tx, { file, path, value }: Located<FileRole>, orgId: number): Promise<PermissionPair[]> {
   const out = new Map<string, PermissionPair>();
   const key = (p: PermissionPair) => `${p.action}\u0000${p.scope}`;
   for (const [i, ref] of (value.from ?? []).entries()) {
-    const source = await findRole(tx, ref);
-    if (!source) throw problemAt(file, [...path, 'from', i], `role ${show(ref)} to copy permissions from does not exist`);
+    const at = [...path, 'from', i];
+    const source = await referencedRole(tx, file, at, ref);
+    if (!source) throw problemAt(file, at, `role ${show(ref)} to copy permissions from does not exist`);
+    requireCopyable(file, at, source, orgId);
     for (const p of source.permissions) out.set(key(p), { action: p.action, scope: p.scope });
   }
   for (const p of value.permissions ?? []) if (!p.absent) out.set(key(p), { action: p.action, scope: p.scope });
@@ -81,7 +80,7 @@ async function permissionsOf(tx: Tx, { file, path, value }: Located<FileRole>): 
 /** Applies one role entry. */
 export async function applyRole(tx: Tx, entry: Located<FileRole>, summary: ApplySummary): Promise<void> {
   const { file, path, value: role } = entry;
-  const existing = await findRole(tx, role);
+  const existing = await declaredRole(tx, file, path, role);
   const name = role.name ?? existing?.name ?? '';
   if (isFixedRoleName(name) || (existing && isFixedRoleName(existing.name))) {
     throw problemAt(file, [...path, 'name'], `fixed role "${existing?.name ?? name}" cannot be changed`);
@@ -104,7 +103,7 @@ export async function applyRole(tx: Tx, entry: Located<FileRole>, summary: Apply
     summary.rolesDeleted++;
     return;
   }
-  const permissions = await permissionsOf(tx, entry);
+  const permissions = await permissionsOf(tx, entry, existing?.orgId ?? refOrg(role));
   const fields = {
     ...(role.displayName != null && { displayName: role.displayName }),
     ...(role.description != null && { description: role.description }),
@@ -128,6 +127,7 @@ export async function applyRole(tx: Tx, entry: Located<FileRole>, summary: Apply
         orgId,
         name: role.name,
         version: role.version ?? 0,
+        provisioned: true,
         permissions: { create: permissions },
       },
     });
@@ -162,7 +162,7 @@ export async function applyTeam(tx: Tx, { file, path, value: team }: Located<Fil
   if (!row) throw problemAt(file, [...path, 'name'], `team "${team.name}" does not exist in organization ${orgId}`);
   for (const [i, ref] of (team.roles ?? []).entries()) {
     const at = [...path, 'roles', i];
-    const role = await findRole(tx, ref, orgId);
+    const role = await referencedRole(tx, file, at, ref, orgId);
     if (!role) {
       if (ref.state === 'absent') continue;
       throw problemAt(file, at, `role ${show(ref)} does not exist`);

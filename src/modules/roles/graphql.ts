@@ -75,12 +75,15 @@ export const RoleObject = builder.prismaObject('Role', {
 
 export const CreateRoleInput = builder.inputType('CreateRoleInput', {
   fields: (t) => ({
-    uid: t.string({ description: 'Generated when omitted. At most 40 of [a-zA-Z0-9_-], not beginning with fixed_, basic_ or plugins_.' }),
+    uid: t.string({
+      description: 'Generated when omitted. At most 40 of [a-zA-Z0-9_-], not beginning with fixed_, basic_, plugins_, prov_ or managed_.',
+    }),
     global: t.boolean({ description: 'Create a global role (Service Admin only). Default false.' }),
     version: t.int({ description: 'Default 0; at most 2147483646, so that an update (a higher version) stays possible.' }),
     name: t.string({
       required: true,
-      description: 'At most 190 characters, stored NFC; must not begin with "fixed:", "basic:" or "plugins:" nor a look-alike of them.',
+      description:
+        'At most 190 characters, stored NFC; must not begin with "fixed:", "basic:", "plugins:" or "managed:" nor a look-alike of them.',
     }),
     displayName: t.string(),
     description: t.string(),

@@ -3,10 +3,10 @@
  * JSON body, GraphQL its typed arguments. Rules: service-interface.md "Create role" / "Update
  * role"; limits from upstream-behaviour.md "Roles".
  */
-import unhomoglyph from 'unhomoglyph';
 import { z } from 'zod';
-import { BASIC_PREFIX, FIXED_PREFIX, PRODUCT_PREFIX, RESERVED_UID_PREFIXES } from '../../kernel/builtin-roles.js';
+import { RESERVED_UID_PREFIXES } from '../../kernel/builtin-roles.js';
 import { OBJECT_ERROR, permissionList } from '../../kernel/inputs.js';
+import { isReservedRoleName, RESERVED_NAME_MESSAGE } from '../../kernel/lookalikes.js';
 import { MAX_CREATE_VERSION, MAX_ROLE_VERSION } from '../../kernel/role-version.js';
 
 /** Limits from upstream-behaviour.md "Roles". */
@@ -15,54 +15,6 @@ export const MAX_ROLE_UID_LENGTH = 40;
 const UID_PATTERN = /^[a-zA-Z0-9_-]+$/;
 /** Limit on free-text fields; the spec shows none, this keeps rows bounded. */
 const MAX_TEXT_LENGTH = 2000;
-
-/**
- * Latin letters with a hook, stroke or tail that neither NFKD nor `unhomoglyph` take to their
- * base letter ("ƒ", "ɨ", "ȼ"... are taken there), for the letters of the reserved prefixes: each
- * followed by its base letter.
- */
-const HOOKED_LETTERS = new Map(
-  'ƈc ꞓc ȿs ɲn ꞑn ꬻn ꝑp ꞡg ⱥa ᶏa ᶍx ʉu ᶂf ꝼf ᶁd ᶅl ᶊs ᶀb ᶈp'.split(' ').map((pair) => [...pair] as [string, string]),
-);
-const unhook = (text: string): string => Array.from(text, (c) => HOOKED_LETTERS.get(c) ?? c).join('');
-
-/** Base letters only: compatibility decomposition (NFKD), combining marks dropped. */
-const withoutMarks = (text: string): string => text.normalize('NFKD').replace(/\p{M}/gu, '');
-
-/**
- * The form a name is compared in for reserved prefixes: NFKC (fullwidth and compatibility
- * letters become ASCII), invisible (default-ignorable) characters removed, lower case, accents
- * and other combining marks dropped ("i" + U+0307), then the confusable skeleton of Unicode TR39
- * (`unhomoglyph`, Unicode's confusables.txt: Cyrillic "і", Greek "ο", "꞉" ... become "i", "o",
- * ":"; "ƒ" becomes "f" + a mark), marks dropped again, hooked letters mapped, lower case again.
- */
-function comparable(name: string): string {
-  const folded = unhook(
-    withoutMarks(
-      name
-        .normalize('NFKC')
-        .replace(/\p{Default_Ignorable_Code_Point}/gu, '')
-        .toLowerCase(),
-    ),
-  );
-  return unhook(withoutMarks(unhomoglyph(folded))).toLowerCase();
-}
-
-const RESERVED_NAME_PREFIXES = [FIXED_PREFIX, BASIC_PREFIX, PRODUCT_PREFIX].map(comparable);
-
-/**
- * True when a role name is, or looks like, one of the reserved `fixed:`, `basic:` or `plugins:`
- * names: compared after NFKC normalization, case-folded, ignoring invisible characters, combining
- * marks and look-alike letters (issue #10 item 5). Custom roles may not be named so.
- */
-export function isReservedRoleName(name: string): boolean {
-  const form = comparable(name);
-  return RESERVED_NAME_PREFIXES.some((prefix) => form.startsWith(prefix));
-}
-
-/** Refusal of a reserved name, the same on create and update. */
-export const RESERVED_NAME_MESSAGE =
-  'custom roles cannot begin with the prefix "fixed:", "basic:" or "plugins:" (nor a look-alike of them)';
 
 const text = (field: string) =>
   z.string({ error: `${field} must be a string` }).max(MAX_TEXT_LENGTH, `${field} is longer than ${MAX_TEXT_LENGTH} characters`);
@@ -108,7 +60,7 @@ export const createRoleInput = z.object(
       .regex(UID_PATTERN, 'uid may contain only letters, digits, "_" and "-"')
       .refine(
         (uid) => !RESERVED_UID_PREFIXES.some((prefix) => uid.toLowerCase().startsWith(prefix)),
-        `custom role uids cannot begin with ${RESERVED_UID_PREFIXES.map((p) => `"${p}"`).join(', ')} (built-in and product roles)`,
+        `custom role uids cannot begin with ${RESERVED_UID_PREFIXES.map((p) => `"${p}"`).join(', ')} (built-in, product, provisioned and managed roles)`,
       )
       .nullish(),
     global: z.boolean({ error: 'global must be a boolean' }).nullish(),

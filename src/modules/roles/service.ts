@@ -16,11 +16,12 @@ import { DomainError, notFound } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
 import { requireDelegation, requireServiceAdmin, requireSignedIn, roleManagement } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
+import { isReservedRoleName, RESERVED_NAME_MESSAGE } from '../../kernel/lookalikes.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import { acceptsVersion } from '../../kernel/role-version.js';
 import { isUniqueViolation } from '../../platform/database.js';
-import { createRoleInput, isReservedRoleName, RESERVED_NAME_MESSAGE, updateRoleInput } from './inputs.js';
+import { createRoleInput, updateRoleInput } from './inputs.js';
 import {
   delegatableRoles,
   findRolesByName,
@@ -132,10 +133,11 @@ export class RoleService {
    * the new role (delegation), or roles:write on permissions:type:escalate; a global role additionally needs a Service Admin, since it acts in
    * every organization.
    * Names are stored NFC-normalized.
-   * @throws DomainError VALIDATION_FAILED (400: bad field; a name that is or looks like (NFKC,
-   *   case, look-alike letters) `fixed:`, `basic:` or `plugins:`; a uid beginning with `fixed_`,
-   *   `basic_` or `plugins_`; a version above 2147483646, which would leave no higher version for
-   *   an update, kernel/role-version.ts), ROLE_ALREADY_EXISTS (409: uid or name taken), 401, 403, 404 in oss.
+   * @throws DomainError VALIDATION_FAILED (400: bad field; a name that is or reads as `fixed:`,
+   *   `basic:`, `plugins:` or `managed:` (kernel/lookalikes.ts: NFKC, case, white space, look-alike
+   *   letters and colons); a uid beginning with `fixed_`, `basic_`, `plugins_`, `prov_` or
+   *   `managed_`; a version above 2147483646, which would leave no higher version for an update,
+   *   kernel/role-version.ts), ROLE_ALREADY_EXISTS (409: uid or name taken), 401, 403, 404 in oss.
    */
   async create(caller: Principal, rawInput: unknown, query: RoleQuery = {}): Promise<Role> {
     this.assertAvailable();
