@@ -4,7 +4,7 @@
  * port: main.ts listens, tests call `app.yoga.fetch(...)`.
  */
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { createAuthenticator } from './http/authenticate.js';
 import { toGraphQLError } from './http/graphql-errors.js';
@@ -40,6 +40,11 @@ export interface AppDeps {
   config: Config;
   log: Logger;
   clock?: Clock;
+  /**
+   * Benchmarks only (bench/budget.ts): rewrites the list of yoga plugins below, so each one's
+   * cost can be measured by leaving it out. Never set by the service.
+   */
+  editPlugins?: (plugins: Plugin[]) => Plugin[];
 }
 
 export interface App {
@@ -97,7 +102,7 @@ export function createApp(deps: AppDeps): App {
         throw toGraphQLError(error, log);
       }
     },
-    plugins: [
+    plugins: (deps.editPlugins ?? ((plugins: Plugin[]) => plugins))([
       // The probes first: no credentials, no body, and an answer even when all else is busy.
       useHealth(db, build.commit),
       useReadiness(db, lifecycle),
@@ -129,7 +134,7 @@ export function createApp(deps: AppDeps): App {
       useNotFound('/graphql', log), // after every plugin that answers paths of its own
       useCompression(), // after every plugin that rewrites a body
       useRequestLog({ log, metrics }), // last: logs, counts and labels the answer as sent
-    ],
+    ]),
   });
   return { yoga, services, lifecycle, metrics };
 }

@@ -7,3 +7,8 @@ export type { Logger };
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   return destination ? pino({ level, base: { service: 'portcullis' } }, destination) : pino({ level, base: { service: 'portcullis' } });
 }
+
+/** The destination stdout gets (pino's default), for another file: benchmarks write to /dev/null with it. */
+export function logDestination(path: string): DestinationStream {
+  return pino.destination({ dest: path, sync: false });
+}
