@@ -58,7 +58,8 @@ try {
   const database = await openDatabase({ databaseUrl: config.databaseUrl });
   await seed(database.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   const log = createLogger('info', logDestination('/dev/null'));
-  const build = (editPlugins?: (plugins: Plugin[]) => Plugin[]) => createApp({ db: database.prisma, config, log, ...(editPlugins && { editPlugins }) });
+  const build = (editPlugins?: (plugins: Plugin[]) => Plugin[]) =>
+    createApp({ db: database.prisma, config, log, ...(editPlugins && { editPlugins }) });
   let plugins: Plugin[] = [];
   const app = build((list) => {
     plugins = list;
@@ -73,7 +74,11 @@ try {
   });
   const bearer = `Bearer ${((await created.json()) as { key: string }).key}`;
   const requests = {
-    rest: { name: 'GET /api/access-control/user/permissions (API key)', url: 'http://bench/api/access-control/user/permissions', init: { headers: { authorization: bearer } } },
+    rest: {
+      name: 'GET /api/access-control/user/permissions (API key)',
+      url: 'http://bench/api/access-control/user/permissions',
+      init: { headers: { authorization: bearer } },
+    },
     graphql: {
       name: 'GraphQL viewer { login roles permissions } (API key)',
       url: 'http://bench/graphql',

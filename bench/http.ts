@@ -18,9 +18,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { printProfile } from './profile.js';
 import { drive, fmt, type LoadResult, medianResult, mib, printTable, type Target } from './support/load.js';
 import { ROOT, type Started, sampleRss, startBareYoga, startService, treeRss } from './support/processes.js';
-import { printProfile } from './profile.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== 'http'),
@@ -47,11 +47,15 @@ const dir = mkdtempSync(join(tmpdir(), 'portcullis-bench-http-'));
 const started: Started[] = [];
 try {
   const profileDir = flags.profile ? resolve(flags.profile) : undefined;
-  const service = await startService(root, {
-    DATABASE_URL: `file:${join(dir, 'bench.db')}`,
-    ADMIN_PASSWORD: PASSWORD,
-    PROVISIONING_PATH: join(dir, 'provisioning'),
-  }, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+  const service = await startService(
+    root,
+    {
+      DATABASE_URL: `file:${join(dir, 'bench.db')}`,
+      ADMIN_PASSWORD: PASSWORD,
+      PROVISIONING_PATH: join(dir, 'provisioning'),
+    },
+    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  );
   started.push(service);
   const bare = await startBareYoga();
   started.push(bare);
@@ -69,12 +73,35 @@ try {
   const bearer = `Bearer ${((await created.json()) as { key: string }).key}`;
   const json = { 'content-type': 'application/json' };
 
-  const baseline: Target = { name: 'bare yoga `{ __typename }` (POST /graphql)', method: 'POST', path: '/graphql', headers: json, body: '{"query":"{ __typename }"}' };
+  const baseline: Target = {
+    name: 'bare yoga `{ __typename }` (POST /graphql)',
+    method: 'POST',
+    path: '/graphql',
+    headers: json,
+    body: '{"query":"{ __typename }"}',
+  };
   const all: (Target & { key: string })[] = [
-    { key: 'api-key', name: 'GET /api/access-control/user/permissions, API key', path: '/api/access-control/user/permissions', headers: { authorization: bearer } },
-    { key: 'basic', name: 'GET /api/access-control/user/permissions, Basic auth', path: '/api/access-control/user/permissions', headers: { authorization: basic } },
+    {
+      key: 'api-key',
+      name: 'GET /api/access-control/user/permissions, API key',
+      path: '/api/access-control/user/permissions',
+      headers: { authorization: bearer },
+    },
+    {
+      key: 'basic',
+      name: 'GET /api/access-control/user/permissions, Basic auth',
+      path: '/api/access-control/user/permissions',
+      headers: { authorization: basic },
+    },
     { key: 'roles', name: 'GET /api/access-control/roles, API key', path: '/api/access-control/roles', headers: { authorization: bearer } },
-    { key: 'viewer', name: 'GraphQL viewer { login roles permissions }, API key', method: 'POST', path: '/graphql', headers: { ...json, authorization: bearer }, body: JSON.stringify({ query: VIEWER }) },
+    {
+      key: 'viewer',
+      name: 'GraphQL viewer { login roles permissions }, API key',
+      method: 'POST',
+      path: '/graphql',
+      headers: { ...json, authorization: bearer },
+      body: JSON.stringify({ query: VIEWER }),
+    },
   ];
   const only = flags.only?.split(',');
   const targets = only ? all.filter((t) => only.includes(t.key)) : all;
@@ -113,14 +140,7 @@ try {
   const rows = [baseline, ...targets].map((t) => {
     const r = medianResult(runs.get(t.name) ?? []);
     const failures = r.non2xx + r.errors > 0 ? ` (${r.non2xx} non-2xx, ${r.errors} errors)` : '';
-    return [
-      t.name + failures,
-      fmt(r.rps),
-      `${fmt(r.rps / ref.rps, 2)}x`,
-      `${r.p50} ms`,
-      `${r.p99} ms`,
-      `${fmt(r.p99 / ref.p99, 1)}x`,
-    ];
+    return [t.name + failures, fmt(r.rps), `${fmt(r.rps / ref.rps, 2)}x`, `${r.p50} ms`, `${r.p99} ms`, `${fmt(r.p99 / ref.p99, 1)}x`];
   });
   console.log('');
   printTable(['request', 'req/s', 'req/s ratio', 'p50', 'p99', 'p99 ratio'], rows);

@@ -102,7 +102,8 @@ export async function buildScaleDatabase(path: string, spec: ScaleSpec): Promise
     for (let t = 0; t < spec.teams; t++) {
       const id = Number(team.run(`team${t}`, now, now).lastInsertRowid);
       const members = new Set<number>();
-      for (let m = 0; m < Math.min(spec.members, userIds.length); m++) members.add(userIds[(t * spec.members + m) % userIds.length] as number);
+      for (let m = 0; m < Math.min(spec.members, userIds.length); m++)
+        members.add(userIds[(t * spec.members + m) % userIds.length] as number);
       for (const userId of members) teamMember.run(id, userId, now);
       for (let r = 0; r < Math.min(spec.teamRoles, roleIds.length); r++) teamRole.run(id, roleIds[(t * 3 + r * 101) % roleIds.length], now);
     }

@@ -18,9 +18,9 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { buildScaleDatabase, HEAVY_ROLES, heavyRoles, SCALE_PASSWORD, type ScaleSpec, specFromArgs } from './scale-db.js';
 import { fmt, median, mib, printTable } from './support/load.js';
 import { ROOT, startService, treeRss } from './support/processes.js';
-import { buildScaleDatabase, HEAVY_ROLES, heavyRoles, SCALE_PASSWORD, type ScaleSpec, specFromArgs } from './scale-db.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -101,7 +101,14 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
       while (held.has(free)) free = (free + 1) % roleCount;
       assign.push((await timed(() => call('POST', `/api/access-control/users/${users[h]}/roles`, { roleUid: `scale_${free}` })))[0]);
       create.push(
-        (await timed(() => call('POST', '/api/access-control/roles', { name: `custom:bench:${stamp}:${i}`, permissions: [{ action: 'teams:read', scope: 'teams:*' }] })))[0],
+        (
+          await timed(() =>
+            call('POST', '/api/access-control/roles', {
+              name: `custom:bench:${stamp}:${i}`,
+              permissions: [{ action: 'teams:read', scope: 'teams:*' }],
+            }),
+          )
+        )[0],
       );
     }
     const roles: number[] = [];
@@ -138,7 +145,9 @@ try {
     // The heavy users come right after the others (ids: admin, users, heavy users).
     if (typeof given === 'string') return { path, heavyIds: Array.from({ length: spec.heavy }, (_, i) => spec.users + 2 + i) };
     const built = await buildScaleDatabase(path, spec);
-    console.log(`built ${name}: ${fmt(spec.users)} users, ${fmt(spec.roles)} roles, ${fmt(spec.assignments)} assignments in ${fmt(built.seconds, 1)} s`);
+    console.log(
+      `built ${name}: ${fmt(spec.users)} users, ${fmt(spec.roles)} roles, ${fmt(spec.assignments)} assignments in ${fmt(built.seconds, 1)} s`,
+    );
     return { path, heavyIds: built.heavyIds };
   };
   const big = await prepare(flags.big, bigSpec, 'large');

@@ -12,7 +12,9 @@ import { buildServer, SERVER_ENTRY } from './build-server.mjs';
 try {
   await buildServer();
 } catch (error) {
-  process.stderr.write(`portcullis failed to start: building the server failed: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.stderr.write(
+    `portcullis failed to start: building the server failed: ${error instanceof Error ? error.message : String(error)}\n`,
+  );
   process.exit(1);
 }
 await import(pathToFileURL(SERVER_ENTRY).href);

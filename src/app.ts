@@ -3,7 +3,6 @@
  * instance with its plugins (REST routes, GraphiQL prompt, status of bad requests). Opens no
  * port: main.ts listens, tests call `app.yoga.fetch(...)`.
  */
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { createAuthenticator } from './http/authenticate.js';
@@ -15,7 +14,7 @@ import { schema } from './http/schema.js';
 import { useBadRequestStatus } from './http/use-bad-request-status.js';
 import { useCompression } from './http/use-compression.js';
 import { useConsole } from './http/use-console.js';
-import { useGraphiQLAuth } from './http/use-graphiql-auth.js';
+import { graphiqlFor, renderGraphiQL, useGraphiQLAuth } from './http/use-graphiql-auth.js';
 import { Lifecycle, useHealth, useReadiness } from './http/use-health.js';
 import { useLoginRoutes } from './http/use-login-routes.js';
 import { useMetrics } from './http/use-metrics.js';
@@ -92,7 +91,7 @@ export function createApp(deps: AppDeps): App {
     landingPage: false,
     ...hardened.options,
     renderGraphiQL,
-    graphiql: { title: 'portcullis GraphiQL', defaultQuery: DEFAULT_QUERY },
+    graphiql: graphiqlFor({ title: 'portcullis GraphiQL', defaultQuery: DEFAULT_QUERY }),
     logging: yogaLogging(log),
     maskedErrors: { maskError: (error) => toGraphQLError(error, log) },
     context: async ({ request }) => {

@@ -46,7 +46,12 @@ export async function startProcess(options: {
   timeoutMs?: number;
 }): Promise<Started> {
   const [command = '', ...args] = options.argv;
-  const proc = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const proc = spawn(command, args, {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let stdoutBytes = 0;
   let pending = '';
   let err = '';

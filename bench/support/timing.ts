@@ -32,5 +32,7 @@ export async function timeVariants(variants: Variant[], rounds: number, batch: n
       samples.get(v.name)?.push({ cpu: (used.user + used.system) / batch, wall: ((performance.now() - started) * 1000) / batch });
     }
   }
-  return new Map([...samples].map(([name, values]) => [name, { cpu: median(values.map((t) => t.cpu)), wall: median(values.map((t) => t.wall)) }]));
+  return new Map(
+    [...samples].map(([name, values]) => [name, { cpu: median(values.map((t) => t.cpu)), wall: median(values.map((t) => t.wall)) }]),
+  );
 }

@@ -130,9 +130,12 @@ function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL) =>
 export function useRestRoutes(deps: RestRouterDeps): Plugin {
   const rest = createRestRouter(deps);
   return {
-    async onRequest({ request, url, endResponse }) {
-      const response = await rest(request, url);
-      if (response) endResponse(response);
+    // Not async: requests outside /api/ (GraphQL, the console) pass without a promise to await.
+    onRequest({ request, url, endResponse }) {
+      if (!url.pathname.startsWith('/api/')) return;
+      return rest(request, url).then((response) => {
+        if (response) endResponse(response);
+      });
     },
   };
 }
