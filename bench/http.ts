@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { printProfile } from './profile.js';
 import { drive, fmt, type LoadResult, medianResult, mib, printTable, type Target } from './support/load.js';
-import { ROOT, type Started, sampleRss, startBareYoga, startService, treeRss } from './support/processes.js';
+import { ROOT, type Started, sampleRss, startBareYoga, startService, treeCpuMs, treeRss } from './support/processes.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== 'http'),
@@ -117,6 +117,7 @@ try {
   console.log(`\n${rounds} round(s) x ${seconds} s per request, ${connections} connections, alternating order; service: ${root}`);
   const runs = new Map<string, LoadResult[]>();
   const order = [{ target: baseline, server: bare }, ...targets.map((target) => ({ target, server: service }))];
+  const loadStartUs = Number(process.hrtime.bigint() / 1000n);
   for (const { target, server } of order) await drive(server.port, target, connections, warmup);
   const logBytesBefore = service.stdoutBytes();
   let serviceRequests = 0;
@@ -124,7 +125,9 @@ try {
   for (let round = 0; round < rounds; round++) {
     for (const { target, server } of round % 2 === 0 ? order : [...order].reverse()) {
       const rss = sampleRss(server.proc.pid as number);
+      const cpuBefore = treeCpuMs(server.proc.pid as number);
       const result = await drive(server.port, target, connections, seconds);
+      result.cpuUs = ((treeCpuMs(server.proc.pid as number) - cpuBefore) * 1000) / Math.max(1, result.rps * seconds);
       const peak = rss.stop();
       if (server === bare) underLoad.bare = Math.max(underLoad.bare, peak);
       else {
@@ -132,7 +135,9 @@ try {
         serviceRequests += result.rps * seconds;
       }
       runs.set(target.name, [...(runs.get(target.name) ?? []), result]);
-      console.log(`  round ${round + 1}: ${target.name}: ${fmt(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms`);
+      console.log(
+        `  round ${round + 1}: ${target.name}: ${fmt(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, server CPU ${fmt(result.cpuUs)} µs/request`,
+      );
     }
   }
 
@@ -140,10 +145,20 @@ try {
   const rows = [baseline, ...targets].map((t) => {
     const r = medianResult(runs.get(t.name) ?? []);
     const failures = r.non2xx + r.errors > 0 ? ` (${r.non2xx} non-2xx, ${r.errors} errors)` : '';
-    return [t.name + failures, fmt(r.rps), `${fmt(r.rps / ref.rps, 2)}x`, `${r.p50} ms`, `${r.p99} ms`, `${fmt(r.p99 / ref.p99, 1)}x`];
+    const cpu = r.cpuUs ?? Number.NaN;
+    return [
+      t.name + failures,
+      fmt(r.rps),
+      `${fmt(r.rps / ref.rps, 2)}x`,
+      `${r.p50} ms`,
+      `${r.p99} ms`,
+      `${fmt(r.p99 / ref.p99, 1)}x`,
+      `${fmt(cpu)} µs`,
+      `${fmt((ref.cpuUs ?? Number.NaN) / cpu, 2)}x`,
+    ];
   });
   console.log('');
-  printTable(['request', 'req/s', 'req/s ratio', 'p50', 'p99', 'p99 ratio'], rows);
+  printTable(['request', 'req/s', 'req/s ratio', 'p50', 'p99', 'p99 ratio', 'server CPU/request', 'CPU ratio (bare / this)'], rows);
   console.log('');
   printTable(
     ['RSS', 'service', 'bare yoga', 'ratio'],
@@ -154,10 +169,13 @@ try {
   );
   const logBytes = service.stdoutBytes() - logBytesBefore;
   console.log(`\nlog output: ${fmt(logBytes / Math.max(1, serviceRequests), 0)} bytes per request (stdout, a pipe read by this script)`);
-  console.log('Ratios are of medians measured in this one run on this machine; absolute figures vary with its load.');
+  console.log(
+    'Ratios are of medians measured in this one run on this machine; absolute figures vary with its load. The CPU ratio\n' +
+      "(bare yoga's CPU per request / this request's) is the throughput ratio the service would reach with a core of its own.",
+  );
   if (profileDir) {
     await service.stop();
-    printProfile(profileDir);
+    printProfile(profileDir, 25, loadStartUs);
   }
 } finally {
   for (const s of started) await s.stop();

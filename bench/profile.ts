@@ -1,24 +1,53 @@
 /**
  * Reads a V8 CPU profile (node --cpu-prof) and prints where the time went: self time by
  * function (file:function), self time by area (each of our src/ folders, each npm package,
- * Node's internals, garbage collection, idle), and inclusive time of our own functions.
+ * Node's internals, garbage collection, idle), and inclusive time of our own functions. Frames
+ * of the built server (dist/server/main.js) are mapped back to their src/ files through its
+ * source map. `fromUs` (a CLOCK_MONOTONIC time in microseconds, `process.hrtime`'s clock, which
+ * V8's profile timestamps share) leaves out the samples before it: the start-up.
  *
  *   npm run bench -- profile <file.cpuprofile | folder (its largest profile)>
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { fmt, printTable } from './support/load.js';
 import { ROOT } from './support/processes.js';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
 interface Profile {
   nodes: ProfileNode[];
+  startTime: number;
   samples: number[];
   timeDeltas: number[];
+}
+
+const maps = new Map<string, SourceMap | null>();
+
+/** The source map of a built file (`<file>.map` beside it), or null. */
+function sourceMapOf(path: string): SourceMap | null {
+  if (!maps.has(path)) {
+    const file = `${path}.map`;
+    maps.set(path, existsSync(file) ? new SourceMap(JSON.parse(readFileSync(file, 'utf8'))) : null);
+  }
+  return maps.get(path) ?? null;
+}
+
+/** The frame's source file URL: the original file for frames of a source-mapped build. */
+function sourceUrlOf(frame: ProfileNode['callFrame']): string {
+  if (!frame.url.startsWith('file://') || !frame.url.includes('/dist/server/')) return frame.url;
+  const path = fileURLToPath(frame.url);
+  const entry = sourceMapOf(path)?.findEntry(frame.lineNumber, frame.columnNumber);
+  if (!entry || !('originalSource' in entry) || !entry.originalSource) return frame.url;
+  const original = entry.originalSource.startsWith('file://')
+    ? fileURLToPath(entry.originalSource)
+    : resolve(dirname(path), entry.originalSource);
+  return `file://${original}`;
 }
 
 /** `url` shortened: `src/http/x.ts`, `pkg-name/path`, `node:internal/...`. */
@@ -51,9 +80,10 @@ function pick(path: string): string {
 }
 
 /** Prints the three tables of the module comment for the profile at `path` (file or folder). */
-export function printProfile(path: string, top = 25): void {
+export function printProfile(path: string, top = 25, fromUs = 0): void {
   const file = pick(path);
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  for (const node of profile.nodes) node.callFrame.url = sourceUrlOf(node.callFrame);
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -66,8 +96,11 @@ export function printProfile(path: string, top = 25): void {
   const inclusive = new Map<string, number>();
   let total = 0;
   let idle = 0;
+  let clock = profile.startTime;
   profile.samples.forEach((id, i) => {
     const dt = profile.timeDeltas[i] ?? 0;
+    clock += dt;
+    if (clock < fromUs) return;
     const node = byId.get(id);
     if (!node) return;
     if (node.callFrame.functionName === '(idle)') {
@@ -95,7 +128,7 @@ export function printProfile(path: string, top = 25): void {
       .sort((a, b) => b[1] - a[1])
       .slice(0, n)
       .map(([k, us]) => [k, pct(us), `${fmt(us / 1000)} ms`]);
-  console.log(`\nCPU profile ${file}: ${fmt(total / 1000)} ms busy, ${fmt(idle / 1000)} ms idle`);
+  console.log(`\nCPU profile ${file}${fromUs ? ' (under load)' : ''}: ${fmt(total / 1000)} ms busy, ${fmt(idle / 1000)} ms idle`);
   console.log('\nself time by area');
   printTable(['area', 'share of busy', 'time'], rows(areas, 20));
   console.log('\nself time by function');

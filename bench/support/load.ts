@@ -13,9 +13,11 @@ export interface Target {
   body?: string;
 }
 
-/** What one autocannon run measured: 2xx per second, latency percentiles (ms), failures. */
+/** What one autocannon run measured: 2xx per second, latency percentiles (ms), failures; the server's CPU per request. */
 export interface LoadResult {
   rps: number;
+  /** CPU time of the server per answered request, microseconds (set by the caller). */
+  cpuUs?: number;
   p50: number;
   p99: number;
   non2xx: number;
@@ -55,6 +57,7 @@ export function medianResult(rounds: LoadResult[]): LoadResult {
     rps: median(rounds.map((r) => r.rps)),
     p50: median(rounds.map((r) => r.p50)),
     p99: median(rounds.map((r) => r.p99)),
+    cpuUs: median(rounds.map((r) => r.cpuUs ?? Number.NaN)),
     non2xx: rounds.reduce((n, r) => n + r.non2xx, 0),
     errors: rounds.reduce((n, r) => n + r.errors, 0),
   };
