@@ -63,7 +63,7 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
   const service = await startService(root, { DATABASE_URL: `file:${copy}`, PROVISIONING_PATH: join(dir, 'provisioning') });
   const startMs = performance.now() - spawned;
   try {
-    await new Promise((r) => setTimeout(r, 500));
+    await new Promise((r) => setTimeout(r, 3000));
     const rssIdle = treeRss(service.proc.pid as number);
     const base = `http://127.0.0.1:${service.port}`;
     const basic = `Basic ${Buffer.from(`admin:${SCALE_PASSWORD}`).toString('base64')}`;
@@ -165,7 +165,7 @@ try {
     ['figure', 'large', 'small', 'large / small'],
     [
       row('start (spawn to listening)', large.startMs, little.startMs, ms),
-      row('RSS after start', large.rssIdle, little.rssIdle, mib),
+      row('RSS 3 s after start', large.rssIdle, little.rssIdle, mib),
       row(`cold permission listing, ${HEAVY_ROLES}-role user`, large.coldMs, little.coldMs, ms),
       row(`warm permission listing, ${HEAVY_ROLES}-role user`, large.warmMs, little.warmMs, ms),
       row('assign a role to a user', large.assignMs, little.assignMs, ms),
