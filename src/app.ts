@@ -3,8 +3,7 @@
  * instance with its plugins (REST routes, GraphiQL prompt, status of bad requests). Opens no
  * port: main.ts listens, tests call `app.yoga.fetch(...)`.
  */
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { createAuthenticator } from './http/authenticate.js';
 import { toGraphQLError } from './http/graphql-errors.js';
@@ -15,7 +14,7 @@ import { schema } from './http/schema.js';
 import { useBadRequestStatus } from './http/use-bad-request-status.js';
 import { useCompression } from './http/use-compression.js';
 import { useConsole } from './http/use-console.js';
-import { graphiqlOptions, useGraphiQLAuth } from './http/use-graphiql-auth.js';
+import { graphiqlOptions, renderGraphiQL, useGraphiQLAuth } from './http/use-graphiql-auth.js';
 import { Lifecycle, useHealth, useReadiness } from './http/use-health.js';
 import { useLoginRoutes } from './http/use-login-routes.js';
 import { useMetrics } from './http/use-metrics.js';
@@ -44,6 +43,11 @@ export interface AppDeps {
   clock?: Clock;
   /** Checks passwords (default: platform/passwords.ts verifyPassword); tests count or hold the checks through it. */
   verifyPassword?: PasswordVerifier;
+  /**
+   * Benchmarks only (bench/budget.ts): rewrites the list of yoga plugins below, so each one's
+   * cost can be measured by leaving it out. Never set by the service.
+   */
+  editPlugins?: (plugins: Plugin[]) => Plugin[];
 }
 
 export interface App {
@@ -104,7 +108,7 @@ export function createApp(deps: AppDeps): App {
         throw toGraphQLError(error, log);
       }
     },
-    plugins: [
+    plugins: (deps.editPlugins ?? ((plugins: Plugin[]) => plugins))([
       // The probes first: no credentials, no body, and an answer even when all else is busy.
       useHealth(db, build.commit),
       useReadiness(db, lifecycle),
@@ -137,7 +141,7 @@ export function createApp(deps: AppDeps): App {
       useNotFound('/graphql', log), // after every plugin that answers paths of its own
       useCompression(), // after every plugin that rewrites a body
       useRequestLog({ log, metrics }), // last: logs, counts and labels the answer as sent
-    ],
+    ]),
   });
   return { yoga, services, lifecycle, metrics };
 }

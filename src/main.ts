@@ -108,6 +108,8 @@ async function main(): Promise<void> {
     { port, host: config.host, edition: config.edition },
     `portcullis listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} (GraphiQL at /graphql)`,
   );
+  // Log lines are batched (platform/logger.ts): this one is what supervisors and scripts wait for.
+  log.flush();
 
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {

@@ -70,40 +70,64 @@ function addVary(headers: Headers): void {
     headers.set('vary', `${vary}, Accept-Encoding`);
 }
 
+/**
+ * Adds `Vary` to the answer's own headers; answers a copy of the response with it when those
+ * are immutable (Response.redirect(), Response.error()).
+ */
+function withVary(response: Response, setResponse: (response: Response) => void): void {
+  try {
+    addVary(response.headers);
+  } catch {
+    const headers = new Headers(response.headers);
+    addVary(headers);
+    setResponse(new Response(response.body, { status: response.status, statusText: response.statusText, headers }));
+  }
+}
+
 /** Yoga plugin: the compression above. */
 export function useCompression(): Plugin {
   const cache = new Map<string, Buffer>();
+
+  async function compressed(response: Response, encoding: Encoding, setResponse: (response: Response) => void): Promise<void> {
+    const headers = new Headers(response.headers);
+    addVary(headers);
+    const body: Buffer = Buffer.from(await response.arrayBuffer());
+    let sent = body;
+    if (body.byteLength >= MIN_BYTES) {
+      const key = body.byteLength >= CACHE_FROM_BYTES ? `${encoding}:${createHash('sha256').update(body).digest('base64')}` : undefined;
+      let compressed = key ? cache.get(key) : undefined;
+      if (!compressed) {
+        compressed = await compress(body, encoding);
+        if (key) {
+          if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
+          cache.set(key, compressed);
+        }
+      }
+      sent = compressed;
+      headers.set('content-encoding', encoding);
+    }
+    headers.set('content-length', String(sent.byteLength));
+    // zlib's and Buffer.from's buffers are plain ArrayBuffers; the types only cannot say so.
+    setResponse(new Response(sent as Buffer<ArrayBuffer>, { status: response.status, statusText: response.statusText, headers }));
+  }
+
   return {
-    async onResponse({ request, response, setResponse }) {
+    // Not async, and the answer is kept (only its Vary header added) when nothing is compressed:
+    // requests without Accept-Encoding and short answers pass without a copy or a promise. Its
+    // `body` is not read then either: reading it turns a string body into a stream, which yoga's
+    // server adapter then pipes instead of writing the string at once.
+    onResponse({ request, response, setResponse }) {
       if (!COMPRESSIBLE.test(response.headers.get('content-type') ?? '')) return;
-      if (request.method === 'HEAD' || response.status === 204 || response.status === 304 || !response.body) return;
+      if (request.method === 'HEAD' || response.status === 204 || response.status === 304) return;
       if (response.headers.has('content-encoding')) return;
-      const headers = new Headers(response.headers);
-      addVary(headers);
       const encoding = negotiateEncoding(request.headers.get('accept-encoding'));
       const declared = Number(response.headers.get('content-length') ?? Number.NaN);
       if (!encoding || declared < MIN_BYTES) {
-        setResponse(new Response(response.body, { status: response.status, statusText: response.statusText, headers }));
+        withVary(response, setResponse);
         return;
       }
-      const body: Buffer = Buffer.from(await response.arrayBuffer());
-      let sent = body;
-      if (body.byteLength >= MIN_BYTES) {
-        const key = body.byteLength >= CACHE_FROM_BYTES ? `${encoding}:${createHash('sha256').update(body).digest('base64')}` : undefined;
-        let compressed = key ? cache.get(key) : undefined;
-        if (!compressed) {
-          compressed = await compress(body, encoding);
-          if (key) {
-            if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value as string);
-            cache.set(key, compressed);
-          }
-        }
-        sent = compressed;
-        headers.set('content-encoding', encoding);
-      }
-      headers.set('content-length', String(sent.byteLength));
-      // zlib's and Buffer.from's buffers are plain ArrayBuffers; the types only cannot say so.
-      setResponse(new Response(sent as Buffer<ArrayBuffer>, { status: response.status, statusText: response.statusText, headers }));
+      if (!response.body) return;
+      return compressed(response, encoding, setResponse);
     },
   };
 }

@@ -179,8 +179,38 @@ export function useConsole(deps: ConsoleDeps): Plugin {
   /** Page requests for paths that are not the console's: their 404, if nothing answers them, becomes the console page. */
   const strays = new WeakSet<Request>();
 
+  /** Answers a console page or asset from the build (loaded on first use). */
+  async function serve(request: Request, path: string, page: boolean, endResponse: (response: Response) => void): Promise<void> {
+    let built: Loaded;
+    try {
+      built = await loaded();
+    } catch (error) {
+      // Without a console, /login stays the sign-in routes' minimal page.
+      if (!page || path === '/login') return;
+      const reason = error instanceof Error ? error.message : String(error);
+      endResponse(
+        new Response(`The web console is not available: ${reason}\nBuild it with: node scripts/build-console.mjs\n`, {
+          status: 503,
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
+        }),
+      );
+      return;
+    }
+    if (page) {
+      markConsoleAnswer(request, 'page');
+      const headers = { 'content-type': 'text/html; charset=utf-8' };
+      endResponse(new Response(request.method === 'HEAD' ? null : built.page, { status: 200, headers }));
+      return;
+    }
+    const asset = built.assets.get(path);
+    if (!asset) return;
+    markConsoleAnswer(request, 'asset');
+    endResponse(assetResponse(request, asset));
+  }
+
+  // Neither hook is async: API and GraphQL requests pass both without a promise to await.
   return {
-    async onRequest({ request, url, endResponse }) {
+    onRequest({ request, url, endResponse }) {
       if (request.method !== 'GET' && request.method !== 'HEAD') return;
       const path = url.pathname;
       const canonical = canonicalPagePath(path);
@@ -191,40 +221,19 @@ export function useConsole(deps: ConsoleDeps): Plugin {
       const page = isConsolePath(path);
       if (!page && isPageRequest(request, path)) strays.add(request);
       if (!page && !path.startsWith(ASSET_PREFIX)) return;
-      let built: Loaded;
-      try {
-        built = await loaded();
-      } catch (error) {
-        // Without a console, /login stays the sign-in routes' minimal page.
-        if (!page || path === '/login') return;
-        const reason = error instanceof Error ? error.message : String(error);
-        endResponse(
-          new Response(`The web console is not available: ${reason}\nBuild it with: node scripts/build-console.mjs\n`, {
-            status: 503,
-            headers: { 'content-type': 'text/plain; charset=utf-8' },
-          }),
-        );
-        return;
-      }
-      if (page) {
-        markConsoleAnswer(request, 'page');
-        const headers = { 'content-type': 'text/html; charset=utf-8' };
-        endResponse(new Response(request.method === 'HEAD' ? null : built.page, { status: 200, headers }));
-        return;
-      }
-      const asset = built.assets.get(path);
-      if (!asset) return;
-      markConsoleAnswer(request, 'asset');
-      endResponse(assetResponse(request, asset));
+      return serve(request, path, page, endResponse);
     },
     // Runs before the security headers' onResponse (registered earlier), so the page gets the console's policy.
-    async onResponse({ request, response, setResponse }) {
+    onResponse({ request, response, setResponse }) {
       if (response.status !== 404 || !strays.has(request)) return;
-      const built = await loaded().catch(() => null);
-      if (!built) return; // no console: the JSON 404 stands
-      markConsoleAnswer(request, 'page');
-      const headers = { 'content-type': 'text/html; charset=utf-8' };
-      setResponse(new Response(request.method === 'HEAD' ? null : built.page, { status: 404, headers }));
+      return loaded()
+        .catch(() => null)
+        .then((built) => {
+          if (!built) return; // no console: the JSON 404 stands
+          markConsoleAnswer(request, 'page');
+          const headers = { 'content-type': 'text/html; charset=utf-8' };
+          setResponse(new Response(request.method === 'HEAD' ? null : built.page, { status: 404, headers }));
+        });
     },
   };
 }

@@ -5,13 +5,35 @@
  * the browser then sends the credentials with every GraphiQL request. A console session (its
  * cookie) or an API key in the Authorization header opens the page without the prompt; the
  * page's first query greets the caller by the way it signed in (graphiqlOptions).
+ *
+ * The page's assets (@graphql-yoga/render-graphiql: GraphiQL's whole bundle, about 9 MB of text
+ * and 80 MB of resident memory once loaded) are loaded on the first page asked for with
+ * credentials, not at start: most gateways never serve GraphiQL. `graphiqlOptions` decides per
+ * request, before yoga renders: a request without credentials (no Authorization header, no
+ * cookie) gets a placeholder, swapped for the 401 below, so the browser's first, anonymous visit
+ * loads nothing and authenticates nothing.
  */
-import type { Plugin } from 'graphql-yoga';
+import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { unauthenticated } from '../kernel/errors.js';
 import { ANONYMOUS, type Principal } from '../kernel/principal.js';
 import type { Logger } from '../platform/logger.js';
 import type { RequestAuth } from './request-auth.js';
 import { errorResponse } from './responses.js';
+import { pathOf } from './url-path.js';
+
+/** Marks the options of a request without credentials: render nothing, the 401 follows. */
+const REFUSED = Symbol('graphiql refused');
+type Options = GraphiQLOptions & { [REFUSED]?: true };
+
+/** True when the request carries credentials (an Authorization header or a cookie). */
+const hasCredentials = (request: Request): boolean => request.headers.has('authorization') || request.headers.has('cookie');
+
+/** The `renderGraphiQL` option of createYoga: GraphiQL's page, its module loaded on first use. */
+export async function renderGraphiQL(options: Options): Promise<string> {
+  if (options[REFUSED]) return '<!doctype html><title>GraphiQL</title>';
+  const { renderGraphiQL: render } = await import('@graphql-yoga/render-graphiql');
+  return render(options);
+}
 
 /** The first line of GraphiQL's starting query: how this page was signed in, for each way it can be. */
 function greeting(principal: Principal): string {
@@ -37,30 +59,36 @@ export function graphiqlDefaultQuery(principal: Principal): string {
 
 /**
  * Yoga's `graphiql` option: the page's title and a starting query greeting the caller by its
- * sign-in (the request's one authentication, shared with useGraphiQLAuth; a failure is that
+ * sign-in; for a request without credentials, options marked so that renderGraphiQL answers a
+ * placeholder (the request's one authentication, shared with useGraphiQLAuth; a failure is that
  * plugin's 401).
  */
-export function graphiqlOptions(auth: RequestAuth): (request: Request) => Promise<{ title: string; defaultQuery: string }> {
-  return async (request) => ({
-    title: 'portcullis GraphiQL',
-    defaultQuery: graphiqlDefaultQuery(await auth(request).catch(() => ANONYMOUS)),
-  });
+export function graphiqlOptions(auth: RequestAuth): (request: Request) => Promise<Options> {
+  const title = 'portcullis GraphiQL';
+  return async (request) => {
+    // Without credentials nothing is loaded nor authenticated: renderGraphiQL answers a
+    // placeholder, which useGraphiQLAuth swaps for the 401.
+    if (!hasCredentials(request)) return { title, [REFUSED]: true };
+    return { title, defaultQuery: graphiqlDefaultQuery(await auth(request).catch(() => ANONYMOUS)) };
+  };
 }
 
 /** Yoga plugin: the GraphiQL page (GET, text/html, 200) without valid credentials becomes a 401. */
 export function useGraphiQLAuth(auth: RequestAuth, log: Logger): Plugin {
   return {
-    async onResponse({ request, response, setResponse }) {
+    // Not async: only the GraphiQL page has an authentication to wait for.
+    onResponse({ request, response, setResponse }) {
       if (request.method !== 'GET' || response.status !== 200 || !(response.headers.get('content-type') ?? '').startsWith('text/html')) {
         return;
       }
       // Only the GraphiQL page: the web console's pages (use-console.ts) sign in with their own form.
-      if (new URL(request.url).pathname !== '/graphql') return;
-      try {
-        if ((await auth(request)).kind === 'anonymous') throw unauthenticated();
-      } catch (error) {
-        setResponse(errorResponse(error, log));
-      }
+      if (pathOf(request.url) !== '/graphql') return;
+      return auth(request).then(
+        (principal) => {
+          if (principal.kind === 'anonymous') setResponse(errorResponse(unauthenticated(), log));
+        },
+        (error: unknown) => setResponse(errorResponse(error, log)),
+      );
     },
   };
 }

@@ -130,16 +130,50 @@ function limitError(limit: 'cost' | 'listDepth', message: string, details: Recor
   });
 }
 
+/** Costs kept per document, by operation name and variables: at most this many each. */
+const COSTS_PER_DOCUMENT = 16;
+/** Longest key (operation name and variables as JSON) whose cost is kept: larger ones are costed each time, never stored. */
+const MAX_COST_KEY_CHARS = 1024;
+
+interface DocumentFacts {
+  depth: number;
+  costs: Map<string, number | undefined>;
+}
+
 /**
  * Yoga plugin: list nesting and cost, checked after validation, on every request (the cost
- * depends on variables, so it is not part of the cached validation result).
+ * depends on variables, so it is not part of yoga's cached validation result). Both are
+ * remembered per document (yoga's parse cache hands out one AST per distinct text): the nesting
+ * depends on the document alone, the cost on the document, the operation name and the variables
+ * only (field costs read arguments, never the context: builder.ts fieldComplexity), so a
+ * repeated query (a product's `viewer` on every page) is costed once.
  */
 export function useListLimits(limits: Pick<GraphQLLimits, 'maxCost' | 'maxListDepth'>): Plugin {
+  const facts = new WeakMap<DocumentNode, DocumentFacts>();
+  const costOf = (schema: GraphQLSchema, document: DocumentNode, known: DocumentFacts, params: RequestParams, context: object) => {
+    const key = `${typeof params.operationName === 'string' ? params.operationName : ''}\0${JSON.stringify(params.variables ?? null)}`;
+    if (known.costs.has(key)) return known.costs.get(key);
+    let cost: number | undefined;
+    try {
+      cost = operationCost(schema, document, params, context);
+    } catch {
+      cost = Number.POSITIVE_INFINITY; // an estimate that cannot be made is no permission to run
+    }
+    if (key.length > MAX_COST_KEY_CHARS) return cost;
+    if (known.costs.size >= COSTS_PER_DOCUMENT) known.costs.clear();
+    known.costs.set(key, cost);
+    return cost;
+  };
   return {
     onValidate({ params: { schema, documentAST }, context }) {
       return ({ valid, setResult }) => {
         if (!valid) return; // refused already; the cost of an invalid document is undefined
-        const depth = listDepth(schema, documentAST);
+        let known = facts.get(documentAST);
+        if (!known) {
+          known = { depth: listDepth(schema, documentAST), costs: new Map() };
+          facts.set(documentAST, known);
+        }
+        const depth = known.depth;
         if (depth > limits.maxListDepth) {
           setResult([
             limitError(
@@ -151,12 +185,7 @@ export function useListLimits(limits: Pick<GraphQLLimits, 'maxCost' | 'maxListDe
           return;
         }
         const params = ((context as { params?: RequestParams }).params ?? {}) as RequestParams;
-        let cost: number | undefined;
-        try {
-          cost = operationCost(schema, documentAST, params, context);
-        } catch {
-          cost = Number.POSITIVE_INFINITY; // an estimate that cannot be made is no permission to run
-        }
+        const cost = costOf(schema, documentAST, known, params, context);
         if (cost !== undefined && cost > limits.maxCost) {
           setResult([
             limitError(

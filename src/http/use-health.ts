@@ -60,7 +60,8 @@ function probe(request: Request, url: URL, path: string): boolean {
 /** Yoga plugin answering `GET /api/health` and `/api/frontend/settings` (and HEAD) before the REST routes. */
 export function useHealth(db: Db, commit = 'unknown'): Plugin {
   return {
-    async onRequest({ request, url, endResponse }) {
+    // Not async: every request passes here, and only the probe itself has anything to await.
+    onRequest({ request, url, endResponse }) {
       if (probe(request, url, FRONTEND_SETTINGS_PATH) || probe(request, url, `${FRONTEND_SETTINGS_PATH}/`)) {
         tagRoute(request, FRONTEND_SETTINGS_PATH);
         endResponse(json(200, { buildInfo: { version: VERSION, commit, env: 'production' } }));
@@ -68,8 +69,9 @@ export function useHealth(db: Db, commit = 'unknown'): Plugin {
       }
       if (!probe(request, url, HEALTH_PATH)) return;
       tagRoute(request, HEALTH_PATH);
-      const ok = await pingDatabase(db, PING_TIMEOUT_MS);
-      endResponse(json(ok ? 200 : 503, { database: ok ? 'ok' : 'failing', version: VERSION, commit }));
+      return pingDatabase(db, PING_TIMEOUT_MS).then((ok) => {
+        endResponse(json(ok ? 200 : 503, { database: ok ? 'ok' : 'failing', version: VERSION, commit }));
+      });
     },
   };
 }
@@ -77,7 +79,7 @@ export function useHealth(db: Db, commit = 'unknown'): Plugin {
 /** Yoga plugin answering `GET /api/ready` (and HEAD) from `lifecycle` and a database ping. */
 export function useReadiness(db: Db, lifecycle: Lifecycle): Plugin {
   return {
-    async onRequest({ request, url, endResponse }) {
+    onRequest({ request, url, endResponse }) {
       if (!probe(request, url, READY_PATH)) return;
       tagRoute(request, READY_PATH);
       const state = lifecycle.state;
@@ -85,11 +87,9 @@ export function useReadiness(db: Db, lifecycle: Lifecycle): Plugin {
         endResponse(json(503, { ready: false, reason: state }));
         return;
       }
-      if (!(await pingDatabase(db, PING_TIMEOUT_MS))) {
-        endResponse(json(503, { ready: false, reason: 'database not answering' }));
-        return;
-      }
-      endResponse(json(200, { ready: true }));
+      return pingDatabase(db, PING_TIMEOUT_MS).then((ok) => {
+        endResponse(ok ? json(200, { ready: true }) : json(503, { ready: false, reason: 'database not answering' }));
+      });
     },
   };
 }

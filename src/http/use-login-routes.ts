@@ -158,14 +158,17 @@ ${provider ? `<p><a href="${OAUTH_PATH}">Sign in with ${escapeHtml(provider)}</a
   }
 
   return {
-    async onRequest({ request, url, serverContext, endResponse }) {
+    // Not async: only its own paths have anything to await; every other request passes at once.
+    onRequest({ request, url, serverContext, endResponse }) {
       const socket = (serverContext as { req?: { socket?: SocketInfo } } | undefined)?.req?.socket;
       recordConnection(request, socket, deps.trustProxy);
-      const route = `${request.method} ${url.pathname}`;
-      if (route === 'POST /login') endResponse(await login(request));
-      else if (route === 'GET /logout') endResponse(await logout(request));
-      else if (route === `GET ${OAUTH_PATH}`) endResponse(await oauthRoute(request, url));
-      else if (route === 'GET /login') endResponse(loginPage(url));
+      const path = url.pathname;
+      if (path !== '/login' && path !== '/logout' && path !== OAUTH_PATH) return;
+      const route = `${request.method} ${path}`;
+      if (route === 'POST /login') return login(request).then(endResponse);
+      if (route === 'GET /logout') return logout(request).then(endResponse);
+      if (route === `GET ${OAUTH_PATH}`) return oauthRoute(request, url).then(endResponse);
+      if (route === 'GET /login') endResponse(loginPage(url));
     },
     onResponse({ request, response }) {
       const cookies = takeCookies(request);

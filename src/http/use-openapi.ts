@@ -20,6 +20,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { Route } from '../modules/shared/rest.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import { json } from './responses.js';
+import { pathOf } from './url-path.js';
 
 /** Path of the document. */
 export const OPENAPI_PATH = '/api/openapi.json';
@@ -143,7 +144,7 @@ export function useOpenApiHeaders(): Plugin {
   return {
     onResponse({ request, response }) {
       if (response.status !== 200) return;
-      const path = new URL(request.url).pathname;
+      const path = pathOf(request.url);
       if (path === REFERENCE_PATH && (response.headers.get('content-type') ?? '').startsWith('text/html')) {
         response.headers.set('content-security-policy', REFERENCE_PAGE_POLICY);
       } else if (path.startsWith(ASSETS)) {

@@ -33,6 +33,7 @@ import type { Metrics } from '../platform/metrics.js';
 import type { RequestAuth } from './request-auth.js';
 import { requestIdOf } from './request-id.js';
 import { routeOf } from './request-route.js';
+import { pathOf } from './url-path.js';
 
 /** Paths answered by doors that do not tag their route: static, so safe as labels. */
 const STATIC_ROUTES = new Set(['/graphql', '/login', '/logout', '/login/generic_oauth']);
@@ -66,7 +67,7 @@ export function trackPrincipal(auth: RequestAuth): RequestAuth {
 export function routeLabel(request: Request, status: number): string {
   const tagged = routeOf(request);
   if (tagged) return tagged;
-  const path = new URL(request.url).pathname;
+  const path = pathOf(request.url);
   if (STATIC_ROUTES.has(path)) return path;
   return status === 404 ? 'unmatched' : 'other';
 }

@@ -79,9 +79,26 @@ function inlineScripts(html: string): string[] {
 export function useSecurityHeaders(): Plugin {
   // The GraphiQL page is the same for every request: hash it once per distinct page.
   const pagePolicies = new Map<string, string>();
+  const common = Object.entries(COMMON);
+  /** An HTML page (GraphiQL): its policy names the hashes of its inline scripts. */
+  async function pagePolicy(response: Response, setResponse: (response: Response) => void): Promise<void> {
+    const html = await response.text();
+    const key = createHash('sha256').update(html).digest('base64');
+    let policy = pagePolicies.get(key);
+    if (!policy) {
+      policy = graphiqlPolicy(inlineScripts(html));
+      if (pagePolicies.size > 16) pagePolicies.clear();
+      pagePolicies.set(key, policy);
+    }
+    const headers = new Headers(response.headers);
+    headers.set('content-security-policy', policy);
+    headers.delete('content-length');
+    setResponse(new Response(html, { status: response.status, statusText: response.statusText, headers }));
+  }
   return {
-    async onResponse({ request, response, setResponse }) {
-      for (const [name, value] of Object.entries(COMMON)) response.headers.set(name, value);
+    // Not async: only an HTML page has a body to read; every API answer passes without a promise.
+    onResponse({ request, response, setResponse }) {
+      for (const [name, value] of common) response.headers.set(name, value);
       const consoleAnswer = consoleAnswers.get(request);
       if (consoleAnswer === 'page') {
         response.headers.set('content-security-policy', CONSOLE_POLICY);
@@ -92,18 +109,7 @@ export function useSecurityHeaders(): Plugin {
         response.headers.set('content-security-policy', API_CSP);
         return;
       }
-      const html = await response.text();
-      const key = createHash('sha256').update(html).digest('base64');
-      let policy = pagePolicies.get(key);
-      if (!policy) {
-        policy = graphiqlPolicy(inlineScripts(html));
-        if (pagePolicies.size > 16) pagePolicies.clear();
-        pagePolicies.set(key, policy);
-      }
-      const headers = new Headers(response.headers);
-      headers.set('content-security-policy', policy);
-      headers.delete('content-length');
-      setResponse(new Response(html, { status: response.status, statusText: response.statusText, headers }));
+      return pagePolicy(response, setResponse);
     },
   };
 }

@@ -1,0 +1,184 @@
+/**
+ * The HTTP benchmark (issue 20 item 1): the service started as `npm start` starts it (a child
+ * process, on a fresh temporary database) and a bare graphql-yoga `{ __typename }` server
+ * (bench/bare-yoga.mjs) side by side, driven in turn by autocannon over 127.0.0.1. Rounds
+ * alternate their order (forward, then backward) so drift in the machine's load hits every
+ * request alike. Prints, per request, the medians over rounds of req/s, p50 and p99, and their
+ * ratios to the bare server measured in the same run; RSS idle (after start) and the largest
+ * sample under load, of both. Asserts nothing and holds no target: figures of a shared machine
+ * are noisy, the ratios are what compares.
+ *
+ *   npm run bench -- http [--rounds 2] [--seconds 8] [--connections 64] [--quick]
+ *                         [--only api-key,basic,roles,viewer] [--root <checkout>] [--profile <dir>]
+ *
+ * --root benchmarks another checkout's `npm start` (before/after comparisons); --profile writes
+ * the service's CPU profile (node --cpu-prof) there and prints its top costs (bench/profile.ts).
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { printProfile } from './profile.js';
+import { drive, fmt, type LoadResult, medianResult, mib, printTable, type Target } from './support/load.js';
+import { ROOT, type Started, sampleRss, startBareYoga, startService, treeCpuMs, treeRss } from './support/processes.js';
+
+const { values: flags } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== 'http'),
+  options: {
+    rounds: { type: 'string', default: '2' },
+    seconds: { type: 'string', default: '8' },
+    connections: { type: 'string', default: '64' },
+    warmup: { type: 'string', default: '1' },
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    root: { type: 'string', default: ROOT },
+    profile: { type: 'string' },
+  },
+});
+const rounds = flags.quick ? 1 : Number(flags.rounds);
+const seconds = flags.quick ? 3 : Number(flags.seconds);
+const connections = Number(flags.connections);
+const warmup = Number(flags.warmup);
+const root = resolve(flags.root);
+const PASSWORD = 'bench-password-0';
+const VIEWER = '{ viewer { login roles { name } permissions { action scope } } }';
+
+const dir = mkdtempSync(join(tmpdir(), 'portcullis-bench-http-'));
+const started: Started[] = [];
+try {
+  const profileDir = flags.profile ? resolve(flags.profile) : undefined;
+  const service = await startService(
+    root,
+    {
+      DATABASE_URL: `file:${join(dir, 'bench.db')}`,
+      ADMIN_PASSWORD: PASSWORD,
+      PROVISIONING_PATH: join(dir, 'provisioning'),
+    },
+    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  );
+  started.push(service);
+  const bare = await startBareYoga();
+  started.push(bare);
+  // Idle: settled for a few seconds after start (a first start frees the migration engine's memory).
+  await new Promise((r) => setTimeout(r, 3000));
+  const idle = { service: treeRss(service.proc.pid as number), bare: treeRss(bare.proc.pid as number) };
+
+  const base = `http://127.0.0.1:${service.port}`;
+  const basic = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
+  const created = await fetch(`${base}/api/auth/keys`, {
+    method: 'POST',
+    headers: { authorization: basic, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench', role: 'Admin' }),
+  });
+  if (created.status !== 200) throw new Error(`creating the API key answered ${created.status}: ${await created.text()}`);
+  const bearer = `Bearer ${((await created.json()) as { key: string }).key}`;
+  const json = { 'content-type': 'application/json' };
+
+  const baseline: Target = {
+    name: 'bare yoga `{ __typename }` (POST /graphql)',
+    method: 'POST',
+    path: '/graphql',
+    headers: json,
+    body: '{"query":"{ __typename }"}',
+  };
+  const all: (Target & { key: string })[] = [
+    {
+      key: 'api-key',
+      name: 'GET /api/access-control/user/permissions, API key',
+      path: '/api/access-control/user/permissions',
+      headers: { authorization: bearer },
+    },
+    {
+      key: 'basic',
+      name: 'GET /api/access-control/user/permissions, Basic auth',
+      path: '/api/access-control/user/permissions',
+      headers: { authorization: basic },
+    },
+    { key: 'roles', name: 'GET /api/access-control/roles, API key', path: '/api/access-control/roles', headers: { authorization: bearer } },
+    {
+      key: 'viewer',
+      name: 'GraphQL viewer { login roles permissions }, API key',
+      method: 'POST',
+      path: '/graphql',
+      headers: { ...json, authorization: bearer },
+      body: JSON.stringify({ query: VIEWER }),
+    },
+  ];
+  const only = flags.only?.split(',');
+  const targets = only ? all.filter((t) => only.includes(t.key)) : all;
+
+  // Each answer checked once before loading it: a benchmark of 401s measures nothing.
+  for (const t of targets) {
+    const res = await fetch(`${base}${t.path}`, { method: t.method ?? 'GET', headers: t.headers ?? {}, ...(t.body && { body: t.body }) });
+    const text = await res.text();
+    if (res.status !== 200 || text.includes('"errors"')) throw new Error(`${t.name} answered ${res.status}: ${text.slice(0, 300)}`);
+    console.log(`${t.key}: ${res.status}, ${fmt(Buffer.byteLength(text))} bytes`);
+  }
+
+  console.log(`\n${rounds} round(s) x ${seconds} s per request, ${connections} connections, alternating order; service: ${root}`);
+  const runs = new Map<string, LoadResult[]>();
+  const order = [{ target: baseline, server: bare }, ...targets.map((target) => ({ target, server: service }))];
+  const loadStartUs = Number(process.hrtime.bigint() / 1000n);
+  for (const { target, server } of order) await drive(server.port, target, connections, warmup);
+  const logBytesBefore = service.stdoutBytes();
+  let serviceRequests = 0;
+  const underLoad = { service: 0, bare: 0 };
+  for (let round = 0; round < rounds; round++) {
+    for (const { target, server } of round % 2 === 0 ? order : [...order].reverse()) {
+      const rss = sampleRss(server.proc.pid as number);
+      const cpuBefore = treeCpuMs(server.proc.pid as number);
+      const result = await drive(server.port, target, connections, seconds);
+      result.cpuUs = ((treeCpuMs(server.proc.pid as number) - cpuBefore) * 1000) / Math.max(1, result.rps * seconds);
+      const peak = rss.stop();
+      if (server === bare) underLoad.bare = Math.max(underLoad.bare, peak);
+      else {
+        underLoad.service = Math.max(underLoad.service, peak);
+        serviceRequests += result.rps * seconds;
+      }
+      runs.set(target.name, [...(runs.get(target.name) ?? []), result]);
+      console.log(
+        `  round ${round + 1}: ${target.name}: ${fmt(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms, server CPU ${fmt(result.cpuUs)} µs/request`,
+      );
+    }
+  }
+
+  const ref = medianResult(runs.get(baseline.name) ?? []);
+  const rows = [baseline, ...targets].map((t) => {
+    const r = medianResult(runs.get(t.name) ?? []);
+    const failures = r.non2xx + r.errors > 0 ? ` (${r.non2xx} non-2xx, ${r.errors} errors)` : '';
+    const cpu = r.cpuUs ?? Number.NaN;
+    return [
+      t.name + failures,
+      fmt(r.rps),
+      `${fmt(r.rps / ref.rps, 2)}x`,
+      `${r.p50} ms`,
+      `${r.p99} ms`,
+      `${fmt(r.p99 / ref.p99, 1)}x`,
+      `${fmt(cpu)} µs`,
+      `${fmt((ref.cpuUs ?? Number.NaN) / cpu, 2)}x`,
+    ];
+  });
+  console.log('');
+  printTable(['request', 'req/s', 'req/s ratio', 'p50', 'p99', 'p99 ratio', 'server CPU/request', 'CPU ratio (bare / this)'], rows);
+  console.log('');
+  printTable(
+    ['RSS', 'service', 'bare yoga', 'ratio'],
+    [
+      ['idle, 3 s after start', mib(idle.service), mib(idle.bare), `${fmt(idle.service / idle.bare, 1)}x`],
+      ['largest sample under load', mib(underLoad.service), mib(underLoad.bare), `${fmt(underLoad.service / underLoad.bare, 1)}x`],
+    ],
+  );
+  const logBytes = service.stdoutBytes() - logBytesBefore;
+  console.log(`\nlog output: ${fmt(logBytes / Math.max(1, serviceRequests), 0)} bytes per request (stdout, a pipe read by this script)`);
+  console.log(
+    'Ratios are of medians measured in this one run on this machine; absolute figures vary with its load. The CPU ratio\n' +
+      "(bare yoga's CPU per request / this request's) is the throughput ratio the service would reach with a core of its own.",
+  );
+  if (profileDir) {
+    await service.stop();
+    printProfile(profileDir, 25, loadStartUs);
+  }
+} finally {
+  for (const s of started) await s.stop();
+  rmSync(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,127 @@
+#!/usr/bin/env node
+/**
+ * Builds the server (src/main.ts and everything it imports from src/) into dist/server/main.js
+ * with esbuild: one ES module, our TypeScript only (every npm package stays an import, resolved
+ * from node_modules at run time), names kept, a source map beside it (`node --enable-source-maps`
+ * reads it), and manifest.json with the hash of the sources it was built from. dist/server/ sits
+ * two folders below the project folder, as every file under src/ does, so paths the code
+ * resolves against its own location (`new URL('../..', import.meta.url)`: migrations, the
+ * console, package.json) point at the same places.
+ *
+ * Run by `npm install` (postinstall) and by `npm start` (scripts/start.mjs) when the sources
+ * changed since, so `npm install && npm start` on a fresh clone needs no other command.
+ *
+ *   node scripts/build-server.mjs           build unless dist/server matches the sources
+ *   node scripts/build-server.mjs --force   build anyway
+ *
+ * Each file is written beside its old version and renamed into place, the manifest last, so a
+ * start racing a build loads either build whole, never half of one.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+/** The folder of the build. */
+export const SERVER_DIR = join(ROOT, 'dist', 'server');
+/** The built entry point. */
+export const SERVER_ENTRY = join(SERVER_DIR, 'main.js');
+const MANIFEST = join(SERVER_DIR, 'manifest.json');
+
+/** Every file under `dir`, relative to ROOT, sorted. */
+function filesUnder(dir) {
+  if (!existsSync(dir)) return [];
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...filesUnder(path));
+    else if (!entry.name.endsWith('.test.ts')) out.push(relative(ROOT, path));
+  }
+  return out.sort();
+}
+
+/**
+ * SHA-256 (hex) of what the build depends on: every file under src/ but tests (the generated
+ * Prisma client included), tsconfig.json, this script and esbuild's version. null when src/ is
+ * absent (an installed copy without sources: the build present is used as it is).
+ */
+export function serverSourceHash() {
+  const files = filesUnder(join(ROOT, 'src'));
+  if (files.length === 0) return null;
+  const hash = createHash('sha256');
+  for (const file of [...files, 'tsconfig.json', relative(ROOT, fileURLToPath(import.meta.url))]) {
+    hash.update(`${file}\0`);
+    if (existsSync(join(ROOT, file))) hash.update(readFileSync(join(ROOT, file)));
+    hash.update('\0');
+  }
+  try {
+    hash.update(`esbuild@${JSON.parse(readFileSync(join(ROOT, 'node_modules', 'esbuild', 'package.json'), 'utf8')).version}`);
+  } catch {
+    hash.update('esbuild@missing');
+  }
+  return hash.digest('hex');
+}
+
+/** True when dist/server holds a build of the current sources. */
+export function serverBuildIsCurrent() {
+  if (!existsSync(SERVER_ENTRY)) return false;
+  const source = serverSourceHash();
+  if (source === null) return true;
+  try {
+    return JSON.parse(readFileSync(MANIFEST, 'utf8')).sourceHash === source;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes `body` to `path` through a temporary file renamed into place. */
+function writeAtomically(path, body) {
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, body);
+  renameSync(temporary, path);
+}
+
+/**
+ * Builds dist/server unless it is current (or anyway with `force`). Answers whether it built.
+ * @throws esbuild's error when the sources do not compile.
+ */
+export async function buildServer({ force = false } = {}) {
+  if (!force && serverBuildIsCurrent()) return false;
+  const sourceHash = serverSourceHash();
+  const esbuild = await import('esbuild');
+  try {
+    const result = await esbuild.build({
+      absWorkingDir: ROOT,
+      entryPoints: ['src/main.ts'],
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      sourcemap: 'external',
+      sourcesContent: false,
+      keepNames: true,
+      legalComments: 'none',
+      write: false,
+      outfile: SERVER_ENTRY,
+      logLevel: 'warning',
+    });
+    mkdirSync(SERVER_DIR, { recursive: true });
+    for (const file of result.outputFiles) writeAtomically(file.path, file.contents);
+    writeAtomically(MANIFEST, `${JSON.stringify({ sourceHash, builtAt: new Date().toISOString() }, null, 2)}\n`);
+  } finally {
+    await esbuild.stop();
+  }
+  return true;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const started = performance.now();
+  const built = await buildServer({ force: process.argv.includes('--force') });
+  process.stdout.write(
+    built
+      ? `server built into ${relative(process.cwd(), SERVER_DIR) || '.'} in ${Math.round(performance.now() - started)} ms\n`
+      : 'server build is current\n',
+  );
+}
