@@ -19,7 +19,7 @@ import type { PermissionPair } from '../../src/kernel/catalogue.js';
 import { isDomainError } from '../../src/kernel/errors.js';
 import { hashPassword } from '../../src/platform/passwords.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { gql, rest } from '../support/requests.js';
+import { type Outcome as Answer, gql, rest } from '../support/requests.js';
 import { SUBJECT_PASSWORD, userPrincipal } from '../support/subjects.js';
 import { BASIC, covers, type Draw, draws, expected, type Ids, type PathKind, scopeMatches } from './delegation-oracle.js';
 
@@ -135,7 +135,7 @@ async function viaDoor(d: Draw, s: Scene, door: 'rest' | 'graphql'): Promise<Out
   const r = (method: string, path: string, json?: unknown) => rest(app, method, path, { auth, ...(json !== undefined && { json }) });
   const g = (query: string, variables: Record<string, unknown>) => gql(app, query, variables, { auth });
   const t = s.target;
-  const restCalls: Record<PathKind, () => ReturnType<typeof r>> = {
+  const restCalls: Record<PathKind, () => Promise<Answer>> = {
     assign: () => r('POST', `/api/access-control/users/${t}/roles`, { roleUid: s.roleUid }),
     team: () => r('POST', `/api/teams/${s.team}/members`, { userId: t }),
     orgRole: () => r('PATCH', `/api/org/users/${t}`, { role: d.targetRole }),
@@ -150,7 +150,7 @@ async function viaDoor(d: Draw, s: Scene, door: 'rest' | 'graphql'): Promise<Out
         password: () => r('PUT', `/api/admin/users/${t}/password`, { password: `new-${s.i}` }),
       })[d.op](),
   };
-  const gqlCalls: Record<PathKind, () => ReturnType<typeof g>> = {
+  const gqlCalls: Record<PathKind, () => Promise<Answer>> = {
     assign: () => g('mutation($u: Int!, $r: String!) { addUserRole(userId: $u, roleUid: $r) { message } }', { u: t, r: s.roleUid }),
     team: () => g('mutation($t: Int!, $u: Int!) { addTeamMember(teamId: $t, userId: $u) { id } }', { t: s.team, u: t }),
     orgRole: () =>
