@@ -19,6 +19,17 @@ import { asOrgRole, type OrgRole, type PrincipalUser, principalOf, type SignedIn
  */
 export const PRINCIPAL_GRANT_ACTION = Action.UsersRolesAdd;
 
+/**
+ * What the requirements of the paths under the one rule add to their documented evaluator
+ * (REST route table, GraphQL descriptions): `account` for control of another account or a token
+ * acting as it, `role` for giving an org role.
+ */
+export const DELEGATION_NOTES = {
+  account:
+    "and everything the account holds (delegation) or users.roles:add on permissions:type:escalate; a Service Admin's account needs a Service Admin",
+  role: 'a role at most your own whose permissions you hold (delegation)',
+} as const;
+
 /** Every permission of the roles matching `where` (duplicates kept; the rule does not mind). */
 async function permissionsWhere(tx: Tx, where: Prisma.RoleWhereInput): Promise<PermissionPair[]> {
   const roles = await tx.role.findMany({ where, select: { permissions: { select: { action: true, scope: true } } } });

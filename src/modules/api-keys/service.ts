@@ -49,7 +49,11 @@ const LAST_USED_CACHE_LIMIT = 10_000;
 /** What each key operation needs in the enterprise edition (oss: org role Admin). */
 export const apiKeyRequirements = {
   read: requirement([], () => permission(Action.ApiKeyRead, Scope.ApiKeysAll)),
-  create: requirement([], () => permission(Action.ApiKeyCreate), 'and an org role at least the key role'),
+  create: requirement(
+    [],
+    () => permission(Action.ApiKeyCreate),
+    'and an org role at least the key role, whose permissions you hold (delegation)',
+  ),
   delete: requirement(['id'], ({ id }) => permission(Action.ApiKeyDelete, Scope.apiKey(id))),
 };
 

@@ -16,7 +16,7 @@ import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { all, permission } from '../../kernel/evaluator.js';
-import { authorizeAccountControl } from '../../kernel/gains.js';
+import { authorizeAccountControl, DELEGATION_NOTES } from '../../kernel/gains.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
@@ -30,6 +30,8 @@ import { createTokenInput } from './inputs.js';
 export const tokenRequirements = {
   read: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsRead, Scope.serviceAccount(id))),
   write: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsWrite, Scope.serviceAccount(id))),
+  /** A token acts as its account: the one delegation rule on the account (module comment). */
+  create: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsWrite, Scope.serviceAccount(id)), DELEGATION_NOTES.account),
   migrate: requirement([], () => all(permission(Action.ServiceAccountsCreate), permission(Action.ApiKeyDelete, Scope.ApiKeysAll))),
 };
 
@@ -95,7 +97,7 @@ export class ServiceAccountTokenService {
   async create(caller: Principal, rawId: unknown, rawInput: unknown): Promise<{ id: number; name: string; key: string }> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
-    const index = await this.deps.access.check(caller, tokenRequirements.write.for({ id }));
+    const index = await this.deps.access.check(caller, tokenRequirements.create.for({ id }));
     const input = parseInput(createTokenInput, rawInput);
     const expires = keyExpiry(input.secondsToLive, this.deps.maxSecondsToLive, this.deps.clock.now());
     const key = generateApiKey(SERVICE_ACCOUNT_TOKEN_PREFIX);

@@ -18,7 +18,7 @@ import { Action, Scope } from '../../kernel/catalogue.js';
 import { authorizeGrant } from '../../kernel/delegation.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
-import { PRINCIPAL_GRANT_ACTION as action, orgRoleGain } from '../../kernel/gains.js';
+import { PRINCIPAL_GRANT_ACTION as action, DELEGATION_NOTES, orgRoleGain } from '../../kernel/gains.js';
 import { idFilter, permittedIds, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
 import { MAX_NAME_LENGTH, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
@@ -32,10 +32,10 @@ export type ServiceAccountQuery = { include?: Prisma.UserInclude; select?: Prism
 
 /** The permission each service account operation needs; `id` is the account's id. */
 export const serviceAccountRequirements = {
-  create: requirement([], () => permission(Action.ServiceAccountsCreate)),
+  create: requirement([], () => permission(Action.ServiceAccountsCreate), DELEGATION_NOTES.role),
   search: requirement([], () => permission(Action.ServiceAccountsRead)),
   read: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsRead, Scope.serviceAccount(id))),
-  write: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsWrite, Scope.serviceAccount(id))),
+  write: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsWrite, Scope.serviceAccount(id)), DELEGATION_NOTES.role),
   delete: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsDelete, Scope.serviceAccount(id))),
 };
 

@@ -14,7 +14,7 @@ import type { FeatureDeps } from '../../kernel/access.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
-import { authorizeAccountControl } from '../../kernel/gains.js';
+import { authorizeAccountControl, DELEGATION_NOTES } from '../../kernel/gains.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
@@ -62,7 +62,7 @@ export interface SessionJson {
 
 /** Logging out another user: Grafana's users.logout; here users:write on the user (Service Admins). */
 export const sessionRequirements = {
-  logoutUser: requirement(['id'], ({ id }) => permission(Action.UsersWrite, Scope.globalUser(id))),
+  logoutUser: requirement(['id'], ({ id }) => permission(Action.UsersWrite, Scope.globalUser(id)), DELEGATION_NOTES.account),
 };
 
 function digest(token: string): string {

@@ -16,7 +16,7 @@ import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { alreadyExists, DomainError } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
-import { authorizeAccountControl } from '../../kernel/gains.js';
+import { authorizeAccountControl, DELEGATION_NOTES } from '../../kernel/gains.js';
 import { requireServiceAdmin } from '../../kernel/guards.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
@@ -35,12 +35,12 @@ export const userRequirements = {
     () => permission(Action.UsersCreate),
     'and a Service Admin for another organization than the one acted in or a new Service Admin',
   ),
-  write: requirement(['id'], ({ id }) => permission(Action.UsersWrite, Scope.globalUser(id))),
-  delete: requirement(['id'], ({ id }) => permission(Action.UsersDelete, Scope.globalUser(id))),
-  setPassword: requirement(['id'], ({ id }) => permission(Action.UsersPasswordWrite, Scope.globalUser(id))),
+  write: requirement(['id'], ({ id }) => permission(Action.UsersWrite, Scope.globalUser(id)), DELEGATION_NOTES.account),
+  delete: requirement(['id'], ({ id }) => permission(Action.UsersDelete, Scope.globalUser(id)), DELEGATION_NOTES.account),
+  setPassword: requirement(['id'], ({ id }) => permission(Action.UsersPasswordWrite, Scope.globalUser(id)), DELEGATION_NOTES.account),
   setServiceAdmin: requirement(['id'], ({ id }) => permission(Action.UsersPermissionsWrite, Scope.globalUser(id)), 'and a Service Admin'),
-  disable: requirement(['id'], ({ id }) => permission(Action.UsersDisable, Scope.globalUser(id))),
-  enable: requirement(['id'], ({ id }) => permission(Action.UsersEnable, Scope.globalUser(id))),
+  disable: requirement(['id'], ({ id }) => permission(Action.UsersDisable, Scope.globalUser(id)), DELEGATION_NOTES.account),
+  enable: requirement(['id'], ({ id }) => permission(Action.UsersEnable, Scope.globalUser(id)), DELEGATION_NOTES.account),
 };
 
 /**
