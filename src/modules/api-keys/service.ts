@@ -18,8 +18,10 @@ import type { ApiKey, Prisma } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
+import { authorizeGrant } from '../../kernel/delegation.js';
 import { accessDenied, DomainError, notFound } from '../../kernel/errors.js';
 import { type Evaluator, permission } from '../../kernel/evaluator.js';
+import { PRINCIPAL_GRANT_ACTION as action, orgRoleGain } from '../../kernel/gains.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import {
@@ -47,7 +49,11 @@ const LAST_USED_CACHE_LIMIT = 10_000;
 /** What each key operation needs in the enterprise edition (oss: org role Admin). */
 export const apiKeyRequirements = {
   read: requirement([], () => permission(Action.ApiKeyRead, Scope.ApiKeysAll)),
-  create: requirement([], () => permission(Action.ApiKeyCreate), 'and an org role at least the key role'),
+  create: requirement(
+    [],
+    () => permission(Action.ApiKeyCreate),
+    'and an org role at least the key role, whose permissions you hold (delegation)',
+  ),
   delete: requirement(['id'], ({ id }) => permission(Action.ApiKeyDelete, Scope.apiKey(id))),
 };
 
@@ -120,8 +126,9 @@ export class ApiKeyService {
    * Creates a key in the caller's organization (the X-Service-Org-Id one, else its default) and
    * returns it with its value, the only time the value is shown. `secondsToLive` > 0 sets an
    * expiry; 0, negative or absent means none, unless `apiKeyMaxSecondsToLive` is set, then it is
-   * required and bounded. Needs apikey:create (enterprise) or org Admin (oss), and an org role
-   * at least the key's role.
+   * required and bounded. Needs apikey:create (enterprise) or org Admin (oss), an org role at
+   * least the key's role, and every permission of that role's basic role (the one delegation rule,
+   * kernel/delegation.ts; or users.roles:add on permissions:type:escalate).
    * @throws DomainError VALIDATION_FAILED (400: name, role, secondsToLive),
    *   API_KEY_TTL_REQUIRED (400: "Number of seconds before expiration should be set"),
    *   API_KEY_TTL_TOO_LONG (400: "Number of seconds before expiration is greater than the global
@@ -139,9 +146,13 @@ export class ApiKeyService {
     const expires = keyExpiry(input.secondsToLive, this.deps.maxSecondsToLive, this.deps.clock.now());
 
     const key = generateApiKey();
+    requireSignedIn(caller); // authorize() did; this tells the compiler
+    const index = await this.deps.access.permissionsOf(caller);
     try {
       const row = await this.deps.access.write(
         async (tx) => {
+          const gains = [await orgRoleGain(tx, caller.orgId, input.role)];
+          await authorizeGrant(tx, caller, index, { what: `create an API key with role ${input.role}`, action, gains });
           const created = await tx.apiKey.create({
             data: { orgId: caller.orgId, name: input.name, role: input.role, hash: hashApiKey(key).toString('hex'), expires },
             select: AUDITED_KEY_FIELDS,

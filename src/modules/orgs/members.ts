@@ -5,18 +5,22 @@
  *
  * Rules besides the permissions (requirements.ts): members are people, never service accounts;
  * no role above the caller's own may be given (Grafana: "Cannot assign a role higher than user's
- * role"); an organization keeps at least one Admin person (Grafana: "Cannot remove last
- * organization admin"). Every change goes through `access.write()` (it changes permissions) and
+ * role"); what a membership or a new org role gives passes the one delegation rule
+ * (kernel/delegation.ts); an organization keeps at least one Admin person (Grafana: "Cannot remove
+ * last organization admin"). Every change goes through `access.write()` (it changes permissions) and
  * is audited as org_user.add / org_user.update / org_user.remove.
  */
 import type { OrgUser, Prisma } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { memberResource, recordAudit } from '../../kernel/audit.js';
 import { Action } from '../../kernel/catalogue.js';
+import { authorizeGrant } from '../../kernel/delegation.js';
 import { alreadyExists, DomainError } from '../../kernel/errors.js';
+import type { PermissionIndex } from '../../kernel/evaluator.js';
+import { PRINCIPAL_GRANT_ACTION as action, memberGain, orgRoleGain } from '../../kernel/gains.js';
 import { permittedIds, requireActingIn, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
-import type { Principal } from '../../kernel/principal.js';
+import type { OrgRole, Principal, SignedInPrincipal } from '../../kernel/principal.js';
 import { isUniqueViolation, type Tx } from '../../platform/database.js';
 import { DEFAULT_PER_PAGE } from '../shared/paging.js';
 import { addOrgUserByLoginBody, membershipInput, orgUserRoleBody, orgUsersInput } from './inputs.js';
@@ -38,6 +42,9 @@ export interface OrgMembersPage<T> {
 
 /** Members are people: a service account's own membership is not one (Grafana's org users). */
 export const PEOPLE = { isServiceAccount: false } as const;
+
+/** What the one delegation rule needs of a person (kernel/gains.ts memberGain), and its default organization. */
+const PERSON = { id: true, login: true, isServiceAccount: true, isServiceAdmin: true, orgId: true } as const;
 
 /** 404 USER_NOT_FOUND with Grafana's text "User not found". */
 function userNotFound(id: number | string, where = ''): DomainError {
@@ -113,11 +120,11 @@ export abstract class OrgMembers {
   async addUser(caller: Principal, rawInput: unknown, query: OrgUserQuery = {}): Promise<OrgUser> {
     requireSignedIn(caller);
     const { orgId, userId } = parseInput(membershipInput, rawInput);
-    await this.deps.access.check(caller, orgRequirements.addUser.for({ userId }));
+    const index = await this.deps.access.check(caller, orgRequirements.addUser.for({ userId }));
     requireActingIn(caller, orgId);
     const { role } = parseInput(orgUserRoleBody, rawInput);
     requireRoleWithin(caller, role);
-    await this.insertMember(caller, orgId, { id: userId }, role);
+    await this.insertMember(caller, index, orgId, { id: userId }, role);
     return this.deps.db.orgUser.findUniqueOrThrow({ ...query, where: { orgId_userId: { orgId, userId } } });
   }
 
@@ -134,23 +141,27 @@ export abstract class OrgMembers {
   async addUserByLogin(caller: Principal, rawOrgId: unknown, rawBody: unknown, query: OrgUserQuery = {}): Promise<OrgUser> {
     requireSignedIn(caller);
     const orgId = parseId('orgId', rawOrgId);
-    await this.deps.access.check(caller, orgRequirements.addUserByLogin.for({}));
+    const index = await this.deps.access.check(caller, orgRequirements.addUserByLogin.for({}));
     requireActingIn(caller, orgId);
     const { loginOrEmail, role } = parseInput(addOrgUserByLoginBody, rawBody);
     requireRoleWithin(caller, role);
-    const userId = await this.insertMember(caller, orgId, { loginOrEmail }, role);
+    const userId = await this.insertMember(caller, index, orgId, { loginOrEmail }, role);
     return this.deps.db.orgUser.findUniqueOrThrow({ ...query, where: { orgId_userId: { orgId, userId } } });
   }
 
   /**
    * Inserts the membership once the caller is authorized; a user whose default organization it
-   * no longer belongs to gets this one (Grafana's AddOrgUser). Returns the user's id.
+   * no longer belongs to gets this one (Grafana's AddOrgUser). Joining makes the user hold, in
+   * `orgId`, its org role's basic role, its global roles and anything left assigned there: the
+   * one delegation rule (kernel/delegation.ts) checks all of it before the row is written.
+   * Returns the user's id.
    */
   private async insertMember(
-    caller: Principal,
+    caller: SignedInPrincipal,
+    index: PermissionIndex,
     orgId: number,
     who: { id: number } | { loginOrEmail: string },
-    role: string,
+    role: OrgRole,
   ): Promise<number> {
     const conflict = () => alreadyExists('User is already member of this organization');
     try {
@@ -158,10 +169,12 @@ export abstract class OrgMembers {
         if ((await tx.org.count({ where: { id: orgId } })) === 0) throw orgNotFound(orgId);
         const where: Prisma.UserWhereInput =
           'id' in who ? { id: who.id } : { OR: [{ login: who.loginOrEmail }, { email: who.loginOrEmail }] };
-        const user = await tx.user.findFirst({ where: { ...where, ...PEOPLE }, select: { id: true, orgId: true }, orderBy: { id: 'asc' } });
+        const user = await tx.user.findFirst({ where: { ...where, ...PEOPLE }, select: PERSON, orderBy: { id: 'asc' } });
         if (!user) throw userNotFound('id' in who ? who.id : who.loginOrEmail);
         if (await tx.orgUser.findUnique({ where: { orgId_userId: { orgId, userId: user.id } }, select: { userId: true } }))
           throw conflict();
+        const gains = [await memberGain(tx, user, orgId, role)];
+        await authorizeGrant(tx, caller, index, { what: `add user ${user.id} to organization ${orgId} as ${role}`, action, gains });
         const membership = await tx.orgUser.create({ data: { orgId, userId: user.id, role } });
         const keepsDefault = await tx.orgUser.count({ where: { orgId: user.orgId, userId: user.id } });
         if (keepsDefault === 0) await tx.user.update({ where: { id: user.id }, data: { orgId } });
@@ -176,7 +189,8 @@ export abstract class OrgMembers {
 
   /**
    * Changes a member's org role. Needs org.users:write on users:id:<userId>, acting in `orgId`
-   * (or Service Admin), and a role no higher than the caller's; the last Admin stays Admin
+   * (or Service Admin), a role no higher than the caller's and the permissions of its basic role
+   * (the one delegation rule, kernel/delegation.ts); the last Admin stays Admin
    * (Grafana: "Cannot change role so that there is no organization admin left"). Audited as
    * org_user.update.
    * @throws DomainError VALIDATION_FAILED (400), LAST_ORG_ADMIN (400), 401, 403,
@@ -185,12 +199,14 @@ export abstract class OrgMembers {
   async updateUserRole(caller: Principal, rawInput: unknown, query: OrgUserQuery = {}): Promise<OrgUser> {
     requireSignedIn(caller);
     const { orgId, userId } = parseInput(membershipInput, rawInput);
-    await this.deps.access.check(caller, orgRequirements.writeUser.for({ userId }));
+    const index = await this.deps.access.check(caller, orgRequirements.writeUser.for({ userId }));
     requireActingIn(caller, orgId);
     const { role } = parseInput(orgUserRoleBody, rawInput);
     requireRoleWithin(caller, role);
     await this.deps.access.write(async (tx) => {
       const before = await findMembership(tx, orgId, userId);
+      const gains = [await orgRoleGain(tx, orgId, role)];
+      await authorizeGrant(tx, caller, index, { what: `make user ${userId} ${role} of organization ${orgId}`, action, gains });
       if (before.role === 'Admin' && role !== 'Admin') {
         await assertAnotherAdmin(tx, orgId, userId, 'Cannot change role so that there is no organization admin left');
       }

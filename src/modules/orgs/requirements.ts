@@ -16,6 +16,7 @@
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError } from '../../kernel/errors.js';
 import { all, permission } from '../../kernel/evaluator.js';
+import { DELEGATION_NOTES } from '../../kernel/gains.js';
 import { requirement } from '../../kernel/requirements.js';
 
 const WALL = 'acting in that organization unless a Service Admin';
@@ -36,18 +37,18 @@ export const orgRequirements = {
   addUser: requirement(
     ['userId'],
     ({ userId }) => all(permission(Action.OrgUsersAdd, Scope.user(userId)), permission(Action.UsersRead, Scope.globalUser(userId))),
-    `a role at most your own; ${WALL}`,
+    `${DELEGATION_NOTES.role}, as everything the user would hold there; ${WALL}`,
   ),
   /** By login or email: the search reaches every user of the service, hence global.users:*. */
   addUserByLogin: requirement(
     [],
     () => all(permission(Action.OrgUsersAdd, Scope.UsersAll), permission(Action.UsersRead, Scope.GlobalUsersAll)),
-    `a role at most your own; ${WALL}`,
+    `${DELEGATION_NOTES.role}, as everything the user would hold there; ${WALL}`,
   ),
   writeUser: requirement(
     ['userId'],
     ({ userId }) => permission(Action.OrgUsersWrite, Scope.user(userId)),
-    `a role at most your own; ${WALL}`,
+    `${DELEGATION_NOTES.role}; ${WALL}`,
   ),
   removeUser: requirement(['userId'], ({ userId }) => permission(Action.OrgUsersRemove, Scope.user(userId)), WALL),
 };

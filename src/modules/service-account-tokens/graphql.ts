@@ -56,7 +56,7 @@ builder.mutationFields((t) => ({
     // Nullable like createApiKey: an error in a later field of the same document stays local to
     // that field instead of nulling `data`, which would lose the secret of a token that exists.
     nullable: true,
-    description: `Adds a token to a service account. ${needs(tokenRequirements.write)} Null, with an error, when it fails; other fields of the document keep their results.`,
+    description: `Adds a token to a service account. ${needs(tokenRequirements.create)} Null, with an error, when it fails; other fields of the document keep their results.`,
     args: {
       serviceAccountId: t.arg.int({ required: true }),
       name: t.arg.string({ required: true }),

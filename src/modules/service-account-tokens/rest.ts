@@ -39,7 +39,7 @@ export const serviceAccountTokenRoutes: Route[] = [
   {
     method: 'POST',
     path: '/api/serviceaccounts/:id/tokens',
-    requires: tokenRequirements.write,
+    requires: tokenRequirements.create,
     summary: 'Create a service-account token; the key is shown only in this answer',
     body: createTokenInput,
     response: newKeyJson,

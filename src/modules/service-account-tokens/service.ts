@@ -5,6 +5,9 @@
  * authenticates as its account (ApiKeyService.verify).
  *
  * Permissions (Grafana): serviceaccounts:read / serviceaccounts:write on serviceaccounts:id:<id>;
+ * a token acts as its account, so minting one passes the one delegation rule on the account
+ * (kernel/gains.ts authorizeAccountControl, issue #18 item 2): the caller could give the account
+ * its org role and every role it holds, or holds users.roles:add on permissions:type:escalate;
  * migrating API keys needs serviceaccounts:create and apikey:delete on apikey:* (the keys stop
  * being keys). Accounts are looked up in the caller's organization only (the wall).
  */
@@ -13,6 +16,7 @@ import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { all, permission } from '../../kernel/evaluator.js';
+import { authorizeAccountControl, DELEGATION_NOTES } from '../../kernel/gains.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
@@ -26,6 +30,8 @@ import { createTokenInput } from './inputs.js';
 export const tokenRequirements = {
   read: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsRead, Scope.serviceAccount(id))),
   write: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsWrite, Scope.serviceAccount(id))),
+  /** A token acts as its account: the one delegation rule on the account (module comment). */
+  create: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsWrite, Scope.serviceAccount(id)), DELEGATION_NOTES.account),
   migrate: requirement([], () => all(permission(Action.ServiceAccountsCreate), permission(Action.ApiKeyDelete, Scope.ApiKeysAll))),
 };
 
@@ -82,14 +88,16 @@ export class ServiceAccountTokenService {
 
   /**
    * Adds a token; returns `{id, name, key}`, the only time the key is shown. `secondsToLive` > 0
-   * sets an expiry (required and bounded when API_KEY_MAX_SECONDS_TO_LIVE is set).
-   * @throws DomainError VALIDATION_FAILED, API_KEY_TTL_REQUIRED, API_KEY_TTL_TOO_LONG (400), 401, 403,
+   * sets an expiry (required and bounded when API_KEY_MAX_SECONDS_TO_LIVE is set). Needs
+   * serviceaccounts:write on the account and the one delegation rule on it (module comment).
+   * @throws DomainError VALIDATION_FAILED, API_KEY_TTL_REQUIRED, API_KEY_TTL_TOO_LONG (400), 401, 403
+   *   (permission, or delegation naming what the caller lacks),
    *   SERVICE_ACCOUNT_NOT_FOUND (404), API_KEY_ALREADY_EXISTS (409: name taken in the organization).
    */
   async create(caller: Principal, rawId: unknown, rawInput: unknown): Promise<{ id: number; name: string; key: string }> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
-    await this.deps.access.check(caller, tokenRequirements.write.for({ id }));
+    const index = await this.deps.access.check(caller, tokenRequirements.create.for({ id }));
     const input = parseInput(createTokenInput, rawInput);
     const expires = keyExpiry(input.secondsToLive, this.deps.maxSecondsToLive, this.deps.clock.now());
     const key = generateApiKey(SERVICE_ACCOUNT_TOKEN_PREFIX);
@@ -97,6 +105,7 @@ export class ServiceAccountTokenService {
       const row = await this.deps.access.write(
         async (tx) => {
           const account = await accountInOrg(tx, caller, id);
+          await authorizeAccountControl(tx, caller, index, id, `create a token for service account ${id}`);
           const token = await tx.apiKey.create({
             data: {
               orgId: caller.orgId,

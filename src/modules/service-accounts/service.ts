@@ -5,7 +5,8 @@
  * Permissions (Grafana's service account routes): serviceaccounts:create;
  * serviceaccounts:read, serviceaccounts:write, serviceaccounts:delete on serviceaccounts:id:<id>,
  * each checked before the body is validated; an org role above the caller's own is refused
- * (Grafana: "Cannot assign a role higher than user's role"). Accounts are looked up within the
+ * (Grafana: "Cannot assign a role higher than user's role"), and so is one whose basic role holds
+ * what the caller could not grant (the one delegation rule, kernel/delegation.ts). Accounts are looked up within the
  * caller's organization only: another organization's account, or a user's id, is 404 (the wall).
  * Every change goes through `access.write()` and is recorded in the audit log
  * (service_account.create, service_account.update, service_account.delete).
@@ -14,8 +15,10 @@ import type { Prisma, User } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
+import { authorizeGrant } from '../../kernel/delegation.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
+import { PRINCIPAL_GRANT_ACTION as action, DELEGATION_NOTES, orgRoleGain } from '../../kernel/gains.js';
 import { idFilter, permittedIds, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
 import { MAX_NAME_LENGTH, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
@@ -30,10 +33,10 @@ export type ServiceAccountQuery = { include?: Prisma.UserInclude; select?: Prism
 
 /** The permission each service account operation needs; `id` is the account's id. */
 export const serviceAccountRequirements = {
-  create: requirement([], () => permission(Action.ServiceAccountsCreate)),
+  create: requirement([], () => permission(Action.ServiceAccountsCreate), DELEGATION_NOTES.role),
   search: requirement([], () => permission(Action.ServiceAccountsRead)),
   read: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsRead, Scope.serviceAccount(id))),
-  write: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsWrite, Scope.serviceAccount(id))),
+  write: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsWrite, Scope.serviceAccount(id)), DELEGATION_NOTES.role),
   delete: requirement(['id'], ({ id }) => permission(Action.ServiceAccountsDelete, Scope.serviceAccount(id))),
 };
 
@@ -115,7 +118,7 @@ export class ServiceAccountService {
    */
   async create(caller: Principal, rawInput: unknown, query: ServiceAccountQuery = {}): Promise<User> {
     requireSignedIn(caller);
-    await this.deps.access.check(caller, serviceAccountRequirements.create.for({}));
+    const index = await this.deps.access.check(caller, serviceAccountRequirements.create.for({}));
     const input = parseInput(createServiceAccountInput, rawInput);
     const role = input.role ?? 'Viewer';
     requireRoleWithin(caller, role);
@@ -128,6 +131,8 @@ export class ServiceAccountService {
         if ((await tx.org.count({ where: { id: orgId } })) === 0) throw notFound('ORG_NOT_FOUND', 'organization', orgId);
         await assertNameFree(tx, orgId, input.name);
         if (await tx.user.findFirst({ where: { OR: [{ login }, { email: login }] }, select: { id: true } })) throw taken();
+        const gains = [await orgRoleGain(tx, orgId, role)];
+        await authorizeGrant(tx, caller, index, { what: `create a service account with role ${role}`, action, gains });
         const account = await tx.user.create({
           data: {
             login,
@@ -229,20 +234,23 @@ export class ServiceAccountService {
   async update(caller: Principal, rawId: unknown, rawInput: unknown, query: ServiceAccountQuery = {}): Promise<User> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
-    await this.deps.access.check(caller, serviceAccountRequirements.write.for({ id }));
+    const index = await this.deps.access.check(caller, serviceAccountRequirements.write.for({ id }));
     const input = parseInput(updateServiceAccountInput, rawInput);
-    if (input.role != null) requireRoleWithin(caller, input.role);
+    const role = input.role;
+    if (role != null) requireRoleWithin(caller, role);
     const { db } = this.deps;
     await this.deps.access.write(async (tx) => {
       const before = await findServiceAccount(tx, caller, id);
+      if (role != null) {
+        const gains = [await orgRoleGain(tx, before.orgId, role)];
+        await authorizeGrant(tx, caller, index, { what: `make service account ${id} ${role}`, action, gains });
+      }
       if (input.name != null) await assertNameFree(tx, before.orgId, input.name, id);
       await tx.user.update({
         where: { id },
         data: { ...(input.name != null && { name: input.name }), ...(input.isDisabled != null && { isDisabled: input.isDisabled }) },
       });
-      if (input.role != null) {
-        await tx.orgUser.update({ where: { orgId_userId: { orgId: before.orgId, userId: id } }, data: { role: input.role } });
-      }
+      if (role != null) await tx.orgUser.update({ where: { orgId_userId: { orgId: before.orgId, userId: id } }, data: { role } });
       const after = await findServiceAccount(tx, caller, id);
       await recordAudit(tx, caller, {
         action: 'service_account.update',

@@ -14,6 +14,7 @@ import type { FeatureDeps } from '../../kernel/access.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
+import { authorizeAccountControl, DELEGATION_NOTES } from '../../kernel/gains.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
@@ -61,7 +62,7 @@ export interface SessionJson {
 
 /** Logging out another user: Grafana's users.logout; here users:write on the user (Service Admins). */
 export const sessionRequirements = {
-  logoutUser: requirement(['id'], ({ id }) => permission(Action.UsersWrite, Scope.globalUser(id))),
+  logoutUser: requirement(['id'], ({ id }) => permission(Action.UsersWrite, Scope.globalUser(id)), DELEGATION_NOTES.account),
 };
 
 function digest(token: string): string {
@@ -197,19 +198,27 @@ export class SessionService {
 
   /**
    * `POST /api/admin/users/:id/logout`: ends every session of a user. Needs users:write on
-   * global.users:id:<id> (Service Admins). Not for the caller itself: Grafana answers 400 "You
+   * global.users:id:<id> (Service Admins) and the one delegation rule on the account
+   * (kernel/gains.ts authorizeAccountControl: a stronger account's sessions are not the caller's to end). Not for the caller itself: Grafana answers 400 "You
    * cannot logout yourself" (pkg/api/admin_users.go AdminLogoutUser); log out, or revoke the
    * other sessions one by one, instead.
-   * @throws DomainError 400 (bad id; BAD_REQUEST for the caller's own id), 401, 403,
-   *   USER_NOT_FOUND (404).
+   * @throws DomainError 400 (bad id; BAD_REQUEST for the caller's own id), 401, ACCESS_DENIED (403:
+   *   permission or delegation), USER_NOT_FOUND (404).
    */
   async logoutUser(caller: Principal, rawId: unknown): Promise<{ message: string }> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
-    await this.deps.access.check(caller, sessionRequirements.logoutUser.for({ id }));
+    const index = await this.deps.access.check(caller, sessionRequirements.logoutUser.for({ id }));
     if (caller.kind === 'user' && caller.id === id) throw new DomainError('BAD_REQUEST', 'You cannot logout yourself');
-    if ((await this.deps.db.user.count({ where: { id, isServiceAccount: false } })) === 0) throw notFound('USER_NOT_FOUND', 'user', id);
-    await this.deps.db.session.deleteMany({ where: { userId: id } });
+    // Ending a session changes no permission: no cache invalidation.
+    await this.deps.access.write(
+      async (tx) => {
+        if ((await tx.user.count({ where: { id, isServiceAccount: false } })) === 0) throw notFound('USER_NOT_FOUND', 'user', id);
+        await authorizeAccountControl(tx, caller, index, id, `end the sessions of user ${id}`);
+        await tx.session.deleteMany({ where: { userId: id } });
+      },
+      { grantsNothing: true },
+    );
     return { message: 'User logged out' };
   }
 }

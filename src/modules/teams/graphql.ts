@@ -145,7 +145,7 @@ builder.mutationFields((t) => ({
   }),
   addTeamMember: t.prismaField({
     type: 'Team',
-    description: `Adds a member of the organization to a team. ${needs(teamRequirements.writeMembers)}`,
+    description: `Adds a member of the organization to a team. ${needs(teamRequirements.addMember)}`,
     args: memberArgs(t),
     resolve: (query, _root, args, ctx) => ctx.services.teams.addMember(ctx.principal, args.teamId, { userId: args.userId }, query),
   }),

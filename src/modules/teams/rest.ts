@@ -186,7 +186,7 @@ export const teamRoutes: Route[] = [
   {
     method: 'POST',
     path: '/api/teams/:teamId/members',
-    requires: teamRequirements.writeMembers,
+    requires: teamRequirements.addMember,
     summary: "Add a member of the team's organization to a team ({userId}).",
     body: addTeamMemberInput,
     response: messageJson,

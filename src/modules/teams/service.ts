@@ -1,15 +1,11 @@
 /**
  * Teams of the caller's organization and their members.
  *
- * Permissions (Grafana's route table, pkg/api team routes): teams:create; teams:read,
- * teams:write, teams:delete on teams:id:<id> (org Admin, fixed:teams:*; every org role reads).
- * Members: Grafana checks teams.permissions:read / teams.permissions:write on teams:id:<id>; this
- * service accepts those or teams:read / teams:write (which it has always required, and which
- * GraphQL's Team.members follows), so either kind of role works. Every permission is checked
- * before the body is validated. Teams are looked up within the caller's organization only:
- * another organization's team is 404 (the wall, kernel/guards.ts). A member must already belong
- * to the team's organization; service accounts are not team members (upstream-behaviour.md:
- * their permissions come from their own roles and org role only). Every change goes through
+ * Permissions (requirements.ts, Grafana's route table): teams:create; teams:read, teams:write,
+ * teams:delete on teams:id:<id> (org Admin, fixed:teams:*; every org role reads); members as
+ * members.ts says (adding one passes the one delegation rule). Every permission is checked before
+ * the body is validated. Teams are looked up within the caller's organization only: another
+ * organization's team is 404 (the wall, kernel/guards.ts). Every change goes through
  * `access.write()` and is recorded in the audit log (team.create, team.update, team.delete,
  * team_member.add, team_member.remove).
  */
@@ -18,48 +14,17 @@ import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
-import { any, permission } from '../../kernel/evaluator.js';
 import { idFilter, permittedIds, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
-import { requirement } from '../../kernel/requirements.js';
-import { type Db, isUniqueViolation, type Tx } from '../../platform/database.js';
+import { isUniqueViolation } from '../../platform/database.js';
 import { accessControlMetadata, type SearchPage, searchPage } from '../shared/directory.js';
 import { pageOffset } from '../shared/paging.js';
-import { addTeamMemberInput, createTeamInput, teamSearchInput, updateTeamInput } from './inputs.js';
+import { createTeamInput, teamSearchInput, updateTeamInput } from './inputs.js';
+import { addTeamMember, removeTeamMember, teamMembers } from './members.js';
+import { findTeam, type MemberQuery, type TeamQuery, teamNotFound, teamRequirements } from './requirements.js';
 
-/** What a Pothos `query` (or any caller) may ask Prisma to load with each team. */
-export type TeamQuery = { include?: Prisma.TeamInclude; select?: Prisma.TeamSelect };
-/** What may be loaded with each member (a User row). */
-export type MemberQuery = { include?: Prisma.UserInclude; select?: Prisma.UserSelect };
-
-/** The permission each team operation needs; `id` is the team's id. */
-export const teamRequirements = {
-  create: requirement([], () => permission(Action.TeamsCreate)),
-  search: requirement([], () => permission(Action.TeamsRead)),
-  read: requirement(['id'], ({ id }) => permission(Action.TeamsRead, Scope.team(id))),
-  write: requirement(['id'], ({ id }) => permission(Action.TeamsWrite, Scope.team(id))),
-  delete: requirement(['id'], ({ id }) => permission(Action.TeamsDelete, Scope.team(id))),
-  readMembers: requirement(['id'], ({ id }) =>
-    any(permission(Action.TeamsRead, Scope.team(id)), permission(Action.TeamsPermissionsRead, Scope.team(id))),
-  ),
-  writeMembers: requirement(['id'], ({ id }) =>
-    any(permission(Action.TeamsWrite, Scope.team(id)), permission(Action.TeamsPermissionsWrite, Scope.team(id))),
-  ),
-};
-
-/**
- * 404 TEAM_NOT_FOUND with Grafana's text: "Team not found" (pkg/api team handlers), or
- * `message` where Grafana words it otherwise; the id is in the details.
- */
-const teamNotFound = (id: number, message = 'Team not found') => new DomainError('TEAM_NOT_FOUND', message, { id });
-
-/** The team `id` of the caller's organization, or 404 (`message` as teamNotFound). */
-async function findTeam(db: Db | Tx, caller: Principal, id: number, message?: string): Promise<Team> {
-  const team = await db.team.findFirst({ where: { id, orgId: caller.orgId } });
-  if (!team) throw teamNotFound(id, message);
-  return team;
-}
+export { type MemberQuery, type TeamQuery, teamRequirements } from './requirements.js';
 
 /** 409 with Grafana's text, "Team name taken" (pkg/api team createTeam); the name is in the details. */
 const duplicateName = (name: string) => new DomainError('ALREADY_EXISTS', 'Team name taken', { name });
@@ -216,85 +181,18 @@ export class TeamService {
     return { message: 'Team deleted' };
   }
 
-  /**
-   * Members of a team of the caller's organization, by login (Grafana's `GET
-   * /api/teams/:teamId/members`). Needs teams:read or teams.permissions:read on teams:id:<teamId>.
-   * @throws DomainError 400, 401, 403, TEAM_NOT_FOUND (404).
-   */
-  async members(caller: Principal, rawTeamId: unknown, query: MemberQuery = {}): Promise<User[]> {
-    requireSignedIn(caller);
-    const teamId = parseId('teamId', rawTeamId);
-    await this.deps.access.check(caller, teamRequirements.readMembers.for({ id: teamId }));
-    const { db } = this.deps;
-    await findTeam(db, caller, teamId);
-    return db.user.findMany({ ...query, where: { teams: { some: { teamId } } }, orderBy: [{ login: 'asc' }] });
+  /** teamMembers (members.ts): the members of a team, by login. */
+  members(caller: Principal, rawTeamId: unknown, query: MemberQuery = {}): Promise<User[]> {
+    return teamMembers(this.deps, caller, rawTeamId, query);
   }
 
-  /**
-   * Adds `{userId}`, a member of the team's organization, to team `teamId`. Needs teams:write or
-   * teams.permissions:write on teams:id:<teamId>. Returns the team.
-   * @throws DomainError VALIDATION_FAILED (400: also for a service account), 401, 403,
-   *   TEAM_NOT_FOUND (404), USER_NOT_FOUND (404: unknown or not in the team's organization),
-   *   ALREADY_TEAM_MEMBER (400, Grafana's "User is already added to this team").
-   */
-  async addMember(caller: Principal, rawTeamId: unknown, rawInput: unknown, query: TeamQuery = {}): Promise<Team> {
-    requireSignedIn(caller);
-    const teamId = parseId('teamId', rawTeamId);
-    await this.deps.access.check(caller, teamRequirements.writeMembers.for({ id: teamId }));
-    const { userId } = parseInput(addTeamMemberInput, rawInput);
-    const { db } = this.deps;
-    // Grafana's text (pkg/api/team_members.go addTeamMember); which user is in the details.
-    const alreadyMember = () => new DomainError('ALREADY_TEAM_MEMBER', 'User is already added to this team', { id: userId });
-    try {
-      await this.deps.access.write(async (tx) => {
-        const team = await findTeam(tx, caller, teamId);
-        const member = await tx.orgUser.findUnique({
-          where: { orgId_userId: { orgId: team.orgId, userId } },
-          select: { user: { select: { isServiceAccount: true } } },
-        });
-        if (!member) throw notFound('USER_NOT_FOUND', 'user', userId, ' in the organization of the team');
-        if (member.user.isServiceAccount) throw new DomainError('VALIDATION_FAILED', 'userId: service accounts cannot be team members');
-        if (await tx.teamMember.findUnique({ where: { teamId_userId: { teamId, userId } }, select: { userId: true } })) {
-          throw alreadyMember();
-        }
-        await tx.teamMember.create({ data: { teamId, userId, orgId: team.orgId } });
-        await recordAudit(tx, caller, {
-          action: 'team_member.add',
-          orgId: team.orgId,
-          resource: { kind: 'team_member', id: `${teamId}:${userId}` },
-          after: { teamId, userId },
-        });
-      });
-    } catch (error) {
-      if (isUniqueViolation(error)) throw alreadyMember();
-      throw error;
-    }
-    return db.team.findUniqueOrThrow({ ...query, where: { id: teamId } });
+  /** addTeamMember (members.ts): adds a member, under the one delegation rule. */
+  addMember(caller: Principal, rawTeamId: unknown, rawInput: unknown, query: TeamQuery = {}): Promise<Team> {
+    return addTeamMember(this.deps, caller, rawTeamId, rawInput, query);
   }
 
-  /**
-   * Removes user `userId` from team `teamId`. Needs teams:write or teams.permissions:write on
-   * teams:id:<teamId>. Returns the team.
-   * @throws DomainError 400, 401, 403, TEAM_NOT_FOUND (404), USER_NOT_FOUND (404 "Team member not
-   *   found", Grafana's text: not a member).
-   */
-  async removeMember(caller: Principal, rawTeamId: unknown, rawUserId: unknown, query: TeamQuery = {}): Promise<Team> {
-    requireSignedIn(caller);
-    const teamId = parseId('teamId', rawTeamId);
-    await this.deps.access.check(caller, teamRequirements.writeMembers.for({ id: teamId }));
-    const userId = parseId('userId', rawUserId);
-    const { db } = this.deps;
-    await this.deps.access.write(async (tx) => {
-      const team = await findTeam(tx, caller, teamId);
-      const { count } = await tx.teamMember.deleteMany({ where: { teamId, userId } });
-      if (count === 0) throw new DomainError('USER_NOT_FOUND', 'Team member not found', { id: userId });
-      await recordAudit(tx, caller, {
-        action: 'team_member.remove',
-        orgId: team.orgId,
-        resource: { kind: 'team_member', id: `${teamId}:${userId}` },
-        before: { teamId, userId },
-      });
-    });
-    return db.team.findUniqueOrThrow({ ...query, where: { id: teamId } });
+  /** removeTeamMember (members.ts): removes a member. */
+  removeMember(caller: Principal, rawTeamId: unknown, rawUserId: unknown, query: TeamQuery = {}): Promise<Team> {
+    return removeTeamMember(this.deps, caller, rawTeamId, rawUserId, query);
   }
 }

@@ -8,6 +8,12 @@
  * users.password:write, users.permissions:write (and a Service Admin), users:disable,
  * users:enable, users:write (switch organization).
  *
+ * Every operation on another account passes the one delegation rule (kernel/delegation.ts, issue
+ * #22 item 1): the caller must be able to grant everything the account holds, in every
+ * organization, or hold users.roles:add on permissions:type:escalate; a Service Admin's account
+ * only a Service Admin (Grafana: only a server admin administers a server admin). So a
+ * users:writer changes a weaker user's password, never a stronger one's.
+ *
  * Sessions (issue #11): a new password ends the user's sessions (the caller's own current one
  * stays when it sets its own), disabling ends them all; removing the Service Admin flag applies on
  * the next request of every session, since principals are rebuilt per request. A disabled user
@@ -16,6 +22,7 @@
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { DomainError } from '../../kernel/errors.js';
+import { authorizeAccountControl } from '../../kernel/gains.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Message } from '../../kernel/message.js';
@@ -83,9 +90,10 @@ export class UserAdminService {
   private async setDisabled(caller: Principal, rawId: unknown, disabled: boolean): Promise<Message> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
-    await this.deps.access.check(caller, (disabled ? userRequirements.disable : userRequirements.enable).for({ id }));
+    const index = await this.deps.access.check(caller, (disabled ? userRequirements.disable : userRequirements.enable).for({ id }));
     await this.deps.access.write(async (tx) => {
       const user = await findPerson(tx, id);
+      await authorizeAccountControl(tx, caller, index, id, `${disabled ? 'disable' : 'enable'} user ${id}`);
       if (disabled && user.isServiceAdmin && !user.isDisabled) await assertAnotherServiceAdmin(tx, id);
       await tx.user.update({ where: { id }, data: { isDisabled: disabled } });
       if (disabled) await tx.session.deleteMany({ where: { userId: id } });
@@ -110,10 +118,11 @@ export class UserAdminService {
   async switchOrg(caller: Principal, rawId: unknown, rawOrgId: unknown): Promise<Message> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
-    await this.deps.access.check(caller, userRequirements.write.for({ id }));
+    const index = await this.deps.access.check(caller, userRequirements.write.for({ id }));
     const orgId = parseId('orgId', rawOrgId);
     await this.deps.access.write(async (tx) => {
       const user = await findPerson(tx, id);
+      await authorizeAccountControl(tx, caller, index, id, `switch the organization of user ${id}`);
       if ((await tx.orgUser.count({ where: { userId: id, orgId } })) === 0) {
         throw new DomainError('ORG_NOT_ACCESSIBLE', 'Not a valid organization');
       }

@@ -16,6 +16,7 @@ import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { alreadyExists, DomainError } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
+import { authorizeAccountControl, DELEGATION_NOTES } from '../../kernel/gains.js';
 import { requireServiceAdmin } from '../../kernel/guards.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
@@ -34,12 +35,12 @@ export const userRequirements = {
     () => permission(Action.UsersCreate),
     'and a Service Admin for another organization than the one acted in or a new Service Admin',
   ),
-  write: requirement(['id'], ({ id }) => permission(Action.UsersWrite, Scope.globalUser(id))),
-  delete: requirement(['id'], ({ id }) => permission(Action.UsersDelete, Scope.globalUser(id))),
-  setPassword: requirement(['id'], ({ id }) => permission(Action.UsersPasswordWrite, Scope.globalUser(id))),
+  write: requirement(['id'], ({ id }) => permission(Action.UsersWrite, Scope.globalUser(id)), DELEGATION_NOTES.account),
+  delete: requirement(['id'], ({ id }) => permission(Action.UsersDelete, Scope.globalUser(id)), DELEGATION_NOTES.account),
+  setPassword: requirement(['id'], ({ id }) => permission(Action.UsersPasswordWrite, Scope.globalUser(id)), DELEGATION_NOTES.account),
   setServiceAdmin: requirement(['id'], ({ id }) => permission(Action.UsersPermissionsWrite, Scope.globalUser(id)), 'and a Service Admin'),
-  disable: requirement(['id'], ({ id }) => permission(Action.UsersDisable, Scope.globalUser(id))),
-  enable: requirement(['id'], ({ id }) => permission(Action.UsersEnable, Scope.globalUser(id))),
+  disable: requirement(['id'], ({ id }) => permission(Action.UsersDisable, Scope.globalUser(id)), DELEGATION_NOTES.account),
+  enable: requirement(['id'], ({ id }) => permission(Action.UsersEnable, Scope.globalUser(id)), DELEGATION_NOTES.account),
 };
 
 /**
@@ -102,19 +103,26 @@ export interface UserPatch {
 
 /**
  * The one write of a user's profile, password and flag, after the caller's permission checks,
- * keeping the module's invariants (see the module comment). Audited as user.update (profile),
+ * keeping the module's invariants (see the module comment). Taking control of an account passes
+ * the one delegation rule (kernel/gains.ts authorizeAccountControl): the caller must be able to
+ * grant everything the user holds, in every organization (ACCESS_DENIED otherwise), checked in
+ * the transaction before anything is written. Audited as user.update (profile),
  * user.password_set (with the number of sessions ended) and user.service_admin_set.
- * @throws DomainError USER_NOT_FOUND (404), PASSWORD_MANAGED_EXTERNALLY (400),
- *   USER_MANAGED_EXTERNALLY (403), ALREADY_EXISTS (409), LAST_SERVICE_ADMIN (400).
+ * @throws DomainError USER_NOT_FOUND (404), ACCESS_DENIED (403: delegation), PASSWORD_MANAGED_EXTERNALLY
+ *   (400), USER_MANAGED_EXTERNALLY (403), ALREADY_EXISTS (409), LAST_SERVICE_ADMIN (400).
  */
 export async function changeUser(access: AccessService, caller: SignedInPrincipal, id: number, patch: UserPatch): Promise<void> {
   const profile = { login: patch.login ?? null, email: patch.email ?? null, name: patch.name ?? null };
   const touchesProfile = profile.login !== null || profile.email !== null || profile.name !== null;
   const flag = patch.isServiceAdmin ?? null;
   const keepSession = caller.kind === 'user' && caller.id === id ? caller.sessionId : undefined;
+  const index = await access.permissionsOf(caller); // before the transaction: the one delegation rule's input
+  const fields = [touchesProfile && 'profile', patch.passwordHash !== undefined && 'password', flag !== null && 'Service Admin flag'];
+  const what = `change the ${fields.filter(Boolean).join(', ')} of user ${id}`;
   try {
     await access.write(async (tx) => {
       const before = await findPerson(tx, id);
+      await authorizeAccountControl(tx, caller, index, id, what);
       const external = before.authModule !== AUTH_MODULE.local;
       if (patch.passwordHash !== undefined && external) {
         throw new DomainError('PASSWORD_MANAGED_EXTERNALLY', 'Cannot set a local password for a user managed by LDAP or OAuth');

@@ -8,16 +8,19 @@
  * Permissions (Grafana's pkg/api/api.go route table, scope global.users:id:<id> unless noted):
  * users:read to read one (or, on the GraphQL default path, org.users:read on users:id:<id> for a
  * member of the organization acted in), users:create, users:write, users:delete; changing a
- * password or the Service Admin flag through updateUser also needs what admin.ts needs for it. The
- * Service Admin's basic role holds them all. Each is checked before the body is validated, so a
+ * password or the Service Admin flag through updateUser also needs what admin.ts needs for it; every
+ * change of another account passes the one delegation rule (admin.ts), and so does a new user's org
+ * role. The Service Admin's basic role holds them all. Each is checked before the body is validated, so a
  * 403 says nothing about the input.
  */
 import type { OrgUser, Prisma, Team, User } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit, userSnapshot } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
+import { authorizeGrant } from '../../kernel/delegation.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
-import { any, permission } from '../../kernel/evaluator.js';
+import { any, type PermissionIndex, permission } from '../../kernel/evaluator.js';
+import { authorizeAccountControl, orgRoleGain, PRINCIPAL_GRANT_ACTION } from '../../kernel/gains.js';
 import { idFilter, permittedIds, requireActingIn, requireRoleWithin, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Message } from '../../kernel/message.js';
@@ -65,8 +68,8 @@ export class UserService {
    */
   async create(caller: Principal, rawInput: unknown, query: UserQuery = {}): Promise<User> {
     requireSignedIn(caller);
-    await this.deps.access.check(caller, userRequirements.create.for({}));
-    const id = await this.insert(caller, parseInput(createUserInput, rawInput));
+    const index = await this.deps.access.check(caller, userRequirements.create.for({}));
+    const id = await this.insert(caller, index, parseInput(createUserInput, rawInput));
     return this.deps.db.user.findUniqueOrThrow({ ...query, where: { id } });
   }
 
@@ -80,13 +83,16 @@ export class UserService {
    */
   async adminCreate(caller: Principal, rawBody: unknown): Promise<{ id: number; message: string }> {
     requireSignedIn(caller);
-    await this.deps.access.check(caller, userRequirements.create.for({}));
-    const id = await this.insert(caller, parseInput(adminCreateUserForm, rawBody));
+    const index = await this.deps.access.check(caller, userRequirements.create.for({}));
+    const id = await this.insert(caller, index, parseInput(adminCreateUserForm, rawBody));
     return { id, message: 'User created' };
   }
 
-  /** The write of `create` and `adminCreate`, after the permission check; returns the new id. */
-  private async insert(caller: SignedInPrincipal, input: CreateUserInput): Promise<number> {
+  /**
+   * The write of `create` and `adminCreate`, after the permission check; returns the new id. The
+   * new account's org role (and flag) pass the one delegation rule: its creator knows its password.
+   */
+  private async insert(caller: SignedInPrincipal, index: PermissionIndex, input: CreateUserInput): Promise<number> {
     if (input.isServiceAdmin) requireServiceAdmin(caller, 'create a Service Admin');
     const explicitOrg = input.orgId ?? null;
     if (explicitOrg !== null) requireActingIn(caller, explicitOrg);
@@ -103,6 +109,14 @@ export class UserService {
           throw notFound('ORG_NOT_FOUND', 'organization', orgId);
         }
         await assertIdentityFree(tx, [...new Set([input.login, input.email])], taken);
+        const what = `create user "${input.login}" as ${orgRole} of organization ${orgId}`;
+        const gains = [await orgRoleGain(tx, orgId, orgRole)];
+        await authorizeGrant(tx, caller, index, {
+          what,
+          action: PRINCIPAL_GRANT_ACTION,
+          gains,
+          serviceAdmin: input.isServiceAdmin ?? false,
+        });
         const user = await tx.user.create({
           data: {
             login: input.login,
@@ -166,16 +180,17 @@ export class UserService {
 
   /**
    * `DELETE /api/admin/users/:id` and deleteUser: deletes a user with its memberships, team
-   * memberships, role assignments and sessions. Needs users:delete on global.users:id:<id>; the
-   * last enabled Service Admin cannot be deleted.
+   * memberships, role assignments and sessions. Needs users:delete on global.users:id:<id> and the
+   * one delegation rule on the account (admin.ts); the last enabled Service Admin cannot be deleted.
    * @throws DomainError VALIDATION_FAILED (400), LAST_SERVICE_ADMIN (400), 401, 403, USER_NOT_FOUND (404).
    */
   async delete(caller: Principal, rawId: unknown): Promise<Message> {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
-    await this.deps.access.check(caller, userRequirements.delete.for({ id }));
+    const index = await this.deps.access.check(caller, userRequirements.delete.for({ id }));
     await this.deps.access.write(async (tx) => {
       const user = await findPerson(tx, id);
+      await authorizeAccountControl(tx, caller, index, id, `delete user ${id}`);
       if (user.isServiceAdmin) await assertAnotherServiceAdmin(tx, id);
       await tx.user.delete({ where: { id } }); // memberships, roles, sessions: ON DELETE CASCADE
       await recordAudit(tx, caller, { action: 'user.delete', orgId: 0, resource: { kind: 'user', id }, before: userSnapshot(user) });

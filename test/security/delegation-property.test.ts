@@ -1,0 +1,290 @@
+/**
+ * The one delegation rule, property-tested over every path to a permission (issue #18 "One rule
+ * for every path to a permission", issue #22 item 1): random callers (an org role and a random
+ * custom role) take random paths (a role assignment, joining a team, an org role change, a
+ * service account's role, a service-account token, an API key, control of another account:
+ * disable, profile, logout, password) that would give random permissions, org roles or a
+ * Service Admin's account; each outcome is compared with an INDEPENDENT oracle
+ * (delegation-oracle.ts), and so is what was written: the grant exists exactly when accepted.
+ *
+ * Every draw writes its own caller and subject with raw SQL. Most draws call the services (both
+ * doors' code path); one in ten goes through REST and one in ten through GraphQL with the
+ * caller's own Basic credentials. The seed is fixed (replay with PROPERTY_SEED / PROPERTY_PATH,
+ * as the assignment property test does).
+ */
+import BetterSqlite3 from 'better-sqlite3';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PermissionPair } from '../../src/kernel/catalogue.js';
+import { isDomainError } from '../../src/kernel/errors.js';
+import { hashPassword } from '../../src/platform/passwords.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { type Outcome as Answer, gql, rest } from '../support/requests.js';
+import { SUBJECT_PASSWORD, userPrincipal } from '../support/subjects.js';
+import { BASIC, covers, type Draw, draws, expected, type Ids, type PathKind, scopeMatches } from './delegation-oracle.js';
+
+const RUNS = Number(process.env.PROPERTY_RUNS ?? 420);
+const SEED = process.env.PROPERTY_SEED ? Number(process.env.PROPERTY_SEED) : 0x5eed18;
+const PATH = process.env.PROPERTY_PATH;
+
+type Outcome = 'accepted' | 'refused';
+type Door = 'service' | 'rest' | 'graphql';
+
+let app: TestApp;
+let raw: BetterSqlite3.Database;
+let passwordHash: string;
+let n = 0;
+
+/** One draw as written: its caller and the ids of its subjects. */
+interface Scene extends Ids {
+  i: number;
+  login: string;
+  callerId: number;
+  roleId: number;
+  roleUid: string;
+}
+
+/** Writes the caller and the subjects of `d` in one raw transaction (rules in the module comment). */
+function writeScene(d: Draw): Scene {
+  const i = n++;
+  const now = new Date().toISOString().replace('Z', '+00:00'); // the adapter's DATETIME text
+  const scene = raw.transaction((): Scene => {
+    const user = (login: string, orgRole: string, extra: { sa?: boolean; admin?: boolean } = {}) => {
+      const id = Number(
+        raw
+          .prepare(
+            'INSERT INTO "User" (orgId, login, email, name, passwordHash, isServiceAccount, isServiceAdmin, updated) VALUES (1, ?, ?, ?, ?, ?, ?, ?)',
+          )
+          .run(login, `${login}@example.test`, login, extra.sa ? null : passwordHash, extra.sa ? 1 : 0, extra.admin ? 1 : 0, now)
+          .lastInsertRowid,
+      );
+      raw.prepare('INSERT INTO "OrgUser" (orgId, userId, role, updated) VALUES (1, ?, ?, ?)').run(id, orgRole, now);
+      return id;
+    };
+    const role = (uid: string, perms: PermissionPair[]) => {
+      const id = Number(
+        raw.prepare('INSERT INTO "Role" (uid, orgId, name, updated) VALUES (?, 1, ?, ?)').run(uid, uid, now).lastInsertRowid,
+      );
+      const insert = raw.prepare('INSERT INTO "Permission" (roleId, action, scope, updated) VALUES (?, ?, ?, ?)');
+      for (const perm of perms) insert.run(id, perm.action, perm.scope, now);
+      return id;
+    };
+    const assign = (userId: number, roleId: number) =>
+      raw.prepare('INSERT INTO "UserRole" (orgId, userId, roleId) VALUES (1, ?, ?)').run(userId, roleId);
+
+    const login = `pc-${i}`;
+    const callerId = user(login, d.callerRole);
+    assign(callerId, role(`pc-held-${i}`, d.held));
+    const roleUid = `pc-payload-${i}`;
+    const roleId = role(roleUid, d.payload);
+    let target = 0;
+    let team = 0;
+    let account = 0;
+    if (d.path === 'assign' || d.path === 'team') target = user(`pt-${i}`, 'None');
+    if (d.path === 'orgRole') target = user(`pt-${i}`, 'None');
+    if (d.path === 'credential') {
+      target = user(`pt-${i}`, d.targetRole, { admin: d.targetServiceAdmin });
+      assign(target, roleId);
+    }
+    if (d.path === 'team') {
+      team = Number(raw.prepare('INSERT INTO "Team" (orgId, name, updated) VALUES (1, ?, ?)').run(`ptm-${i}`, now).lastInsertRowid);
+      raw.prepare('INSERT INTO "TeamRole" (orgId, teamId, roleId) VALUES (1, ?, ?)').run(team, roleId);
+    }
+    if (d.path === 'saRole') account = user(`sa-1-pc-${i}`, 'None', { sa: true });
+    if (d.path === 'token') {
+      account = user(`sa-1-pc-${i}`, d.targetRole, { sa: true });
+      assign(account, roleId);
+    }
+    return { i, login, callerId, roleId, roleUid, target, team, account };
+  })();
+  app.services.access.invalidate();
+  return scene;
+}
+
+/** Runs `d` through the services as the caller; ACCESS_DENIED is a refusal, any other error fails the test. */
+async function viaService(d: Draw, s: Scene): Promise<Outcome> {
+  const caller = userPrincipal({ id: s.callerId, login: s.login }, d.callerRole);
+  const sv = app.services;
+  const calls: Record<PathKind, () => Promise<unknown>> = {
+    assign: () => sv.userRoles.add(caller, s.target, { roleUid: s.roleUid }),
+    team: () => sv.teams.addMember(caller, s.team, { userId: s.target }),
+    orgRole: () => sv.orgs.updateUserRole(caller, { orgId: 1, userId: s.target, role: d.targetRole }),
+    saRole: () => sv.serviceAccounts.update(caller, s.account, { role: d.targetRole }),
+    token: () => sv.serviceAccountTokens.create(caller, s.account, { name: `tok-${s.i}` }),
+    apiKey: () => sv.apiKeys.create(caller, { name: `key-${s.i}`, role: d.targetRole }),
+    credential: () =>
+      ({
+        disable: () => sv.userAdmin.disable(caller, s.target),
+        profile: () => sv.users.updateProfile(caller, s.target, { email: `moved-${s.i}@example.test` }),
+        logout: () => sv.sessions.logoutUser(caller, s.target),
+        password: () => sv.userAdmin.setPassword(caller, s.target, { password: `new-${s.i}` }),
+      })[d.op](),
+  };
+  try {
+    await calls[d.path]();
+    return 'accepted';
+  } catch (error) {
+    if (isDomainError(error) && error.code === 'ACCESS_DENIED') return 'refused';
+    throw error;
+  }
+}
+
+/** Runs `d` through REST or GraphQL with the caller's Basic credentials. */
+async function viaDoor(d: Draw, s: Scene, door: 'rest' | 'graphql'): Promise<Outcome> {
+  const auth = { login: s.login, password: SUBJECT_PASSWORD };
+  const r = (method: string, path: string, json?: unknown) => rest(app, method, path, { auth, ...(json !== undefined && { json }) });
+  const g = (query: string, variables: Record<string, unknown>) => gql(app, query, variables, { auth });
+  const t = s.target;
+  const restCalls: Record<PathKind, () => Promise<Answer>> = {
+    assign: () => r('POST', `/api/access-control/users/${t}/roles`, { roleUid: s.roleUid }),
+    team: () => r('POST', `/api/teams/${s.team}/members`, { userId: t }),
+    orgRole: () => r('PATCH', `/api/org/users/${t}`, { role: d.targetRole }),
+    saRole: () => r('PATCH', `/api/serviceaccounts/${s.account}`, { role: d.targetRole }),
+    token: () => r('POST', `/api/serviceaccounts/${s.account}/tokens`, { name: `tok-${s.i}` }),
+    apiKey: () => r('POST', '/api/auth/keys', { name: `key-${s.i}`, role: d.targetRole }),
+    credential: () =>
+      ({
+        disable: () => r('POST', `/api/admin/users/${t}/disable`),
+        profile: () => r('PUT', `/api/users/${t}`, { email: `moved-${s.i}@example.test` }),
+        logout: () => r('POST', `/api/admin/users/${t}/logout`),
+        password: () => r('PUT', `/api/admin/users/${t}/password`, { password: `new-${s.i}` }),
+      })[d.op](),
+  };
+  const gqlCalls: Record<PathKind, () => Promise<Answer>> = {
+    assign: () => g('mutation($u: Int!, $r: String!) { addUserRole(userId: $u, roleUid: $r) { message } }', { u: t, r: s.roleUid }),
+    team: () => g('mutation($t: Int!, $u: Int!) { addTeamMember(teamId: $t, userId: $u) { id } }', { t: s.team, u: t }),
+    orgRole: () =>
+      g('mutation($u: Int!, $r: OrgRole!) { updateOrgUserRole(orgId: 1, userId: $u, role: $r) { role } }', { u: t, r: d.targetRole }),
+    saRole: () =>
+      g('mutation($a: Int!, $r: OrgRole!) { updateServiceAccount(id: $a, input: { role: $r }) { id } }', { a: s.account, r: d.targetRole }),
+    token: () =>
+      g('mutation($a: Int!, $n: String!) { createServiceAccountToken(serviceAccountId: $a, name: $n) { id } }', {
+        a: s.account,
+        n: `tok-${s.i}`,
+      }),
+    apiKey: () =>
+      g('mutation($n: String!, $r: OrgRole!) { createApiKey(input: { name: $n, role: $r }) { id } }', { n: `key-${s.i}`, r: d.targetRole }),
+    credential: () =>
+      ({
+        disable: () => g('mutation($u: Int!) { disableUser(id: $u) { message } }', { u: t }),
+        profile: () =>
+          g('mutation($u: Int!, $e: String!) { updateUser(id: $u, input: { email: $e }) { id } }', {
+            u: t,
+            e: `moved-${s.i}@example.test`,
+          }),
+        logout: () => r('POST', `/api/admin/users/${t}/logout`), // no GraphQL twin
+        password: () =>
+          g('mutation($u: Int!, $p: String!) { setUserPassword(id: $u, password: $p) { message } }', { u: t, p: `new-${s.i}` }),
+      })[d.op](),
+  };
+  const out = await (door === 'rest' ? restCalls : gqlCalls)[d.path]();
+  if (out.status === 200 && out.code === undefined) return 'accepted';
+  if (out.status === 403 && out.code === 'ACCESS_DENIED') return 'refused';
+  throw new Error(`unexpected ${out.status} ${out.code}: ${JSON.stringify(out.body)}`);
+}
+
+/** Whether the grant `d` asked for exists now, read straight from the database. */
+async function written(d: Draw, s: Scene, passwordBefore: string | null): Promise<boolean> {
+  const db = app.database.prisma;
+  const role = async (userId: number) => (await db.orgUser.findUniqueOrThrow({ where: { orgId_userId: { orgId: 1, userId } } })).role;
+  switch (d.path) {
+    case 'assign':
+      return (await db.userRole.count({ where: { userId: s.target, roleId: s.roleId } })) === 1;
+    case 'team':
+      return (await db.teamMember.count({ where: { teamId: s.team, userId: s.target } })) === 1;
+    case 'orgRole':
+      return (await role(s.target)) === d.targetRole;
+    case 'saRole':
+      return (await role(s.account)) === d.targetRole;
+    case 'token':
+      return (await db.apiKey.count({ where: { serviceAccountId: s.account } })) === 1;
+    case 'apiKey':
+      return (await db.apiKey.count({ where: { orgId: 1, name: `key-${s.i}` } })) === 1;
+    case 'credential': {
+      const u = await db.user.findUniqueOrThrow({ where: { id: s.target }, include: { _count: { select: { sessions: true } } } });
+      if (d.op === 'disable') return u.isDisabled;
+      if (d.op === 'profile') return u.email === `moved-${s.i}@example.test`;
+      if (d.op === 'logout') return u._count.sessions === 0;
+      return u.passwordHash !== passwordBefore;
+    }
+  }
+}
+
+beforeAll(async () => {
+  app = await createTestApp();
+  passwordHash = await hashPassword(SUBJECT_PASSWORD);
+  raw = new BetterSqlite3(app.database.path, { timeout: 5000 });
+});
+
+afterAll(async () => {
+  raw?.close();
+  await app.close();
+});
+
+describe('delegation property: every path to a permission', () => {
+  it(`${RUNS} random (caller, path, grant) draws: accepted exactly when the oracle says, and written exactly then`, async () => {
+    const tally = { accepted: 0, refused: 0, rest: 0, graphql: 0, paths: new Map<string, { accepted: number; refused: number }>() };
+    await fc.assert(
+      fc.asyncProperty(draws, async (d) => {
+        const s = writeScene(d);
+        if (d.path === 'credential' && d.op === 'logout') {
+          await app.services.sessions.start(s.target, 'password', { clientIp: '127.0.0.1', userAgent: 'property' });
+        }
+        const passwordBefore = d.path === 'credential' ? passwordHash : null;
+        const door: Door = s.i % 10 === 3 ? 'rest' : s.i % 10 === 7 ? 'graphql' : 'service';
+        const got = door === 'service' ? await viaService(d, s) : await viaDoor(d, s, door);
+        const want = expected(d, s);
+        expect({ draw: d, door, got }).toEqual({ draw: d, door, got: want });
+        expect(await written(d, s, passwordBefore)).toBe(want === 'accepted');
+        tally[want] += 1;
+        if (door !== 'service') tally[door] += 1;
+        const byPath = tally.paths.get(d.path) ?? { accepted: 0, refused: 0 };
+        byPath[want] += 1;
+        tally.paths.set(d.path, byPath);
+      }),
+      { numRuns: RUNS, seed: SEED, ...(PATH !== undefined && { path: PATH }) },
+    );
+    // Every path must be exercised on both sides, or the property proves little about it.
+    for (const [path, t] of tally.paths) {
+      expect({ path, acceptedSome: t.accepted > 0, refusedSome: t.refused > 0 }).toEqual({ path, acceptedSome: true, refusedSome: true });
+    }
+    expect(tally.paths.size).toBe(7);
+    expect(tally.rest).toBeGreaterThan(RUNS / 20);
+    expect(tally.graphql).toBeGreaterThan(RUNS / 20);
+    const paths = [...tally.paths].map(([k, v]) => `${k} ${v.accepted}/${v.accepted + v.refused}`).join(', ');
+    console.info(
+      `delegation property: ${tally.accepted} accepted, ${tally.refused} refused (${paths}); ${tally.rest} REST, ${tally.graphql} GraphQL`,
+    );
+  });
+
+  it('the oracle itself follows the documented examples', () => {
+    expect(scopeMatches('users:id:*', 'users:id:7')).toBe(true);
+    expect(scopeMatches('users:id:*', 'users:*')).toBe(false);
+    expect(scopeMatches('', 'users:id:7')).toBe(false);
+    expect(covers(BASIC.Admin, BASIC.Viewer)).toBe(true);
+    expect(covers(BASIC.Editor, BASIC.Admin)).toBe(false);
+    const ids = { target: 5, team: 6, account: 7 };
+    const base: Draw = {
+      path: 'team',
+      callerRole: 'Admin',
+      held: [],
+      targetRole: 'Viewer',
+      payload: [],
+      targetServiceAdmin: false,
+      op: 'disable',
+    };
+    expect(expected({ ...base, payload: [{ action: 'users:write', scope: 'global.users:*' }] }, ids)).toBe('refused');
+    expect(expected({ ...base, payload: [{ action: 'teams:read', scope: 'teams:*' }] }, ids)).toBe('accepted');
+    expect(expected({ ...base, path: 'apiKey', callerRole: 'Editor', targetRole: 'Admin' }, ids)).toBe('refused');
+    const escalator = [{ action: 'users.roles:add', scope: 'permissions:type:*' }];
+    expect(expected({ ...base, held: escalator, payload: [{ action: 'users:write', scope: 'global.users:*' }] }, ids)).toBe('accepted');
+    const writer = {
+      ...base,
+      path: 'credential' as const,
+      callerRole: 'Editor' as const,
+      held: [{ action: 'users:disable', scope: 'global.users:*' }],
+    };
+    expect(expected(writer, ids)).toBe('accepted');
+    expect(expected({ ...writer, targetServiceAdmin: true }, ids)).toBe('refused');
+  });
+});
