@@ -17,7 +17,7 @@ import { alreadyExists, DomainError } from '../../kernel/errors.js';
 import { permittedIds, requireActingIn, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
-import { isUniqueViolation, type Tx } from '../../platform/database.js';
+import { containsText, isUniqueViolation, type Tx } from '../../platform/database.js';
 import { DEFAULT_PER_PAGE } from '../shared/directory.js';
 import { addOrgUserByLoginBody, membershipInput, orgUserRoleBody, orgUsersInput } from './inputs.js';
 import { orgNotFound, orgRequirements } from './requirements.js';
@@ -84,7 +84,7 @@ export abstract class OrgMembers {
       ...(ids !== 'all' && { userId: { in: ids } }),
       user: {
         ...PEOPLE,
-        ...(text && { OR: [{ login: { contains: text } }, { email: { contains: text } }, { name: { contains: text } }] }),
+        ...(text && { OR: [{ login: containsText(db, text) }, { email: containsText(db, text) }, { name: containsText(db, text) }] }),
       },
     };
     const paged = options.page !== undefined || options.perpage !== undefined;

@@ -23,7 +23,7 @@ import { idFilter, permittedIds, requireSignedIn } from '../../kernel/guards.js'
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
-import { type Db, isUniqueViolation, type Tx } from '../../platform/database.js';
+import { containsText, type Db, isUniqueViolation, type Tx } from '../../platform/database.js';
 import { accessControlMetadata, pageOffset, type SearchPage, searchPage } from '../shared/directory.js';
 import { addTeamMemberInput, createTeamInput, teamSearchInput, updateTeamInput } from './inputs.js';
 
@@ -135,7 +135,7 @@ export class TeamService {
       AND: [
         idFilter(ids),
         params.teamIds ? { id: { in: params.teamIds } } : {},
-        params.query ? { name: { contains: params.query } } : {},
+        params.query ? { name: containsText(this.deps.db, params.query) } : {},
         params.name != null && params.name !== '' ? { name: params.name } : {},
       ],
     };
