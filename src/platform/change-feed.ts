@@ -28,6 +28,8 @@ import { type ChangeCounter, ChangesUnknownError } from './database-types.js';
 
 /** The channel the triggers notify on. */
 export const CHANGE_CHANNEL = 'portcullis_changes';
+/** `application_name` of the listener connection (pg_stat_activity shows it to operators). */
+export const LISTENER_NAME = 'portcullis-change-feed';
 /** Milliseconds between two heartbeats (version reads) on the listener connection. */
 export const HEARTBEAT_MS = 5000;
 /** Milliseconds a heartbeat or catch-up read may take before the connection counts as lost. */
@@ -130,7 +132,12 @@ export class ChangeFeed {
 
   /** LISTEN, then read the version (catch-up), then go live. */
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.options.url, keepAlive: true, connectionTimeoutMillis: READ_TIMEOUT_MS });
+    const client = new pg.Client({
+      connectionString: this.options.url,
+      keepAlive: true,
+      connectionTimeoutMillis: READ_TIMEOUT_MS,
+      application_name: LISTENER_NAME,
+    });
     this.client = client;
     // Until live, failures surface as the rejections below; after, as these events.
     let ready = false;

@@ -7,9 +7,10 @@
  * so caches never serve what another writer changed.
  */
 
+import type { Prisma } from '../generated/prisma/client.js';
 import { openPostgresDatabase } from './database-postgres.js';
 import { openSqliteDatabase } from './database-sqlite.js';
-import type { ChangeCounter, Db } from './database-types.js';
+import type { ChangeCounter, Db, Tx } from './database-types.js';
 import type { DatabaseProvider } from './database-url.js';
 import { databaseLocation, databaseTarget } from './database-url.js';
 
@@ -141,6 +142,16 @@ export function isDatabaseBusy(error: unknown): boolean {
  */
 export function containsText(db: Db, text: string): { contains: string } {
   return providerOf(db) === 'postgresql' ? ({ contains: text, mode: 'insensitive' } as { contains: string }) : { contains: text };
+}
+
+/**
+ * After rows were inserted into `table` with explicit ids (the seed's organization 1): moves
+ * PostgreSQL's id sequence past the largest id, so the next generated id does not collide
+ * (P2002 on "id"). SQLite needs nothing: its rowid allocation follows explicit ids.
+ */
+export async function afterExplicitIds(db: Db, tx: Tx, table: Prisma.ModelName): Promise<void> {
+  if (providerOf(db) !== 'postgresql') return;
+  await tx.$queryRawUnsafe(`SELECT setval(pg_get_serial_sequence('"${table}"', 'id'), (SELECT MAX("id") FROM "${table}"))`);
 }
 
 /** True when a Prisma error is a unique-constraint violation (P2002). */
