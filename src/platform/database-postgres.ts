@@ -82,7 +82,13 @@ export async function openPostgresDatabase(url: string, options: ProviderOpenOpt
     const changes = feed;
     const adapter = lockedWrites(new PrismaPg(pool), (version) => changes.observe(version));
     // Query events always on: they feed observeQueryTime (metrics) as well as onQuery.
-    const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+    // A transaction may wait for the write lock up to the busy timeout (lock_timeout answers
+    // then); Prisma's own start limit (maxWait, 2 s by default) must not cut that wait short.
+    const prisma = new PrismaClient({
+      adapter,
+      log: [{ emit: 'event', level: 'query' }],
+      transactionOptions: { maxWait: options.busyTimeoutMs + 1000 },
+    });
     prisma.$on('query', (e) => options.onQuery(e.query, e.duration));
     await prisma.$connect();
     return {

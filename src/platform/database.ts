@@ -124,13 +124,14 @@ export function providerOf(db: Db): DatabaseProvider {
 /**
  * True when a Prisma or driver error means the database stayed locked past the busy timeout:
  * SQLite's SQLITE_BUSY* (which the adapter reports as P1008 "socket timeout"); PostgreSQL's
- * lock_timeout (SQLSTATE 55P03) or a deadlock or serialization failure (40P01, 40001: Prisma
- * P2034), all of which a retry resolves.
+ * lock_timeout (SQLSTATE 55P03), a deadlock or serialization failure (40P01, 40001: Prisma
+ * P2034), or a transaction that could not even start in time (P2028: every pooled connection
+ * busy), all of which a retry resolves.
  */
 export function isDatabaseBusy(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
-  if (code === 'P1008' || code === 'P2034') return true;
+  if (code === 'P1008' || code === 'P2034' || code === 'P2028') return true;
   return typeof message === 'string' && /SQLITE_BUSY|database is locked|55P03|lock timeout|40P01|deadlock detected/.test(message);
 }
 
@@ -142,6 +143,16 @@ export function isDatabaseBusy(error: unknown): boolean {
  */
 export function containsText(db: Db, text: string): { contains: string } {
   return providerOf(db) === 'postgresql' ? ({ contains: text, mode: 'insensitive' } as { contains: string }) : { contains: text };
+}
+
+/**
+ * A filter for text starting with `prefix`, letter case included, on both databases. SQLite's
+ * LIKE (Prisma's `startsWith`) ignores ASCII case, so there it is a range
+ * [prefix, prefix + U+10FFFF), exact under SQLite's code-point order; PostgreSQL's LIKE is
+ * case-sensitive and, unlike a range, right under any collation.
+ */
+export function startsWithExactly(db: Db, prefix: string): { startsWith: string } | { gte: string; lt: string } {
+  return providerOf(db) === 'postgresql' ? { startsWith: prefix } : { gte: prefix, lt: `${prefix}\u{10FFFF}` };
 }
 
 /**

@@ -8,7 +8,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { LISTENER_NAME } from '../../src/platform/change-feed.js';
-import { ChangesUnknownError, changeCounterOf, type Database, openDatabase } from '../../src/platform/database.js';
+import { BUSY_TIMEOUT_MS, ChangesUnknownError, changeCounterOf, type Database, openDatabase } from '../../src/platform/database.js';
+import { WRITE_LOCK_KEY } from '../../src/platform/database-postgres.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { onPostgres } from '../support/postgres.js';
 import { expectOutcome, gql, rest } from '../support/requests.js';
@@ -103,5 +104,24 @@ describe.skipIf(!onPostgres)('the PostgreSQL change feed', () => {
     await vi.waitFor(() => expect(counter()).toBeGreaterThan(before), { timeout: 10_000, interval: 20 });
     expectOutcome(await rest(app, 'GET', '/api/access-control/status'), 200);
     expectOutcome(await gql(app, '{ viewer { login } }', {}), 200);
+  });
+});
+
+describe.skipIf(!onPostgres)('the PostgreSQL write lock', () => {
+  it('a write waits for another connection holding the write lock, at most the busy timeout, then 503 DATABASE_BUSY', async () => {
+    const holder = new pg.Client({ connectionString: app.config.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`);
+      const started = performance.now();
+      const out = await rest(app, 'POST', '/api/access-control/roles', { json: { uid: 'feed-busy', name: 'custom:feed-busy' } });
+      expect(performance.now() - started).toBeGreaterThanOrEqual(BUSY_TIMEOUT_MS - 100);
+      expectOutcome(out, 503, 'DATABASE_BUSY');
+    } finally {
+      await holder.query('ROLLBACK');
+      await holder.end();
+    }
+    expectOutcome(await rest(app, 'POST', '/api/access-control/roles', { json: { uid: 'feed-busy', name: 'custom:feed-busy' } }), 200);
   });
 });
