@@ -165,6 +165,14 @@ export async function afterExplicitIds(db: Db, tx: Tx, table: Prisma.ModelName):
   await tx.$queryRawUnsafe(`SELECT setval(pg_get_serial_sequence('"${table}"', 'id'), (SELECT MAX("id") FROM "${table}"))`);
 }
 
+/**
+ * A filter for text starting with `prefix`, ignoring the case of ASCII letters on both databases,
+ * as Grafana's prefix searches do (LIKE on SQLite, ILIKE on PostgreSQL); see containsText.
+ */
+export function startsWithText(db: Db, prefix: string): { startsWith: string } {
+  return providerOf(db) === 'postgresql' ? ({ startsWith: prefix, mode: 'insensitive' } as { startsWith: string }) : { startsWith: prefix };
+}
+
 /** True when a Prisma error is a unique-constraint violation (P2002). */
 export function isUniqueViolation(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'P2002';

@@ -65,7 +65,7 @@ export class TestClock implements Clock {
 export async function createTestApp(options: { env?: Record<string, string>; clock?: Clock } = {}): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-test-'));
   // `npm run test:postgres`: a database of its own on the run's PostgreSQL server (postgres.ts).
-  const postgres = onPostgres ? await createPostgresTestDatabase() : undefined;
+  const postgres = onPostgres ? await createPostgresTestDatabase(options.env) : undefined;
   const config = loadConfig({
     DATABASE_URL: postgres?.url ?? `file:${join(dir, 'test.db')}`,
     ADMIN_LOGIN: ADMIN.login,

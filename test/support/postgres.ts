@@ -110,8 +110,13 @@ async function createDatabase(clause: string): Promise<TestDatabase> {
   };
 }
 
-/** A new database copied from the template (migrated, seeded with the test admin), for one test app. */
-export function createPostgresTestDatabase(): Promise<TestDatabase> {
+/**
+ * A new database for one test app: a copy of the template (migrated, seeded with the test admin),
+ * or, when `env` chooses another first admin (ADMIN_LOGIN, ADMIN_PASSWORD), an empty one that the
+ * app's open migrates and its seed fills with that admin.
+ */
+export function createPostgresTestDatabase(env: Record<string, string> = {}): Promise<TestDatabase> {
+  if (env.ADMIN_LOGIN !== undefined || env.ADMIN_PASSWORD !== undefined) return createDatabase('');
   return createDatabase(`TEMPLATE "${TEMPLATE_DATABASE}"`);
 }
 
