@@ -16,5 +16,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // `npm run test:postgres` (TEST_DATABASE=postgres): one embedded PostgreSQL for the run.
+    globalSetup: ['test/support/postgres.ts'],
   },
 });

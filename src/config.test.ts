@@ -62,6 +62,23 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(name);
   });
+  it.each([
+    'file:./data/portcullis.db',
+    'postgres://portcullis:secret@db.example:5432/portcullis',
+    'postgresql://portcullis@127.0.0.1/portcullis?sslmode=require',
+    'postgres:///portcullis?host=/run/postgresql&user=portcullis',
+  ])('accepts DATABASE_URL=%s (SQLite or PostgreSQL, issue #19)', (url) => {
+    expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
+  });
+  it.each([
+    ['mysql://u:p@h/db', 'got scheme "mysql:"'],
+    ['file:', 'file: needs a path'],
+    ['postgres://db.example:5432', 'names no database'],
+    ['postgres:///portcullis', 'has no host'],
+  ])('refuses DATABASE_URL=%s saying why (%s)', (url, why) => {
+    expect(() => loadConfig({ DATABASE_URL: url })).toThrow(/DATABASE_URL.*must be file:<path> \(SQLite\) or postgres:\/\//);
+    expect(() => loadConfig({ DATABASE_URL: url })).toThrow(why);
+  });
   it('reads the operations settings: shutdown bound, metrics and their credentials, commit', () => {
     expect(loadConfig({})).toMatchObject({ shutdownTimeoutSeconds: 10, metrics: { enabled: false, basicAuth: null }, commit: undefined });
     expect(

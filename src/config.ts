@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { type AuthConfig, authEnvShape, bool, toAuthConfig } from './config-auth.js';
 import { type SecurityConfig, securityEnvShape, toSecurityConfig } from './config-security.js';
+import { databaseUrlProblem } from './platform/database-url.js';
 import { projectPath } from './platform/paths.js';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -42,10 +43,13 @@ const serviceEnvShape = {
   DATABASE_URL: z
     .string()
     .default('file:./data/portcullis.db')
-    .refine((v) => v.startsWith('file:') && v.length > 'file:'.length, 'must be a SQLite URL of the form file:<path>')
+    .superRefine((v, ctx) => {
+      const problem = databaseUrlProblem(v);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
     .meta({
       description:
-        'SQLite file `file:<path>`; a relative path is relative to the project folder (the one holding package.json), whatever the working directory, for the server and the CLI alike (directory created when missing)',
+        'SQLite file `file:<path>` (a relative path is relative to the project folder, the one holding package.json, whatever the working directory, for the server and the CLI alike; directory created when missing), or a PostgreSQL server `postgres://user:password@host:5432/database` (see PostgreSQL under Operations)',
     }),
   ADMIN_LOGIN: z.string().min(1).default('admin').meta({ description: 'login of the first Service Admin, created once' }),
   ADMIN_PASSWORD: z.string().min(1).optional().meta({
@@ -120,7 +124,7 @@ export interface MetricsConfig {
 export interface Config {
   port: number;
   host: string;
-  /** `file:<path>`; a relative path is relative to the project folder (platform/database.ts `databasePath`). */
+  /** `file:<path>` (SQLite; a relative path is relative to the project folder) or `postgres://...` (platform/database-url.ts). */
   databaseUrl: string;
   adminLogin: string;
   /** ADMIN_PASSWORD; when unset the seed generates one and prints it once (issue #10 item 4). */

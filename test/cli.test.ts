@@ -16,6 +16,7 @@ import { loadConfig } from '../src/config.js';
 import { databasePath, openDatabase } from '../src/platform/database.js';
 import { createLogger } from '../src/platform/logger.js';
 import { authHeader, type Credentials } from './support/app.js';
+import { onPostgres, ownDatabaseUrl, type TestDatabase } from './support/postgres.js';
 
 const run = promisify(execFile);
 const BIN = fileURLToPath(new URL('../bin/portcullis.mjs', import.meta.url));
@@ -26,12 +27,18 @@ let env: Record<string, string>;
 /** The line every command that opens the database prints first on stderr. */
 let databaseLine: string;
 
-beforeAll(() => {
+let database: TestDatabase;
+
+beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'portcullis-cli-'));
-  env = { DATABASE_URL: `file:${join(dir, 'cli.db')}`, ADMIN_LOGIN: 'admin', ADMIN_PASSWORD: 'cli-admin-password', LOG_LEVEL: 'silent' };
-  databaseLine = `using database ${join(dir, 'cli.db')}\n`;
+  database = await ownDatabaseUrl(join(dir, 'cli.db'));
+  env = { DATABASE_URL: database.url, ADMIN_LOGIN: 'admin', ADMIN_PASSWORD: 'cli-admin-password', LOG_LEVEL: 'silent' };
+  databaseLine = `using database ${databasePath(database.url)}\n`;
 });
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(async () => {
+  await database?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /**
  * Spawns `node bin/portcullis.mjs ...args` in `cwd` (the project folder by default) with the test
@@ -126,29 +133,33 @@ describe('bin/portcullis.mjs (spawned)', () => {
     expect(res.stderr.slice(databaseLine.length)).toMatch(/^USER_ALREADY_EXISTS: .*already exists/);
   });
 
-  it('from another working directory, a relative DATABASE_URL opens the file the server opens, and says which', async () => {
-    // A folder of the project (where someone may well stand) and one outside it.
-    const outside = join(dir, 'somewhere', 'else');
-    mkdirSync(outside, { recursive: true });
-    const file = join(dir, 'shared.db');
-    const url = `file:${relative(ROOT, file)}`;
-    // Resolved against the project folder, as `npm start` (which always runs there) resolves it.
-    expect(databasePath(url)).toBe(file);
-    for (const [n, cwd] of [join(ROOT, 'src'), outside].entries()) {
-      const login = `far-${n}`;
-      const res = await spawnCli(['user', 'create', '--login', login, '--email', `${login}@example.test`, '--password', 'far-password'], {
-        cwd,
-        extraEnv: { DATABASE_URL: url },
-      });
-      expect(res.stderr).toBe(`using database ${file}\n`);
-      expect(res.code).toBe(0);
-      // No second database next to the working directory.
-      expect(existsSync(resolve(cwd, relative(ROOT, file)))).toBe(false);
-      // The server's view of that database (same openDatabase) knows the user.
-      const me = await graphqlOnCliDb('{ viewer { login } }', { login, password: 'far-password' }, { DATABASE_URL: url });
-      expect(me.body.data?.viewer).toEqual({ login });
-    }
-  });
+  // SQLite-specific: resolution of relative file paths (a PostgreSQL URL names a server).
+  it.skipIf(onPostgres)(
+    'from another working directory, a relative DATABASE_URL opens the file the server opens, and says which',
+    async () => {
+      // A folder of the project (where someone may well stand) and one outside it.
+      const outside = join(dir, 'somewhere', 'else');
+      mkdirSync(outside, { recursive: true });
+      const file = join(dir, 'shared.db');
+      const url = `file:${relative(ROOT, file)}`;
+      // Resolved against the project folder, as `npm start` (which always runs there) resolves it.
+      expect(databasePath(url)).toBe(file);
+      for (const [n, cwd] of [join(ROOT, 'src'), outside].entries()) {
+        const login = `far-${n}`;
+        const res = await spawnCli(['user', 'create', '--login', login, '--email', `${login}@example.test`, '--password', 'far-password'], {
+          cwd,
+          extraEnv: { DATABASE_URL: url },
+        });
+        expect(res.stderr).toBe(`using database ${file}\n`);
+        expect(res.code).toBe(0);
+        // No second database next to the working directory.
+        expect(existsSync(resolve(cwd, relative(ROOT, file)))).toBe(false);
+        // The server's view of that database (same openDatabase) knows the user.
+        const me = await graphqlOnCliDb('{ viewer { login } }', { login, password: 'far-password' }, { DATABASE_URL: url });
+        expect(me.body.data?.viewer).toEqual({ login });
+      }
+    },
+  );
 
   it('a usage error: exit 2 with the command usage', async () => {
     const res = await spawnCli(['team', 'create']);
@@ -180,13 +191,17 @@ describe('runCli (in process)', () => {
       expect(res.stdout).toContain(`portcullis ${cmd}`);
   });
 
-  it('prints the database file it uses, resolving a relative DATABASE_URL against the project folder as the server does', async () => {
-    const file = join(dir, 'relative.db');
-    const res = await inProcess(['org', 'create', '--name', 'Elsewhere'], { DATABASE_URL: `file:${relative(ROOT, file)}` });
-    expect(res.code).toBe(0);
-    expect(res.stderr).toBe(`using database ${file}\n`);
-    expect(JSON.parse(res.stdout)).toMatchObject({ name: 'Elsewhere' });
-  });
+  // SQLite-specific: resolution of relative file paths (a PostgreSQL URL names a server).
+  it.skipIf(onPostgres)(
+    'prints the database file it uses, resolving a relative DATABASE_URL against the project folder as the server does',
+    async () => {
+      const file = join(dir, 'relative.db');
+      const res = await inProcess(['org', 'create', '--name', 'Elsewhere'], { DATABASE_URL: `file:${relative(ROOT, file)}` });
+      expect(res.code).toBe(0);
+      expect(res.stderr).toBe(`using database ${file}\n`);
+      expect(JSON.parse(res.stdout)).toMatchObject({ name: 'Elsewhere' });
+    },
+  );
 
   it('sa create: a service account with the role, which cannot sign in with basic auth', async () => {
     const res = await inProcess(['sa', 'create', '--name', 'Deploy Bot', '--role', 'Editor']);
@@ -270,7 +285,7 @@ describe('runCli (in process)', () => {
   });
 
   it('exit 2 for a bad configuration, naming the variable', async () => {
-    const res = await inProcess(['org', 'create', '--name', 'x'], { DATABASE_URL: 'postgres://nope' });
+    const res = await inProcess(['org', 'create', '--name', 'x'], { DATABASE_URL: 'mysql://nope' });
     expect(res.code).toBe(2);
     expect(res.stderr).toContain('DATABASE_URL');
     expect(res.stderr).not.toContain('using database');

@@ -11,13 +11,15 @@
  * Cache (permission-cache.ts): every write that can change anyone's permissions goes through
  * `write()`: one transaction, then a generation bump that drops every cached index, so no
  * in-flight request can use or put back a stale entry after a write was acknowledged (issue #10
- * "revocation race"). Commits of other connections (the CLI, a second server) bump the
- * generation too: every request first compares SQLite's
- * `PRAGMA data_version` (platform/database.ts). A request's own caller is fenced (fence.ts): a
- * demotion acknowledged while the request was in flight makes it stop with 409.
+ * "revocation race"). Commits of other connections (the CLI, a second server or replica) bump the
+ * generation too: every request first compares the database's change counter (platform/
+ * database.ts: SQLite's `PRAGMA data_version`, PostgreSQL's LISTEN/NOTIFY change feed). While
+ * that counter cannot know (PostgreSQL listener reconnecting), requests answer 503
+ * DATABASE_UNAVAILABLE instead of trusting the cache. A request's own caller is fenced
+ * (fence.ts): a demotion acknowledged while the request was in flight makes it stop with 409.
  */
 import type { Prisma, Role } from '../generated/prisma/client.js';
-import { type ChangeCounter, changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
+import { type ChangeCounter, ChangesUnknownError, changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
 import type { PermissionPair } from './catalogue.js';
 import type { EditionGuard } from './edition.js';
 import { accessDenied, DomainError } from './errors.js';
@@ -48,7 +50,11 @@ export class AccessService {
     limits: PermissionCacheLimits = DEFAULT_CACHE_LIMITS,
   ) {
     this.changes = changeCounterOf(db);
-    this.seenVersion = this.changes?.();
+    try {
+      this.seenVersion = this.changes?.();
+    } catch {
+      this.seenVersion = undefined; // unknown now: the first request that can know invalidates
+    }
     this.cache = new PermissionCache(
       limits,
       (principal) => this.load(principal),
@@ -134,10 +140,19 @@ export class AccessService {
     return fence ? currentFence.run(fence, fn) : fn();
   }
 
-  /** Catches up with commits of other connections (`PRAGMA data_version`): invalidates on change. */
+  /**
+   * Catches up with commits of other connections (the change counter): invalidates on change.
+   * @throws DomainError DATABASE_UNAVAILABLE (503) while the counter cannot know.
+   */
   private sync(): void {
     if (!this.changes) return;
-    const seen = this.changes();
+    let seen: number;
+    try {
+      seen = this.changes();
+    } catch (error) {
+      if (error instanceof ChangesUnknownError) throw new DomainError('DATABASE_UNAVAILABLE', 'the database is reconnecting; try again');
+      throw error;
+    }
     if (seen !== this.seenVersion) {
       this.seenVersion = seen;
       this.invalidate();
@@ -157,7 +172,7 @@ export class AccessService {
 
   /**
    * Drops every cached index and forgets in-flight loads (they finish but are not stored).
-   * Called by `write()` and when another connection committed (`PRAGMA data_version`).
+   * Called by `write()` and when another connection committed (the change counter moved).
    */
   invalidate(): void {
     this.cache.invalidate();

@@ -52,7 +52,10 @@ export const permissionList = z
     });
   });
 
-/** Largest row id: ids are SQLite rowids created by this service, positive and far below this. */
+/**
+ * Largest row id: ids are created by this service (SQLite rowids, PostgreSQL `integer` serials),
+ * positive and far below this; a larger one would overflow PostgreSQL's `integer` (a 500).
+ */
 const MAX_ID = 2_147_483_647;
 
 /**

@@ -8,7 +8,7 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import type { Db, Tx } from '../platform/database.js';
+import { afterExplicitIds, type Db, type Tx } from '../platform/database.js';
 import { hashPassword } from '../platform/passwords.js';
 import { BASIC_ROLES, type BuiltinRole, FIXED_ROLES } from './builtin-roles.js';
 import { bumpedVersion } from './role-version.js';
@@ -106,6 +106,7 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
   await db.$transaction(async (tx) => {
     if (!(await tx.org.findUnique({ where: { id: MAIN_ORG_ID } }))) {
       await tx.org.create({ data: { id: MAIN_ORG_ID, name: MAIN_ORG_NAME } });
+      await afterExplicitIds(db, tx, 'Org');
     }
     for (const def of BASIC_ROLES) {
       const roleId = await ensureRole(tx, def, false, result);

@@ -1,37 +1,31 @@
 /**
- * Opens the SQLite database: creates its directory, switches it to WAL, applies pending
- * migrations, then returns a Prisma client on the better-sqlite3 driver adapter.
- *
- * Two properties the access kernel relies on (issue #10 item 3):
- * - write transactions take SQLite's write lock up front (`BEGIN IMMEDIATE`, waiting at most
- *   BUSY_TIMEOUT_MS), so a transaction never reads a snapshot it can no longer upgrade: two
- *   processes writing at once queue instead of failing with SQLITE_BUSY_SNAPSHOT (Prisma P1008);
- * - `changeCounterOf(db)` reads `PRAGMA data_version` on Prisma's own connection, straight from
- *   the driver (no SQL log line): it changes after every commit made by any other connection
- *   (the CLI, a second server, a test writing with its own client) and never for this
- *   connection's own commits, so caches see foreign writes without dropping entries for their own.
+ * The database behind every module, chosen by DATABASE_URL (issue #19 item 1): `file:` opens
+ * SQLite (database-sqlite.ts), `postgres://`/`postgresql://` opens PostgreSQL
+ * (database-postgres.ts). Either way the modules get one `Db` (the Prisma client type, same
+ * models) and the same guarantees: migrations applied at open, write transactions serialized,
+ * and a change counter that moves when another connection (another process or replica) commits,
+ * so caches never serve what another writer changed.
  */
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
-import BetterSqlite3 from 'better-sqlite3';
-import { type Prisma, PrismaClient } from '../generated/prisma/client.js';
-import { migrateDatabase } from './migrations.js';
-import { projectPath } from './paths.js';
 
-export type Db = PrismaClient;
-export type Tx = Prisma.TransactionClient;
+import type { Prisma } from '../generated/prisma/client.js';
+import { openPostgresDatabase } from './database-postgres.js';
+import { openSqliteDatabase } from './database-sqlite.js';
+import type { ChangeCounter, Db, Tx } from './database-types.js';
+import type { DatabaseProvider } from './database-url.js';
+import { databaseLocation, databaseTarget } from './database-url.js';
 
-/** Milliseconds a connection waits for a lock held by another connection (SQLite busy timeout). */
+export { type ChangeCounter, ChangesUnknownError, type Db, type Tx } from './database-types.js';
+
+/** Milliseconds a connection waits for a lock held by another connection (SQLite busy timeout, PostgreSQL lock_timeout). */
 export const BUSY_TIMEOUT_MS = 5000;
 
 export interface OpenDatabaseOptions {
-  /** `file:<path>`; a relative path is relative to the project folder (`databasePath`). */
+  /** `file:<path>` (a relative path is relative to the project folder) or `postgres://...`. */
   databaseUrl: string;
   log?: (msg: string, fields?: object) => void;
   /** Called with every SQL statement Prisma sends; tests count them to catch N+1. */
   onQuery?: (sql: string) => void;
+  /** Migrations folder; default: the provider's (migrations.ts migrationsDirOf). */
   migrationsDir?: string;
   /** false: open an already migrated database without running the schema engine. Default true. */
   migrate?: boolean;
@@ -39,7 +33,8 @@ export interface OpenDatabaseOptions {
 
 export interface Database {
   prisma: Db;
-  /** Absolute path of the database file. */
+  provider: DatabaseProvider;
+  /** Where the data lives, safe to log: the SQLite file's absolute path, or the PostgreSQL URL without password. */
   path: string;
   close(): Promise<void>;
 }
@@ -49,118 +44,133 @@ export interface Database {
  * Relative paths resolve against the project folder (the one holding package.json), not the
  * working directory: `npm start` always runs there, so the server, `npm run cli` and
  * `npx portcullis` started from any other folder open the same file (issue #12 item 6: the CLI run
- * from a subfolder silently created a second database). The server and the CLI both open the
- * path this returns, and the CLI prints it.
+ * from a subfolder silently created a second database). For a PostgreSQL URL: the URL without its
+ * password (database-url.ts databaseLocation), which the CLI prints.
  */
 export function databasePath(databaseUrl: string): string {
-  const raw = databaseUrl.replace(/^file:/, '').replace(/\?.*$/, '');
-  return projectPath(raw);
+  return databaseLocation(databaseUrl);
 }
 
+interface Registered {
+  provider: DatabaseProvider;
+  counter: ChangeCounter | undefined;
+  listeners: QueryTimeListener[];
+}
+
+const registry = new WeakMap<object, Registered>();
+
 /**
- * Opens (creating when missing) and migrates the database.
- * @throws Error when a migration fails or an applied migration was edited afterwards.
+ * Opens (creating a SQLite file when missing) and migrates the database.
+ * @throws Error when a migration fails or an applied migration was edited afterwards; for
+ *   PostgreSQL also when the server cannot be reached.
  */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
-  const path = databasePath(options.databaseUrl);
-  mkdirSync(dirname(path), { recursive: true });
-
-  const raw = new BetterSqlite3(path, { timeout: BUSY_TIMEOUT_MS });
-  try {
-    raw.pragma('journal_mode = WAL');
-  } finally {
-    raw.close();
-  }
-  if (options.migrate !== false)
-    await migrateDatabase(path, {
-      ...(options.migrationsDir && { migrationsDir: options.migrationsDir }),
-      ...(options.log && { log: options.log }),
-    });
-
-  let counter: ChangeCounter | undefined;
-  const adapter = immediateTransactions(new PrismaBetterSqlite3({ url: `file:${path}`, timeout: BUSY_TIMEOUT_MS }), (client) => {
-    const dataVersion = client.prepare('PRAGMA data_version').pluck();
-    counter = () => Number(dataVersion.get());
-  });
-  // Query events always on: they feed observeQueryTime (metrics) as well as onQuery.
-  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  const target = databaseTarget(options.databaseUrl);
   const listeners: QueryTimeListener[] = [];
-  queryTimeListeners.set(prisma, listeners);
   const onQuery = options.onQuery;
-  (prisma as PrismaClient<'query'>).$on('query', (e) => {
-    onQuery?.(e.query);
-    for (const listener of listeners) listener(e.duration);
-  });
-  await prisma.$connect();
-  if (counter) changeCounters.set(prisma, counter);
-  return { prisma, path, close: () => prisma.$disconnect() };
+  const providerOptions = {
+    busyTimeoutMs: BUSY_TIMEOUT_MS,
+    migrate: options.migrate !== false,
+    migrationsDir: options.migrationsDir,
+    log: options.log,
+    onQuery: (sql: string, ms: number) => {
+      onQuery?.(sql);
+      for (const listener of listeners) listener(ms);
+    },
+  };
+  const opened =
+    target.provider === 'sqlite'
+      ? await openSqliteDatabase(target.path, providerOptions)
+      : await openPostgresDatabase(target.url, providerOptions);
+  registry.set(opened.prisma, { provider: target.provider, counter: opened.changeCounter, listeners });
+  return {
+    prisma: opened.prisma,
+    provider: target.provider,
+    path: databaseLocation(options.databaseUrl),
+    close: () => opened.close(),
+  };
 }
 
 /** Told the duration of each SQL statement Prisma sent, in milliseconds (fractional). */
 export type QueryTimeListener = (ms: number) => void;
-
-const queryTimeListeners = new WeakMap<object, QueryTimeListener[]>();
 
 /**
  * Calls `listener` with the duration of every statement `db` sends from now on (Prisma's query
  * events, timed around the driver call). No-op for a client not opened by `openDatabase`.
  */
 export function observeQueryTime(db: Db, listener: QueryTimeListener): void {
-  queryTimeListeners.get(db)?.push(listener);
+  registry.get(db)?.listeners.push(listener);
 }
-
-/** A number that changes whenever any connection commits to the database (`PRAGMA data_version`). */
-export type ChangeCounter = () => number;
-
-const changeCounters = new WeakMap<object, ChangeCounter>();
 
 /**
  * The change counter of a client opened by `openDatabase` (undefined for any other client, e.g.
  * a test's extended client): two different readings mean another connection (another process,
- * or another client in this one) committed in between. One in-memory pragma, no SQL log line.
+ * replica, or another client in this one) committed in between. No SQL on the request path:
+ * SQLite reads an in-memory pragma, PostgreSQL the change feed's count (change-feed.ts), which
+ * throws ChangesUnknownError while it cannot know.
  */
 export function changeCounterOf(db: Db): ChangeCounter | undefined {
-  return changeCounters.get(db);
+  return registry.get(db)?.counter;
 }
 
 /**
- * Wraps the adapter factory so that its transactions begin with `BEGIN IMMEDIATE` instead of
- * the adapter's deferred `BEGIN` (it offers no option for it). A deferred transaction that reads
- * and then writes fails at once with SQLITE_BUSY_SNAPSHOT when another connection committed in
- * between, whatever the busy timeout; an immediate one waits for the lock (busy timeout) and
- * then reads the newest data. Every transaction of this service writes, so none is slowed.
+ * The provider of a client opened by `openDatabase` (`sqlite` for any other client), for the few
+ * statements written per provider (raw SQL, text search).
  */
-function immediateTransactions(
-  factory: PrismaBetterSqlite3,
-  onClient: (client: BetterSqlite3.Database) => void,
-): SqlMigrationAwareDriverAdapterFactory {
-  return {
-    provider: factory.provider,
-    adapterName: factory.adapterName,
-    connect: async () => beginImmediate(await factory.connect(), onClient),
-    connectToShadowDb: () => factory.connectToShadowDb(),
-  };
-}
-
-function beginImmediate(adapter: SqlDriverAdapter, onClient: (client: BetterSqlite3.Database) => void): SqlDriverAdapter {
-  const client = (adapter as unknown as { client?: BetterSqlite3.Database }).client;
-  if (!client || typeof client.prepare !== 'function') {
-    throw new Error('@prisma/adapter-better-sqlite3 changed: no `client` to begin immediate transactions on');
-  }
-  const prepare = client.prepare.bind(client);
-  client.prepare = ((sql: string) => prepare(sql === 'BEGIN' ? 'BEGIN IMMEDIATE' : sql)) as typeof client.prepare;
-  onClient(client);
-  return adapter;
+export function providerOf(db: Db): DatabaseProvider {
+  return registry.get(db)?.provider ?? 'sqlite';
 }
 
 /**
- * True when a Prisma or driver error means SQLite stayed locked past the busy timeout
- * (SQLITE_BUSY*, which the adapter reports as P1008 "socket timeout").
+ * True when a Prisma or driver error means the database stayed locked past the busy timeout:
+ * SQLite's SQLITE_BUSY* (which the adapter reports as P1008 "socket timeout"); PostgreSQL's
+ * lock_timeout (SQLSTATE 55P03), a deadlock or serialization failure (40P01, 40001: Prisma
+ * P2034), or a transaction that could not even start in time (P2028: every pooled connection
+ * busy), all of which a retry resolves.
  */
 export function isDatabaseBusy(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
-  return code === 'P1008' || (typeof message === 'string' && /SQLITE_BUSY|database is locked/.test(message));
+  if (code === 'P1008' || code === 'P2034' || code === 'P2028') return true;
+  return typeof message === 'string' && /SQLITE_BUSY|database is locked|55P03|lock timeout|40P01|deadlock detected/.test(message);
+}
+
+/**
+ * A filter for text containing `text`, ignoring the case of ASCII letters on both databases, as
+ * Grafana's searches do (LIKE on SQLite, ILIKE on PostgreSQL): SQLite's LIKE already ignores
+ * ASCII case, PostgreSQL's LIKE does not, so there Prisma's `mode: 'insensitive'` (ILIKE) is
+ * added (under the C locale of our test clusters ILIKE too folds ASCII letters only).
+ */
+export function containsText(db: Db, text: string): { contains: string } {
+  return providerOf(db) === 'postgresql' ? ({ contains: text, mode: 'insensitive' } as { contains: string }) : { contains: text };
+}
+
+/**
+ * A filter for text starting with `prefix`, letter case included, on both databases. SQLite's
+ * LIKE (Prisma's `startsWith`) ignores ASCII case, so there it is a range
+ * [prefix, prefix + U+10FFFF), exact under SQLite's code-point order; PostgreSQL's LIKE is
+ * case-sensitive and, unlike a range, right under any collation.
+ */
+export function startsWithExactly(db: Db, prefix: string): { startsWith: string } | { gte: string; lt: string } {
+  return providerOf(db) === 'postgresql' ? { startsWith: prefix } : { gte: prefix, lt: `${prefix}\u{10FFFF}` };
+}
+
+/**
+ * After rows were inserted into `table` with explicit ids (the seed's organization 1): moves
+ * PostgreSQL's id sequence past the largest id, so the next generated id does not collide
+ * (P2002 on "id"). SQLite needs nothing: its rowid allocation follows explicit ids.
+ */
+export async function afterExplicitIds(db: Db, tx: Tx, table: Prisma.ModelName): Promise<void> {
+  if (providerOf(db) !== 'postgresql') return;
+  await tx.$queryRawUnsafe(`SELECT setval(pg_get_serial_sequence('"${table}"', 'id'), (SELECT MAX("id") FROM "${table}"))`);
+}
+
+/**
+ * A filter for text starting with `prefix`, ignoring the case of ASCII letters on both databases,
+ * as Grafana's prefix searches do (LIKE on SQLite, ILIKE on PostgreSQL); see containsText.
+ */
+export function startsWithText(db: Db, prefix: string): { startsWith: string } {
+  return providerOf(db) === 'postgresql' ? ({ startsWith: prefix, mode: 'insensitive' } as { startsWith: string }) : { startsWith: prefix };
 }
 
 /** True when a Prisma error is a unique-constraint violation (P2002). */
@@ -188,6 +198,7 @@ export async function pingDatabase(db: Db, timeoutMs: number): Promise<boolean> 
  * values per SQLite statement and does not split the `IN (...)` over parent ids it sends for a
  * relation loaded with `orderBy` (nor a top-level `IN` list under `orderBy`): past 999 it
  * throws P2029 "The query parameter limit supported by your database is exceeded", a 500.
+ * PostgreSQL allows 65535 bind values; one limit, the smaller, serves both.
  */
 export const MAX_IDS_PER_QUERY = 500;
 

@@ -1,8 +1,9 @@
 /**
- * Applies the committed SQL migrations (`prisma/migrations/<name>/migration.sql`) when the service
- * starts, with Prisma's own schema engine (`applyMigrations`, the command behind
- * `prisma migrate deploy`; wasm build, see ./schema-engine.ts). The engine writes
- * `_prisma_migrations` itself, so the Prisma CLI and this service can take turns on one file.
+ * Applies the committed SQL migrations (`prisma/migrations/<name>/migration.sql` for SQLite,
+ * `prisma/migrations-postgresql/...` for PostgreSQL) when the service starts, with Prisma's own
+ * schema engine (`applyMigrations`, the command behind `prisma migrate deploy`; wasm build, see
+ * ./schema-engine.ts). The engine writes `_prisma_migrations` itself, so the Prisma CLI and this
+ * service can take turns on one database.
  *
  * What the engine does on SQLite, and what we add (each checked in test/platform/
  * migrations.test.ts):
@@ -22,7 +23,7 @@
  *   around the whole run: the write lock (BEGIN IMMEDIATE) of a side SQLite file
  *   `<database>.migrate-lock`. Not the database's own write lock: the engine's connection must
  *   write while we hold it. The OS drops the lock when its process dies, so no lock goes stale;
- *   the empty file stays;
+ *   the empty file stays (PostgreSQL: a session advisory lock instead, migration-history.ts);
  * - it does not compare checksums (deploy never did: an edited migration.sql is ignored). We
  *   refuse edited applied migrations before applying, using the engine's own verdict
  *   (`diagnoseMigrationHistory`: lowercase hex sha256, LF and CRLF spellings accepted), as
@@ -30,27 +31,34 @@
  * Databases written by the earlier hand-written migrator (epoch-ms timestamps) are read unchanged.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import BetterSqlite3 from 'better-sqlite3';
-import { migrationList, NO_FILTERS, readMigrations, SchemaEngineError, withEngine } from './schema-engine.js';
+import type { DatabaseProvider, DatabaseTarget } from './database-url.js';
+import { type HistoryRow, MIGRATIONS_TABLE, type MigrationLog, migrationHistory } from './migration-history.js';
+import { migrationList, readMigrations, SchemaEngineError, schemaFilters, withEngine } from './schema-engine.js';
 
-/** Absolute path of the committed migrations, `<repo>/prisma/migrations`. */
+export { MIGRATIONS_TABLE, type MigrationLog, migrationLockPath } from './migration-history.js';
+
+/** Absolute path of the committed SQLite migrations, `<repo>/prisma/migrations`. */
 export const MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrations', import.meta.url));
 
-/** Name of the history table Prisma Migrate reads and writes. */
-export const MIGRATIONS_TABLE = '_prisma_migrations';
+/**
+ * Absolute path of the committed PostgreSQL migrations, `<repo>/prisma/migrations-postgresql`:
+ * generated from the same data model (scripts/migration-create.ts writes both folders), plus the
+ * hand-written change counter and its triggers (platform/change-feed.ts).
+ */
+export const POSTGRESQL_MIGRATIONS_DIR = fileURLToPath(new URL('../../prisma/migrations-postgresql', import.meta.url));
 
-export type MigrationLog = (msg: string, fields?: object) => void;
+/** The committed migrations folder of `provider`. */
+export function migrationsDirOf(provider: DatabaseProvider): string {
+  return provider === 'sqlite' ? MIGRATIONS_DIR : POSTGRESQL_MIGRATIONS_DIR;
+}
 
 export interface MigrateDatabaseOptions {
-  /** Folder holding `<name>/migration.sql` folders and migration_lock.toml; default MIGRATIONS_DIR. */
+  /** Folder holding `<name>/migration.sql` folders and migration_lock.toml; default: the provider's. */
   migrationsDir?: string;
   /** Called once per applied migration, and when waiting for another process's migration lock. */
   log?: MigrationLog | undefined;
-  /** Milliseconds to wait for another process that is migrating the same file; default 120000. */
+  /** Milliseconds to wait for another process that is migrating the same database; default 120000. */
   lockTimeoutMs?: number;
   /** Milliseconds the engine waits for a database lock held by a running service; default 5000. */
   busyTimeoutMs?: number;
@@ -61,60 +69,9 @@ export interface MigrateDatabaseResult {
   applied: string[];
 }
 
-/** Path of the side file whose write lock serializes migration runs on `path`. */
-export function migrationLockPath(path: string): string {
-  return `${path}.migrate-lock`;
-}
-
-/**
- * Takes the write lock of the lock file, polling so the event loop keeps running (a blocking
- * busy timeout would stall a second caller in the same process while the first one's engine
- * awaits). Resolves to the release function.
- */
-async function acquireLock(lockPath: string, timeoutMs: number, log: MigrationLog): Promise<() => void> {
-  const lock = new BetterSqlite3(lockPath, { timeout: 0 });
-  const deadline = Date.now() + timeoutMs;
-  let waiting = false;
-  for (;;) {
-    try {
-      lock.exec('BEGIN IMMEDIATE');
-      return () => {
-        lock.exec('ROLLBACK');
-        lock.close();
-      };
-    } catch (err) {
-      const busy = (err as { code?: unknown }).code === 'SQLITE_BUSY';
-      if (!busy || Date.now() >= deadline) {
-        lock.close();
-        throw busy ? new Error(`Timed out after ${timeoutMs} ms waiting for another process to finish migrating (${lockPath})`) : err;
-      }
-    }
-    if (!waiting) log('waiting for another process to finish migrating', { lock: lockPath });
-    waiting = true;
-    await sleep(25);
-  }
-}
-
-/** Runs `fn` while holding the migration lock of the database file at `path`. */
-async function withMigrationLock<T>(path: string, options: MigrateDatabaseOptions, fn: () => Promise<T>): Promise<T> {
-  mkdirSync(dirname(path), { recursive: true });
-  const release = await acquireLock(migrationLockPath(path), options.lockTimeoutMs ?? 120_000, options.log ?? (() => {}));
-  try {
-    return await fn();
-  } finally {
-    release();
-  }
-}
-
-/** Whether the database file exists and has the history table (the engine errors without it). */
-function hasHistoryTable(path: string, busyTimeoutMs: number): boolean {
-  if (!existsSync(path)) return false;
-  const db = new BetterSqlite3(path, { readonly: true, timeout: busyTimeoutMs });
-  try {
-    return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(MIGRATIONS_TABLE) !== undefined;
-  } finally {
-    db.close();
-  }
+/** A SQLite file path (absolute) is the SQLite target; anything else is given as a target. */
+function targetOf(database: string | DatabaseTarget): DatabaseTarget {
+  return typeof database === 'string' ? { provider: 'sqlite', path: database } : database;
 }
 
 /** Lowercase hex SHA-256 of a migration script: the engine's checksum (LF and CRLF spellings both accepted). */
@@ -131,15 +88,8 @@ function checksumsOf(sql: string): string[] {
  * may hold SQLite's write lock) opens the database without waiting for any lock; anything else
  * (pending, edited or failed migrations) takes the locked path below, which explains itself.
  */
-function upToDate(path: string, migrationsDir: string, busyTimeoutMs: number): boolean {
-  if (!hasHistoryTable(path, busyTimeoutMs)) return false;
-  const db = new BetterSqlite3(path, { readonly: true, timeout: busyTimeoutMs });
-  let rows: { migration_name: string; checksum: string; finished_at: unknown; rolled_back_at: unknown }[];
-  try {
-    rows = db.prepare(`SELECT migration_name, checksum, finished_at, rolled_back_at FROM "${MIGRATIONS_TABLE}"`).all() as typeof rows;
-  } finally {
-    db.close();
-  }
+function upToDate(rows: HistoryRow[] | undefined, migrationsDir: string): boolean {
+  if (rows === undefined) return false;
   if (rows.some((r) => r.finished_at === null && r.rolled_back_at === null)) return false;
   const applied = new Map(
     rows.filter((r) => r.finished_at !== null && r.rolled_back_at === null).map((r) => [r.migration_name, r.checksum]),
@@ -151,30 +101,40 @@ function upToDate(path: string, migrationsDir: string, busyTimeoutMs: number): b
 }
 
 /**
- * Brings the SQLite file at `path` (absolute; created when missing) up to date with the migrations
- * in `options.migrationsDir`, as `prisma migrate deploy` would, plus a lock and a checksum check
- * (see the file header). Call before opening Prisma on the file; safe to call from several
- * processes at once (they serialize; later ones apply nothing).
+ * Brings the database up to date with the migrations in `options.migrationsDir` (default: the
+ * provider's folder), as `prisma migrate deploy` would, plus a lock and a checksum check (see the
+ * file header). `database` is a SQLite file path (absolute; created when missing) or a target.
+ * Call before opening Prisma on it; safe to call from several processes at once (they
+ * serialize; later ones apply nothing).
  *
  * @returns `{ applied }`: the migration names this call applied, in order.
  * @throws Error naming the migrations when an applied migration.sql was edited afterwards, when
  *   the history records failed migrations (P3009), or when a migration's SQL fails (that migration
- *   is then recorded as failed and left half-applied; earlier ones in the same call stay applied).
+ *   is then recorded as failed; on SQLite earlier statements of it stay applied, on PostgreSQL
+ *   the script ran as one implicit transaction and left nothing; earlier migrations of the same
+ *   call stay applied).
  * @throws SchemaEngineError P3005 when the database has tables but no history (baseline first).
  * @throws Error on lock timeout (`lockTimeoutMs`).
  */
-export async function migrateDatabase(path: string, options: MigrateDatabaseOptions = {}): Promise<MigrateDatabaseResult> {
+export async function migrateDatabase(
+  database: string | DatabaseTarget,
+  options: MigrateDatabaseOptions = {},
+): Promise<MigrateDatabaseResult> {
   const log: MigrationLog = options.log ?? (() => {});
-  const engineOptions = { databasePath: path, busyTimeoutMs: options.busyTimeoutMs ?? 5000 };
-  const list = await migrationList(options.migrationsDir ?? MIGRATIONS_DIR);
+  const target = targetOf(database);
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const engineOptions = { target, busyTimeoutMs };
+  const migrationsDir = options.migrationsDir ?? migrationsDirOf(target.provider);
+  const history = migrationHistory(target, busyTimeoutMs);
+  const list = await migrationList(migrationsDir);
   const diagnose = () =>
     withEngine(engineOptions, (engine) =>
-      engine.diagnoseMigrationHistory({ migrationsList: list, optInToShadowDatabase: false, filters: NO_FILTERS }),
+      engine.diagnoseMigrationHistory({ migrationsList: list, optInToShadowDatabase: false, filters: schemaFilters(target.provider) }),
     );
 
-  if (upToDate(path, options.migrationsDir ?? MIGRATIONS_DIR, engineOptions.busyTimeoutMs)) return { applied: [] };
-  return withMigrationLock(path, options, async () => {
-    if (hasHistoryTable(path, engineOptions.busyTimeoutMs)) {
+  if (upToDate(await history.rows(), migrationsDir)) return { applied: [] };
+  return history.withLock(options.lockTimeoutMs ?? 120_000, log, async () => {
+    if ((await history.rows()) !== undefined) {
       const { editedMigrationNames: edited, failedMigrationNames: failed } = await diagnose();
       if (failed.length > 0) {
         throw new Error(
@@ -192,16 +152,21 @@ export async function migrateDatabase(path: string, options: MigrateDatabaseOpti
     const started = performance.now();
     let applied: string[];
     try {
-      const output = await withEngine(engineOptions, (engine) => engine.applyMigrations({ migrationsList: list, filters: NO_FILTERS }));
+      const output = await withEngine(engineOptions, (engine) =>
+        engine.applyMigrations({ migrationsList: list, filters: schemaFilters(target.provider) }),
+      );
       applied = output.appliedMigrationNames;
     } catch (err) {
       // Under our lock, a failed row now can only be the one this call just left.
       const failed = err instanceof SchemaEngineError && err.code !== 'P3005' ? await failedNames(diagnose) : [];
       if (failed.length === 0) throw err;
+      const leftover =
+        target.provider === 'sqlite'
+          ? 'as SQLite migrations run without a transaction, statements before the failure stay applied'
+          : 'PostgreSQL rolled its statements back';
       throw new Error(
-        `Migration ${failed.join(', ')} failed; ${MIGRATIONS_TABLE} records it as failed and, as SQLite migrations run ` +
-          'without a transaction, statements before the failure stay applied. Later starts refuse until it is repaired ' +
-          `and resolved. ${(err as Error).message}`,
+        `Migration ${failed.join(', ')} failed; ${MIGRATIONS_TABLE} records it as failed and ${leftover}. ` +
+          `Later starts refuse until it is repaired and resolved. ${(err as Error).message}`,
         { cause: err },
       );
     }
@@ -224,21 +189,27 @@ async function failedNames(diagnose: () => Promise<{ failedMigrationNames: strin
  * Marks a migration resolved after a failure, like `prisma migrate resolve` (which cannot run
  * here: it downloads a native engine). `rolled-back`: the failed row stays as an audit record and
  * the (fixed) migration is applied again by the next migrateDatabase; `applied`: the database was
- * finished by hand, so the migration is recorded as applied without running it.
+ * finished by hand, so the migration is recorded as applied without running it. `database` as
+ * for migrateDatabase.
  * @throws SchemaEngineError when the migration is not in a state the engine can resolve (e.g.
  *   already applied, or not failed for `rolled-back`).
  */
 export async function resolveMigration(
-  path: string,
+  database: string | DatabaseTarget,
   migrationName: string,
   as: 'applied' | 'rolled-back',
   options: Pick<MigrateDatabaseOptions, 'migrationsDir' | 'lockTimeoutMs' | 'busyTimeoutMs'> = {},
 ): Promise<void> {
-  const list = await migrationList(options.migrationsDir ?? MIGRATIONS_DIR);
-  await withMigrationLock(path, options, () =>
-    withEngine({ databasePath: path, busyTimeoutMs: options.busyTimeoutMs ?? 5000 }, async (engine) => {
-      if (as === 'applied') await engine.markMigrationApplied({ migrationName, migrationsList: list });
-      else await engine.markMigrationRolledBack({ migrationName });
-    }),
+  const target = targetOf(database);
+  const busyTimeoutMs = options.busyTimeoutMs ?? 5000;
+  const list = await migrationList(options.migrationsDir ?? migrationsDirOf(target.provider));
+  await migrationHistory(target, busyTimeoutMs).withLock(
+    options.lockTimeoutMs ?? 120_000,
+    () => undefined,
+    () =>
+      withEngine({ target, busyTimeoutMs }, async (engine) => {
+        if (as === 'applied') await engine.markMigrationApplied({ migrationName, migrationsList: list });
+        else await engine.markMigrationRolledBack({ migrationName });
+      }),
   );
 }

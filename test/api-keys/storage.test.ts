@@ -1,6 +1,6 @@
 /**
- * Key format and storage: the shape and checksum of issued keys, and the database files hold
- * no key value, only its SHA-256.
+ * Key format and storage: the shape and checksum of issued keys, and the database (SQLite's
+ * files; every row of PostgreSQL's tables) holds no key value, only its SHA-256.
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -45,6 +45,31 @@ describe('key format', () => {
   });
 });
 
+/**
+ * What the database holds, as bytes to search. SQLite: the database file and its WAL. PostgreSQL
+ * (its files belong to the server): the text of every row of every table of the schema.
+ */
+async function stored(app: TestApp): Promise<{ files: string[]; contents: Buffer[] }> {
+  if (app.database.provider === 'sqlite') {
+    const files = [app.database.path, `${app.database.path}-wal`];
+    const contents = files.map((file) => readFileSync(file));
+    expect(contents[1]?.length ?? 0).toBeGreaterThan(0);
+    return { files, contents };
+  }
+  const db = app.database.prisma;
+  const tables = await db.$queryRawUnsafe<{ name: string }[]>(
+    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'",
+  );
+  const files = tables.map((t) => `table ${t.name}`);
+  const contents = await Promise.all(
+    tables.map(async (t) => {
+      const rows = await db.$queryRawUnsafe<{ row: string }[]>(`SELECT t::text AS row FROM "${t.name}" t`);
+      return Buffer.from(rows.map((r) => r.row).join('\n'), 'utf8');
+    }),
+  );
+  return { files, contents };
+}
+
 describe('storage', () => {
   let app: TestApp;
   beforeAll(async () => {
@@ -58,9 +83,7 @@ describe('storage', () => {
     // Use each key once, so lastUsedAt writes reach the files too.
     for (const { key } of created) expect((await app.request('/api/auth/keys', { auth: { token: key } })).status).not.toBe(401);
 
-    const files = [app.database.path, `${app.database.path}-wal`];
-    const contents = files.map((file) => readFileSync(file));
-    expect(contents[1]?.length ?? 0).toBeGreaterThan(0);
+    const { files, contents } = await stored(app);
     for (const { id, key } of created) {
       const secret = key.slice(API_KEY_PREFIX.length);
       for (const [i, bytes] of contents.entries()) {

@@ -33,7 +33,7 @@ describe('ApiKeyService.verify', () => {
     const principal = await app.services.apiKeys.verify(apiKey);
     expect(principal).toMatchObject({ kind: 'apiKey', orgId: 1, orgRole: 'Editor' });
     expect(app.queries).toHaveLength(1);
-    expect(app.queries[0]).toMatch(/FROM `main`\.`ApiKey`/);
+    expect(app.queries[0]).toMatch(/FROM (`main`\.`ApiKey`|"public"\."ApiKey")/); // SQLite | PostgreSQL
   });
 
   it('reads a service-account token, then its account and its membership in the key organization only', async () => {

@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASIC_ROLES, productRoleUid } from '../../src/kernel/builtin-roles.js';
 import { hashApiKey } from '../../src/modules/api-keys/secrets.js';
 import { ADMIN, type TestApp } from '../support/app.js';
+import { failInserts } from '../support/faults.js';
 import { expectOutcome } from '../support/requests.js';
 import { type Fixtures, seedFixtures } from '../support/subjects.js';
 import {
@@ -658,14 +659,14 @@ describe('a failing change logs nothing and changes nothing', () => {
 
   it('a failure writing the event rolls the change back (one transaction)', async () => {
     const db = app.database.prisma;
-    await db.$executeRawUnsafe(`CREATE TRIGGER audit_down BEFORE INSERT ON "AuditEvent" BEGIN SELECT RAISE(ABORT, 'audit down'); END`);
+    const restore = await failInserts(app, 'audit_down', 'AuditEvent', 'audit down');
     try {
       const out = await restFrom(app, 'POST', '/api/access-control/roles', { json: { uid: 'audit-x', name: 'custom:audit-x' } });
       expectOutcome(out, 500, 'INTERNAL');
       const add = await restFrom(app, 'POST', `/api/access-control/users/${fx.editor.id}/roles`, { json: { roleUid: 'audit-b' } });
       expectOutcome(add, 500, 'INTERNAL');
     } finally {
-      await db.$executeRawUnsafe('DROP TRIGGER audit_down');
+      await restore();
     }
     expect(await db.role.count({ where: { uid: 'audit-x' } })).toBe(0);
     expect(await db.userRole.count({ where: { userId: fx.editor.id } })).toBe(0);

@@ -21,6 +21,7 @@ import { auditFilterInput } from '../../src/modules/audit/inputs.js';
 import { auditCursor } from '../../src/modules/audit/service.js';
 import type { Credentials, TestApp } from '../support/app.js';
 import { createTestApp } from '../support/app.js';
+import { onPostgres } from '../support/postgres.js';
 import { expectOutcome, gql, type Outcome, rest } from '../support/requests.js';
 import { createKey, type Fixtures, seedFixtures } from '../support/subjects.js';
 import { createAuditApp, restFrom } from './audit-scene.js';
@@ -320,7 +321,8 @@ describe('audit:read of the Service Admin', () => {
     expectOutcome(await restList(), 200);
   });
 
-  it('a database seeded before gets it once through the migration', async () => {
+  // SQLite-specific: replays a SQLite data migration; PostgreSQL databases start from the current schema and seed.
+  it.skipIf(onPostgres)('a database seeded before gets it once through the migration', async () => {
     const sql = readFileSync(new URL('../../prisma/migrations/20261123140000_audit_read/migration.sql', import.meta.url), 'utf8');
     const raw = new BetterSqlite3(app.database.path, { timeout: 5000 });
     try {

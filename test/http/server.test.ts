@@ -1,25 +1,29 @@
 /**
  * End to end: starts the real server (`npm start`'s entry) on a free port with a temporary
- * database, speaks HTTP to it, restarts it, and checks nothing was lost or duplicated.
+ * database (on `npm run test:postgres`, an empty PostgreSQL database it migrates and seeds itself),
+ * speaks HTTP to it, restarts it, and checks nothing was lost or duplicated.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ownDatabaseUrl, type TestDatabase } from '../support/postgres.js';
 import { killServers, startServer, stopServer } from '../support/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-e2e-'));
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await ownDatabaseUrl(join(dir, 'data/e2e.db'));
+});
 const auth = `Basic ${Buffer.from('root:e2e-password').toString('base64')}`;
 
 /** Starts the server as `npm start` does, from a folder that is not the repository, on a database there. */
 const start = () =>
-  startServer(
-    { DATABASE_URL: `file:${join(dir, 'data/e2e.db')}`, ADMIN_LOGIN: 'root', ADMIN_PASSWORD: 'e2e-password' },
-    { cwd: dir, timeoutMs: 60_000 },
-  );
+  startServer({ DATABASE_URL: database.url, ADMIN_LOGIN: 'root', ADMIN_PASSWORD: 'e2e-password' }, { cwd: dir, timeoutMs: 60_000 });
 
-afterAll(() => {
+afterAll(async () => {
   killServers();
+  await database?.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 

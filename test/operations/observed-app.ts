@@ -12,6 +12,7 @@ import { seed } from '../../src/kernel/seed.js';
 import { type Database, openDatabase } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { ADMIN, authHeader, type Credentials } from '../support/app.js';
+import { ownDatabaseUrl } from '../support/postgres.js';
 
 export interface LogLine {
   level: number;
@@ -40,8 +41,9 @@ export const LEVEL = { debug: 20, info: 30, warn: 40, error: 50 } as const;
 /** A new app whose logger writes at `level` (default debug) into `logs`; `env` overrides settings. */
 export async function createObservedApp(options: { env?: Record<string, string>; level?: string } = {}): Promise<ObservedApp> {
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-ops-'));
+  const own = await ownDatabaseUrl(join(dir, 'test.db'), 'template');
   const config = loadConfig({
-    DATABASE_URL: `file:${join(dir, 'test.db')}`,
+    DATABASE_URL: own.url,
     ADMIN_LOGIN: ADMIN.login,
     ADMIN_PASSWORD: ADMIN.password,
     BRUTE_FORCE_LOGIN_PROTECTION_MAX_ATTEMPTS: '100000',
@@ -87,6 +89,7 @@ export async function createObservedApp(options: { env?: Record<string, string>;
     graphql: (query, variables, auth = ADMIN) => request('/graphql', { method: 'POST', json: { query, variables }, auth }),
     async close() {
       await database.close();
+      await own.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

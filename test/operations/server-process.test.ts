@@ -12,15 +12,24 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { ownDatabaseUrl, type TestDatabase } from '../support/postgres.js';
 import { killServers, launchServer, startServer } from '../support/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-process-'));
 const PASSWORD = 'process-test-password';
 const AUTH = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
 
-/** The server as the image starts it (`node --import tsx src/main.ts`), on its own database `name`. */
-const start = (name: string, env: Record<string, string> = {}) =>
-  startServer({ ADMIN_PASSWORD: PASSWORD, DATABASE_URL: `file:${join(dir, name, 'portcullis.db')}`, ...env }, { as: 'image' });
+const databases: TestDatabase[] = [];
+
+/**
+ * The server as the image starts it (`node --import tsx src/main.ts`), on its own database `name`
+ * (under `npm run test:postgres`, an empty PostgreSQL database).
+ */
+async function start(name: string, env: Record<string, string> = {}) {
+  const database = await ownDatabaseUrl(join(dir, name, 'portcullis.db'));
+  databases.push(database);
+  return startServer({ ADMIN_PASSWORD: PASSWORD, DATABASE_URL: database.url, ...env }, { as: 'image' });
+}
 
 /**
  * Starts `POST /api/access-control/roles` and sends the first half of its body; `finish()` sends
@@ -54,7 +63,8 @@ function halfSentRequest(port: number, name: string) {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 afterEach(killServers);
-afterAll(() => {
+afterAll(async () => {
+  for (const database of databases.splice(0)) await database.drop();
   rmSync(dir, { recursive: true, force: true });
 });
 

@@ -14,6 +14,7 @@ import {
   readMigrations,
   SCHEMA_PATH,
 } from '../../src/platform/schema-engine.js';
+import { onPostgres } from '../support/postgres.js';
 
 const tempDirs: string[] = [];
 function tempDir(): string {
@@ -58,7 +59,8 @@ function migrationsCopy(extra?: { name: string; sql: string }): string {
 }
 const dbPath = () => join(tempDir(), 'test.db');
 
-describe('committed migrations vs schema.prisma', () => {
+// SQLite-specific: the SQLite migrations, their file lock and SQLite's failure modes; PostgreSQL's are in migrations-postgres.test.ts.
+describe.skipIf(onPostgres)('committed migrations vs schema.prisma', () => {
   it('have no drift: diffing migrations to the schema gives no change', async () => {
     const sql = await diffMigrationsToSchema({ schemaPath: SCHEMA_PATH, migrationsDir: MIGRATIONS_DIR });
     expect(sql, 'schema.prisma changed without a migration: run `npm run db:migration -- <name>`').toBe('');
@@ -76,7 +78,7 @@ describe('committed migrations vs schema.prisma', () => {
   });
 });
 
-describe('migrateDatabase: fresh database', () => {
+describe.skipIf(onPostgres)('migrateDatabase: fresh database', () => {
   it("creates every model table, records each migration as Prisma does, and Prisma's history check agrees", async () => {
     const path = join(tempDir(), 'nested', 'dir', 'fresh.db');
     const logged: string[] = [];
@@ -113,7 +115,7 @@ describe('migrateDatabase: fresh database', () => {
   });
 });
 
-describe('migrateDatabase: concurrent starters', () => {
+describe.skipIf(onPostgres)('migrateDatabase: concurrent starters', () => {
   /** A separate Node process running migrateDatabase on `path`; stderr carries its log lines. */
   function starter(path: string): { child: ChildProcess; stderr: () => string; done: Promise<string[]> } {
     const code = `import { migrateDatabase } from './src/platform/migrations.ts';
@@ -184,7 +186,7 @@ console.log(JSON.stringify(applied));`;
     }
   });
 });
-describe('migrateDatabase: edited history', () => {
+describe.skipIf(onPostgres)('migrateDatabase: edited history', () => {
   it('refuses an applied migration whose migration.sql was edited, naming it; CRLF line endings are no edit', async () => {
     const path = dbPath();
     const dir = migrationsCopy();
@@ -204,7 +206,7 @@ describe('migrateDatabase: edited history', () => {
   });
 });
 
-describe('migrateDatabase: failing migrations', () => {
+describe.skipIf(onPostgres)('migrateDatabase: failing migrations', () => {
   const BROKEN = '99991231235959_broken';
 
   it('names a failing migration, records it as failed, and refuses later starts until it is resolved (P3009)', async () => {
@@ -261,7 +263,7 @@ PRAGMA defer_foreign_keys=OFF;
   });
 });
 
-describe('migrateDatabase: databases from the earlier hand-written migrator', () => {
+describe.skipIf(onPostgres)('migrateDatabase: databases from the earlier hand-written migrator', () => {
   /**
    * What src/db/migrate.ts `applyMigrations` (up to commit f72ff95) left: its verbatim copy of
    * Prisma's history DDL, each script run by better-sqlite3, and rows with epoch-ms timestamps.

@@ -7,12 +7,21 @@ import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Db, openDatabase } from '../../src/platform/database.js';
+import { ownDatabaseUrl, type TestDatabase } from '../support/postgres.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-prov-start-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+/** The server's database: a SQLite file in `dir`, or an empty PostgreSQL database (test:postgres). */
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await ownDatabaseUrl(join(dir, 'data/prov.db'));
+});
+afterAll(async () => {
+  await database?.drop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 /** Runs the entry until it logs "listening" (then stops it) or exits; answers exit code and output. */
 function run(provisioning: string): Promise<{ code: number | null; out: string }> {
@@ -22,7 +31,7 @@ function run(provisioning: string): Promise<{ code: number | null; out: string }
       ...process.env,
       PORT: '0',
       HOST: '127.0.0.1',
-      DATABASE_URL: `file:${join(dir, 'data/prov.db')}`,
+      DATABASE_URL: database.url,
       ADMIN_LOGIN: 'root',
       ADMIN_PASSWORD: 'prov-password',
       LOG_LEVEL: 'info',
@@ -46,14 +55,17 @@ function run(provisioning: string): Promise<{ code: number | null; out: string }
   });
 }
 
-const roleCount = (name: string) => {
-  const db = new BetterSqlite3(join(dir, 'data/prov.db'));
+/** Runs `fn` on the server's database (already migrated by the server's first start). */
+async function onDatabase<T>(fn: (db: Db) => Promise<T>): Promise<T> {
+  const opened = await openDatabase({ databaseUrl: database.url, migrate: false });
   try {
-    return db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM Role WHERE name = ?').get(name)?.n;
+    return await fn(opened.prisma);
   } finally {
-    db.close();
+    await opened.close();
   }
-};
+}
+
+const roleCount = (name: string) => onDatabase((db) => db.role.count({ where: { name } }));
 
 // Each case starts the real server (tsx) once or twice: seconds each, more on a busy machine.
 describe('provisioning at start', { timeout: 120_000 }, () => {
@@ -67,7 +79,7 @@ describe('provisioning at start', { timeout: 120_000 }, () => {
     expect(out).toMatch(
       /portcullis failed to start: provisioning failed, nothing was applied: .*b\.yaml:4:12 roles\[0\]\.from\[0\]: role uid "missing"/,
     );
-    expect(roleCount('custom:ok')).toBe(0);
+    expect(await roleCount('custom:ok')).toBe(0);
   });
 
   it('two files for one product stop the start naming both files', async () => {
@@ -81,19 +93,17 @@ describe('provisioning at start', { timeout: 120_000 }, () => {
     expect(out).toMatch(
       /portcullis failed to start: provisioning failed, nothing was applied: .*billing\.json, .*billing\.yml: 2 files register product "billing"/,
     );
-    expect(roleCount('plugins:billing:reader')).toBe(0);
+    expect(await roleCount('plugins:billing:reader')).toBe(0);
   });
 
   it('the example directory is applied at start (its team created beforehand), and a restart changes nothing', async () => {
     const good = join(dir, 'good');
     cpSync(new URL('../../examples/provisioning', import.meta.url).pathname, good, { recursive: true });
-    const db = new BetterSqlite3(join(dir, 'data/prov.db'));
-    db.prepare("INSERT INTO Team (orgId, name, updated) VALUES (1, 'Reporting', '2030-01-01T00:00:00.000+00:00')").run();
-    db.close();
+    await onDatabase((db) => db.team.create({ data: { orgId: 1, name: 'Reporting' } }));
     const first = await run(good);
     expect(first.out).toContain('provisioning applied');
-    expect(roleCount('custom:reports:editor')).toBe(1);
-    expect(roleCount('plugins:notes:reader')).toBe(1);
+    expect(await roleCount('custom:reports:editor')).toBe(1);
+    expect(await roleCount('plugins:notes:reader')).toBe(1);
     const second = await run(good);
     expect(second.out).toMatch(/"rolesCreated":0,"rolesUpdated":0,"rolesDeleted":0,"assignmentsAdded":0,"assignmentsRemoved":0/);
   });

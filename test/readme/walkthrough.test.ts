@@ -9,7 +9,8 @@
  * Nothing in the commands is substituted. The environment differs from a newcomer's in two
  * variables only, both read by the commands themselves: `PORT` (a free port; the walk-through
  * reads it as `${PORT:-3000}`) and `DATABASE_URL` (a fresh file in a temporary folder, so the
- * project's own data/ is left alone), seen alike by the server and the CLI, as the default would be.
+ * project's own data/ is left alone; under `npm run test:postgres` an empty PostgreSQL database),
+ * seen alike by the server and the CLI, as the default would be.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databasePath } from '../../src/platform/database.js';
+import { ownDatabaseUrl, type TestDatabase } from '../support/postgres.js';
 import { ROOT, readReadme, type Step, walkThroughSteps } from './markdown.js';
 
 /** A newcomer's shell has none of the service's settings: drop any the test runner has. */
@@ -28,6 +31,7 @@ const RUN_TIMEOUT_MS = 420_000;
 
 let dir: string;
 let port: number;
+let database: TestDatabase;
 let env: NodeJS.ProcessEnv;
 let server: ChildProcess | undefined;
 let serverOutput = '';
@@ -88,7 +92,8 @@ beforeAll(async () => {
   port = await freePort();
   env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTING.test(k)));
   env.PORT = String(port);
-  env.DATABASE_URL = `file:${join(dir, 'walkthrough.db')}`;
+  database = await ownDatabaseUrl(join(dir, 'walkthrough.db'));
+  env.DATABASE_URL = database.url;
 
   const first = steps[0];
   if (!first || !/\bnpm start\b/.test(first.command.text)) throw new Error('the walk-through must start the server in its first block');
@@ -104,6 +109,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stopServer();
+  await database?.drop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 }, 30_000);
 
@@ -160,7 +166,7 @@ describe('README walk-through', () => {
         if (step.expected?.lang === 'text') expect(out.stdout.trim(), where).toBe(step.expected.text.trim());
         // The CLI says which database it writes to: the server's.
         if (/\bnpx portcullis\b/.test(step.command.text))
-          expect(out.stderr, where).toContain(`using database ${join(dir, 'walkthrough.db')}\n`);
+          expect(out.stderr, where).toContain(`using database ${databasePath(database.url)}\n`);
       });
       expect(commandSteps.filter((s) => s.expected).length).toBeGreaterThan(5);
     },

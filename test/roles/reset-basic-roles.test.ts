@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BASIC_ROLES } from '../../src/kernel/builtin-roles.js';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { failInserts } from '../support/faults.js';
 import { expectOutcome, gql, rest } from '../support/requests.js';
 import { type Actor, assignUserRole, createRole, createUser, p } from '../support/subjects.js';
 
@@ -143,9 +144,7 @@ describe('POST /api/access-control/roles/hard-reset and resetBasicRoles', () => 
     const before = await snapshot();
     const admin = await app.database.prisma.role.findUniqueOrThrow({ where: { uid: 'basic_admin' } });
     // Fails the insert of Admin's defaults, the third of the four roles written.
-    await app.database.prisma.$executeRawUnsafe(
-      `CREATE TRIGGER fail_reset BEFORE INSERT ON "Permission" WHEN NEW."roleId" = ${admin.id} BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
-    );
+    const restore = await failInserts(app, 'fail_reset', 'Permission', 'injected failure', `NEW."roleId" = ${admin.id}`);
     try {
       const out = await rest(app, 'POST', PATH, { json: { BasicRoles: true } });
       expectOutcome(out, 500, 'INTERNAL');
@@ -153,7 +152,7 @@ describe('POST /api/access-control/roles/hard-reset and resetBasicRoles', () => 
       expectOutcome(await gql(app, MUTATION, { b: true }), 500, 'INTERNAL');
       expect(await snapshot()).toEqual(before);
     } finally {
-      await app.database.prisma.$executeRawUnsafe('DROP TRIGGER fail_reset');
+      await restore();
     }
     expectOutcome(await rest(app, 'POST', PATH, { json: { BasicRoles: true } }), 200);
     expect(await snapshot()).toEqual(defaultsAfter(before));

@@ -9,15 +9,18 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ownDatabaseUrl, type TestDatabase } from '../support/postgres.js';
 import { killServers, type ServerProcess, startServer, stopServer } from '../support/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-abort-'));
 const auth = `Basic ${Buffer.from('admin:abort-test-password').toString('base64')}`;
 let server: ServerProcess & { port: number };
+let database: TestDatabase;
 
 beforeAll(async () => {
+  database = await ownDatabaseUrl(join(dir, 'abort.db'));
   server = await startServer({
-    DATABASE_URL: `file:${join(dir, 'abort.db')}`,
+    DATABASE_URL: database.url,
     ADMIN_PASSWORD: 'abort-test-password',
     METRICS_ENABLED: 'true',
     SHUTDOWN_TIMEOUT_SECONDS: '2',
@@ -27,6 +30,7 @@ afterAll(async () => {
   // SIGTERM, which the tsx launcher passes on; SIGKILL (killServers) would orphan the server.
   if (server) expect(await stopServer(server)).toBe(0);
   killServers();
+  await database?.drop();
   rmSync(dir, { recursive: true, force: true });
 }, 30_000);
 

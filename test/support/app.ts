@@ -13,6 +13,7 @@ import type { Clock } from '../../src/platform/clock.js';
 import { type Database, openDatabase } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { PasswordVerifier } from '../../src/platform/passwords.js';
+import { createPostgresTestDatabase, onPostgres } from './postgres.js';
 
 export const ADMIN = { login: 'admin', password: 'admin-test-password' };
 /** The admin's login with a wrong password: the 401 INVALID_CREDENTIALS case. */
@@ -67,8 +68,10 @@ export async function createTestApp(
   options: { env?: Record<string, string>; clock?: Clock; verifyPassword?: PasswordVerifier } = {},
 ): Promise<TestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-test-'));
+  // `npm run test:postgres`: a database of its own on the run's PostgreSQL server (postgres.ts).
+  const postgres = onPostgres ? await createPostgresTestDatabase(options.env) : undefined;
   const config = loadConfig({
-    DATABASE_URL: `file:${join(dir, 'test.db')}`,
+    DATABASE_URL: postgres?.url ?? `file:${join(dir, 'test.db')}`,
     ADMIN_LOGIN: ADMIN.login,
     ADMIN_PASSWORD: ADMIN.password,
     LOG_LEVEL: 'silent',
@@ -123,6 +126,7 @@ export async function createTestApp(
     async close() {
       await app.services.sessions.seenWritesSettled(); // writes that run after their request
       await database.close();
+      await postgres?.drop();
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -23,6 +23,7 @@ import { requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
+import { type Db, startsWithExactly } from '../../platform/database.js';
 import type { SearchPage } from '../shared/directory.js';
 import { pageOffset } from '../shared/paging.js';
 import { type AuditFilter, auditCursorInput, auditFilterInput, auditPageInput } from './inputs.js';
@@ -65,11 +66,6 @@ function cursorId(cursor: string): number {
 /** A stored snapshot (JSON text, or null) as a value. */
 export function auditSnapshotValue(text: string | null): unknown {
   return text === null ? null : JSON.parse(text);
-}
-
-/** Prisma `where` on a text column for values starting with `prefix`: a case-sensitive range (SQLite's LIKE ignores case). */
-function startsWith(prefix: string): Prisma.StringFilter {
-  return { gte: prefix, lt: `${prefix}\u{10FFFF}` };
 }
 
 export class AuditService {
@@ -135,7 +131,7 @@ export class AuditService {
     requireSignedIn(caller);
     await this.deps.access.check(caller, auditRequirements.read.for({}));
     const filter = parseInput(auditFilterInput, rawFilter ?? {});
-    return whereOf(caller, filter);
+    return whereOf(this.deps.db, caller, filter);
   }
 }
 
@@ -145,7 +141,7 @@ export class AuditService {
  * @throws DomainError ACCESS_DENIED (403) when a caller that is not a Service Admin asks for
  *   another organization.
  */
-function whereOf(caller: SignedInPrincipal, filter: AuditFilter): Prisma.AuditEventWhereInput {
+function whereOf(db: Db, caller: SignedInPrincipal, filter: AuditFilter): Prisma.AuditEventWhereInput {
   if (filter.orgId != null && filter.orgId !== caller.orgId) {
     requireServiceAdmin(caller, "read another organization's audit events");
   }
@@ -153,7 +149,7 @@ function whereOf(caller: SignedInPrincipal, filter: AuditFilter): Prisma.AuditEv
   const and: Prisma.AuditEventWhereInput[] = [];
   if (orgId !== undefined) and.push({ orgId });
   if (filter.action != null) and.push({ action: filter.action });
-  if (filter.actionPrefix != null) and.push({ action: startsWith(filter.actionPrefix) });
+  if (filter.actionPrefix != null) and.push({ action: startsWithExactly(db, filter.actionPrefix) });
   if (filter.resourceKind != null) and.push({ resourceKind: filter.resourceKind });
   if (filter.resourceId != null) and.push({ resourceId: filter.resourceId });
   if (filter.actorKind != null) and.push({ actorKind: filter.actorKind });

@@ -21,7 +21,7 @@ import { PRINCIPAL_GRANT_ACTION as action, memberGain, orgRoleGain } from '../..
 import { permittedIds, requireActingIn, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { OrgRole, Principal, SignedInPrincipal } from '../../kernel/principal.js';
-import { isUniqueViolation, type Tx } from '../../platform/database.js';
+import { containsText, isUniqueViolation, type Tx } from '../../platform/database.js';
 import { DEFAULT_PER_PAGE } from '../shared/paging.js';
 import { addOrgUserByLoginBody, membershipInput, orgUserRoleBody, orgUsersInput } from './inputs.js';
 import { orgNotFound, orgRequirements } from './requirements.js';
@@ -91,7 +91,7 @@ export abstract class OrgMembers {
       ...(ids !== 'all' && { userId: { in: ids } }),
       user: {
         ...PEOPLE,
-        ...(text && { OR: [{ login: { contains: text } }, { email: { contains: text } }, { name: { contains: text } }] }),
+        ...(text && { OR: [{ login: containsText(db, text) }, { email: containsText(db, text) }, { name: containsText(db, text) }] }),
       },
     };
     const paged = options.page != null || options.perpage != null;

@@ -16,7 +16,7 @@ import { requireActingIn, requireServiceAdmin, requireSignedIn } from '../../ker
 import { MAX_NAME_LENGTH, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { isLocalOperator } from '../../kernel/principal.js';
-import { isUniqueViolation } from '../../platform/database.js';
+import { isUniqueViolation, startsWithText } from '../../platform/database.js';
 import { deleteOrganizationCascade } from './deletion.js';
 import { createOrganizationInput, orgSearchInput, updateOrganizationInput } from './inputs.js';
 import { OrgMembers } from './members.js';
@@ -83,7 +83,7 @@ export class OrgService extends OrgMembers {
     const prefix = options.query?.trim();
     return this.deps.db.org.findMany({
       ...query,
-      where: { AND: [prefix ? { name: { startsWith: prefix } } : {}, options.name ? { name: options.name } : {}] },
+      where: { AND: [prefix ? { name: startsWithText(this.deps.db, prefix) } : {}, options.name ? { name: options.name } : {}] },
       orderBy: [{ id: 'asc' }],
       skip: perPage * page,
       take: perPage,

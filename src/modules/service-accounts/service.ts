@@ -23,7 +23,7 @@ import { idFilter, permittedIds, requireRoleWithin, requireSignedIn } from '../.
 import { MAX_NAME_LENGTH, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
-import { isUniqueViolation, type Tx } from '../../platform/database.js';
+import { containsText, isUniqueViolation, type Tx } from '../../platform/database.js';
 import { accessControlMetadata, type SearchPage, searchPage } from '../shared/directory.js';
 import { pageOffset } from '../shared/paging.js';
 import { createServiceAccountInput, serviceAccountSearchInput, updateServiceAccountInput } from './inputs.js';
@@ -188,7 +188,9 @@ export class ServiceAccountService {
       ...inOrg(caller),
       AND: [
         idFilter(ids),
-        params.query ? { OR: [{ name: { contains: params.query } }, { login: { contains: params.query } }] } : {},
+        params.query
+          ? { OR: [{ name: containsText(this.deps.db, params.query) }, { login: containsText(this.deps.db, params.query) }] }
+          : {},
         params.disabled ? { isDisabled: true } : {},
       ],
     };

@@ -15,7 +15,8 @@
  * The UPDATE is raw SQL on purpose: Prisma's `update` would also move `updated` (`@updatedAt`),
  * and being seen is not a change of the user (Grafana's UpdateLastSeenAt touches only
  * last_seen_at). Times are stored in the text form Prisma uses for SQLite DateTime columns, so
- * Prisma reads them back and the freshness test compares them as text.
+ * Prisma reads them back and the freshness test compares them as text; PostgreSQL reads the same
+ * text as its `timestamp(3)` (the offset is +00:00, and the column holds UTC as Prisma writes it).
  */
 import { LRUCache } from 'lru-cache';
 import type { Clock } from '../../platform/clock.js';

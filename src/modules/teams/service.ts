@@ -17,7 +17,7 @@ import { DomainError, notFound } from '../../kernel/errors.js';
 import { idFilter, permittedIds, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
-import { isUniqueViolation } from '../../platform/database.js';
+import { containsText, isUniqueViolation } from '../../platform/database.js';
 import { accessControlMetadata, type SearchPage, searchPage } from '../shared/directory.js';
 import { pageOffset } from '../shared/paging.js';
 import { createTeamInput, teamSearchInput, updateTeamInput } from './inputs.js';
@@ -101,7 +101,7 @@ export class TeamService {
       AND: [
         idFilter(ids),
         params.teamIds ? { id: { in: params.teamIds } } : {},
-        params.query ? { name: { contains: params.query } } : {},
+        params.query ? { name: containsText(this.deps.db, params.query) } : {},
         params.name != null && params.name !== '' ? { name: params.name } : {},
       ],
     };

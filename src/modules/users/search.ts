@@ -11,6 +11,7 @@ import { requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { type Clock, systemClock } from '../../platform/clock.js';
+import { containsText } from '../../platform/database.js';
 import { ageString, lastSeenAt as lastSeenOf, type SearchPage } from '../shared/directory.js';
 import { pageOffset } from '../shared/paging.js';
 import { loginOrEmailInput, searchUsersInput } from './inputs.js';
@@ -46,7 +47,13 @@ export class UserSearchService {
     const { query: text, page, perPage } = parseInput(searchUsersInput, rawOptions ?? {});
     const where: Prisma.UserWhereInput = {
       ...PEOPLE,
-      ...(text && { OR: [{ login: { contains: text } }, { email: { contains: text } }, { name: { contains: text } }] }),
+      ...(text && {
+        OR: [
+          { login: containsText(this.deps.db, text) },
+          { email: containsText(this.deps.db, text) },
+          { name: containsText(this.deps.db, text) },
+        ],
+      }),
     };
     const { db } = this.deps;
     const [totalCount, users] = await Promise.all([

@@ -1,0 +1,204 @@
+/**
+ * The change counter of a PostgreSQL database shared by several replicas (issue #19 item 2): the
+ * PostgreSQL twin of SQLite's `PRAGMA data_version`, read by the access kernel on every request
+ * (kernel/access.ts `sync`) to drop cached permissions after another replica's write.
+ *
+ * Design:
+ * - the database holds one version row, `_portcullis_change` (prisma/migrations-postgresql,
+ *   `..._change_feed`). Triggers on every table permissions depend on bump it once per writing
+ *   transaction, inside that transaction, and `NOTIFY portcullis_changes '<version>'`. The bump
+ *   holds the row lock until commit, so versions commit in increasing order and a notification
+ *   arrives (at commit, in commit order) for each;
+ * - each replica keeps one connection of its own that LISTENs. A notification with a version
+ *   above the known one is a change; when it comes from one of this process's own pool
+ *   connections (its backend pid) the kernel already invalidated for it (as data_version ignores
+ *   a connection's own commits), otherwise the counter moves;
+ * - every write transaction reads the version after taking the write lock
+ *   (database-postgres.ts), so a write never decides on a change not yet announced;
+ * - catch-up: after (re)connecting, LISTEN first, then read the version: anything different from
+ *   the known version moves the counter, so changes whose notifications were lost with the
+ *   connection are never missed. A heartbeat reads the version on the listener connection every
+ *   HEARTBEAT_MS, which also detects a connection that died silently;
+ * - while the listener is down the counter throws ChangesUnknownError: the kernel answers 503
+ *   rather than serve permissions it cannot vouch for, until the catch-up succeeds (reconnects
+ *   every RECONNECT_MIN_MS, doubling to RECONNECT_MAX_MS).
+ */
+import pg from 'pg';
+import { type ChangeCounter, ChangesUnknownError } from './database-types.js';
+
+/** The channel the triggers notify on. */
+export const CHANGE_CHANNEL = 'portcullis_changes';
+/** `application_name` of the listener connection (pg_stat_activity shows it to operators). */
+export const LISTENER_NAME = 'portcullis-change-feed';
+/** Milliseconds between two heartbeats (version reads) on the listener connection. */
+export const HEARTBEAT_MS = 5000;
+/** Milliseconds a heartbeat or catch-up read may take before the connection counts as lost. */
+const READ_TIMEOUT_MS = 3000;
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 2000;
+
+export interface ChangeFeedOptions {
+  /** PostgreSQL URL (the service's DATABASE_URL). */
+  url: string;
+  /** True when `pid` is the backend of one of this process's own pool connections. */
+  ownBackend: (pid: number) => boolean;
+  log?: ((msg: string, fields?: object) => void) | undefined;
+  /** Milliseconds between heartbeats; default HEARTBEAT_MS (tests shorten it). */
+  heartbeatMs?: number;
+}
+
+/** Reads the version row, failing after READ_TIMEOUT_MS. */
+async function readVersion(client: pg.Client): Promise<number> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${READ_TIMEOUT_MS} ms`)), READ_TIMEOUT_MS);
+  });
+  try {
+    const result = await Promise.race([
+      client.query<{ version: string }>('SELECT "version" FROM "_portcullis_change" WHERE "id" = 1'),
+      timeout,
+    ]);
+    const row = result.rows[0];
+    if (!row) throw new Error('_portcullis_change has no row: apply the PostgreSQL migrations');
+    return Number(row.version);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One replica's view of the database's change version (module comment). */
+export class ChangeFeed {
+  /** The newest version known; undefined before the first read. */
+  private known: number | undefined;
+  /** Changes made by other connections seen so far: the counter's value. */
+  private foreign = 0;
+  private live = false;
+  private closed = false;
+  private client: pg.Client | undefined;
+  private attempt = 0;
+  private reconnectTimer: NodeJS.Timeout | undefined;
+  private heartbeatTimer: NodeJS.Timeout | undefined;
+
+  private constructor(private readonly options: ChangeFeedOptions) {}
+
+  /**
+   * Connects, listens and reads the version.
+   * @throws the connection error when the first connection fails (the service does not start).
+   */
+  static async open(options: ChangeFeedOptions): Promise<ChangeFeed> {
+    const feed = new ChangeFeed(options);
+    await feed.connect();
+    return feed;
+  }
+
+  /** The counter (ChangeCounter): moves on every change by another connection. */
+  readonly counter: ChangeCounter = () => {
+    if (!this.live) throw new ChangesUnknownError('the change feed is reconnecting; changes by other replicas are unknown');
+    return this.foreign;
+  };
+
+  /** Whether the listener is connected and caught up (readiness, tests). */
+  get isLive(): boolean {
+    return this.live;
+  }
+
+  /**
+   * A version read inside a write transaction after the write lock: newer than known means a
+   * commit whose notification has not arrived yet, which counts now.
+   */
+  observe(version: number): void {
+    if (this.known !== undefined && version > this.known) {
+      this.known = version;
+      this.foreign++;
+    }
+  }
+
+  /** Stops listening and reconnecting. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.live = false;
+    clearTimeout(this.reconnectTimer);
+    clearInterval(this.heartbeatTimer);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+
+  private notified(version: number, own: boolean): void {
+    if (!Number.isFinite(version) || (this.known !== undefined && version <= this.known)) return;
+    this.known = version;
+    if (!own) this.foreign++;
+  }
+
+  /** LISTEN, then read the version (catch-up), then go live. */
+  private async connect(): Promise<void> {
+    const client = new pg.Client({
+      connectionString: this.options.url,
+      keepAlive: true,
+      connectionTimeoutMillis: READ_TIMEOUT_MS,
+      application_name: LISTENER_NAME,
+    });
+    this.client = client;
+    // Until live, failures surface as the rejections below; after, as these events.
+    let ready = false;
+    client.on('error', (error) => ready && this.lost(client, error));
+    client.on('end', () => ready && this.lost(client, new Error('connection ended')));
+    client.on('notification', (message) => {
+      if (client !== this.client || message.channel !== CHANGE_CHANNEL) return;
+      this.notified(Number(message.payload), this.options.ownBackend(message.processId));
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANGE_CHANNEL}`);
+      const version = await readVersion(client);
+      if (this.closed || client !== this.client) return;
+      if (this.known !== undefined && version !== this.known) this.foreign++;
+      if (this.known === undefined || version !== this.known) this.known = version;
+    } catch (error) {
+      if (this.client === client) this.client = undefined;
+      await client.end().catch(() => undefined);
+      throw error;
+    }
+    ready = true;
+    this.live = true;
+    if (this.attempt > 0) this.options.log?.('change feed caught up', { version: this.known });
+    this.attempt = 0;
+    clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = setInterval(() => void this.beat(client), this.options.heartbeatMs ?? HEARTBEAT_MS);
+    this.heartbeatTimer.unref();
+  }
+
+  /** Heartbeat: the version read also catches a notification that never came. */
+  private async beat(client: pg.Client): Promise<void> {
+    if (!this.live || client !== this.client) return;
+    try {
+      const version = await readVersion(client);
+      if (client === this.client) this.observe(version);
+    } catch (error) {
+      this.lost(client, error);
+    }
+  }
+
+  /** The listener connection failed: stop vouching for caches and reconnect. */
+  private lost(client: pg.Client, error: unknown): void {
+    if (client !== this.client || this.closed) return;
+    this.client = undefined;
+    this.live = false;
+    clearInterval(this.heartbeatTimer);
+    void client.end().catch(() => undefined);
+    this.options.log?.('change feed lost; answering 503 until caught up', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    this.scheduleReconnect();
+  }
+
+  private scheduleReconnect(): void {
+    if (this.closed) return;
+    const delay = Math.min(RECONNECT_MAX_MS, RECONNECT_MIN_MS * 2 ** this.attempt);
+    this.attempt++;
+    this.reconnectTimer = setTimeout(() => {
+      this.connect().catch(() => this.scheduleReconnect());
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+}

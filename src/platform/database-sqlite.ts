@@ -1,0 +1,83 @@
+/**
+ * SQLite behind the Db type (database.ts): creates the file's directory, switches it to WAL,
+ * applies pending migrations, then opens Prisma on the better-sqlite3 driver adapter.
+ *
+ * Two properties the access kernel relies on (issue #10 item 3):
+ * - write transactions take SQLite's write lock up front (`BEGIN IMMEDIATE`, waiting at most
+ *   BUSY_TIMEOUT_MS), so a transaction never reads a snapshot it can no longer upgrade: two
+ *   processes writing at once queue instead of failing with SQLITE_BUSY_SNAPSHOT (Prisma P1008);
+ * - the change counter reads `PRAGMA data_version` on Prisma's own connection, straight from the
+ *   driver (no SQL log line): it changes after every commit made by any other connection (the
+ *   CLI, a second server, a test writing with its own client) and never for this connection's
+ *   own commits, so caches see foreign writes without dropping entries for their own.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
+import type { SqlDriverAdapter, SqlMigrationAwareDriverAdapterFactory } from '@prisma/driver-adapter-utils';
+import BetterSqlite3 from 'better-sqlite3';
+import { PrismaClient } from '../generated/prisma/client.js';
+import type { ChangeCounter, OpenedClient, ProviderOpenOptions } from './database-types.js';
+import { migrateDatabase } from './migrations.js';
+
+/**
+ * Opens (creating when missing) and migrates the SQLite file at `path` (absolute).
+ * @throws Error when a migration fails or an applied migration was edited afterwards.
+ */
+export async function openSqliteDatabase(path: string, options: ProviderOpenOptions): Promise<OpenedClient> {
+  mkdirSync(dirname(path), { recursive: true });
+  const raw = new BetterSqlite3(path, { timeout: options.busyTimeoutMs });
+  try {
+    raw.pragma('journal_mode = WAL');
+  } finally {
+    raw.close();
+  }
+  if (options.migrate)
+    await migrateDatabase(path, {
+      ...(options.migrationsDir && { migrationsDir: options.migrationsDir }),
+      ...(options.log && { log: options.log }),
+      busyTimeoutMs: options.busyTimeoutMs,
+    });
+
+  let counter: ChangeCounter | undefined;
+  const factory = new PrismaBetterSqlite3({ url: `file:${path}`, timeout: options.busyTimeoutMs });
+  const adapter = immediateTransactions(factory, (client) => {
+    const dataVersion = client.prepare('PRAGMA data_version').pluck();
+    counter = () => Number(dataVersion.get());
+  });
+  // Query events always on: they feed observeQueryTime (metrics) as well as onQuery.
+  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  prisma.$on('query', (e) => options.onQuery(e.query, e.duration));
+  await prisma.$connect();
+  return { prisma, changeCounter: counter, close: () => prisma.$disconnect() };
+}
+
+/**
+ * Wraps the adapter factory so that its transactions begin with `BEGIN IMMEDIATE` instead of
+ * the adapter's deferred `BEGIN` (it offers no option for it). A deferred transaction that reads
+ * and then writes fails at once with SQLITE_BUSY_SNAPSHOT when another connection committed in
+ * between, whatever the busy timeout; an immediate one waits for the lock (busy timeout) and
+ * then reads the newest data. Every transaction of this service writes, so none is slowed.
+ */
+function immediateTransactions(
+  factory: PrismaBetterSqlite3,
+  onClient: (client: BetterSqlite3.Database) => void,
+): SqlMigrationAwareDriverAdapterFactory {
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    connect: async () => beginImmediate(await factory.connect(), onClient),
+    connectToShadowDb: () => factory.connectToShadowDb(),
+  };
+}
+
+function beginImmediate(adapter: SqlDriverAdapter, onClient: (client: BetterSqlite3.Database) => void): SqlDriverAdapter {
+  const client = (adapter as unknown as { client?: BetterSqlite3.Database }).client;
+  if (!client || typeof client.prepare !== 'function') {
+    throw new Error('@prisma/adapter-better-sqlite3 changed: no `client` to begin immediate transactions on');
+  }
+  const prepare = client.prepare.bind(client);
+  client.prepare = ((sql: string) => prepare(sql === 'BEGIN' ? 'BEGIN IMMEDIATE' : sql)) as typeof client.prepare;
+  onClient(client);
+  return adapter;
+}

