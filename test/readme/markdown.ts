@@ -10,13 +10,14 @@ import { fileURLToPath } from 'node:url';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Every documentation file, relative to ROOT: README.md first, then docs/*.md by name. */
+/** Every documentation file, relative to ROOT: README.md first, then docs/*.md by name, then SECURITY.md. */
 export const DOC_FILES: string[] = [
   'README.md',
   ...readdirSync(join(ROOT, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .sort()
     .map((f) => `docs/${f}`),
+  'SECURITY.md',
 ];
 
 /**

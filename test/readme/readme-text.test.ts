@@ -1,5 +1,5 @@
 /**
- * README.md and docs/*.md stand on their own and their shell lines paste as printed (issues #12
+ * README.md, docs/*.md and SECURITY.md stand on their own and their shell lines paste as printed (issues #12
  * item 6 and #21 item 1): links lead to files of the repository (and to headings that exist
  * there, by GitHub's anchors) or the local server, every `sh` block is safe in an interactive bash
  * or zsh, every `curl` fails on an HTTP error, the README stays short and names every docs page,
@@ -28,7 +28,7 @@ function brokenLink(file: string, target: string): string | undefined {
   return undefined;
 }
 
-describe('README.md and docs/', () => {
+describe('README.md, docs/ and SECURITY.md', () => {
   it('docs/ holds the pages the README links, and the README links every one', () => {
     const readmeTargets = links(readDoc('README.md')).map((l) => l.target.replace(/#.*$/, ''));
     expect(DOC_FILES.filter((f) => f.startsWith('docs/') && !readmeTargets.includes(f))).toEqual([]);
