@@ -45,7 +45,7 @@ export const securityEnvShape = {
     unset: 'none',
   }),
   MAX_REQUEST_BODY_BYTES: limit(1024 * 1024, 64 * 1024 * 1024).meta({
-    description: 'largest request body on both doors: 413 on `Content-Length`, or as soon as the streamed bytes pass it',
+    description: 'largest request body on REST and GraphQL: 413 on `Content-Length`, or as soon as the streamed bytes pass it',
   }),
   GRAPHQL_MAX_DOCUMENT_BYTES: limit(100_000, 16 * 1024 * 1024).meta({
     description: 'largest GraphQL document (`query` text), 413 before parsing',
