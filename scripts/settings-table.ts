@@ -1,19 +1,21 @@
 /**
- * README's table of settings, generated from the one config schema (src/config.ts): every
- * environment variable with its default and meaning, in declaration order.
- * `npm run settings:table` rewrites README.md between the markers; with `--check` it only exits 1
- * when README differs. test/operations/settings-table.test.ts fails while README is out of sync.
+ * The table of settings in docs/operations.md ("Configuration"), generated from the one config
+ * schema (src/config.ts): every environment variable with its default and meaning, in declaration
+ * order. `npm run settings:table` rewrites docs/operations.md between the markers; with `--check`
+ * it only exits 1 when the page differs. test/operations/settings-table.test.ts fails while the
+ * page is out of sync.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { configSchema } from '../src/config.js';
 
-/** The markers around the generated table in README.md. */
+/** The markers around the generated table in docs/operations.md. */
 export const START_MARKER = '<!-- settings:start -->';
 export const END_MARKER = '<!-- settings:end -->';
 
-const README = new URL('../README.md', import.meta.url);
+/** The page that holds the table. */
+export const SETTINGS_PAGE = new URL('../docs/operations.md', import.meta.url);
 
 interface SettingSchema {
   description?: string;
@@ -37,25 +39,25 @@ export function settingsTable(): string {
   return ['| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
 }
 
-/** `readme` with the table between the markers replaced. @throws Error when a marker is missing. */
-export function withSettingsTable(readme: string): string {
-  const start = readme.indexOf(START_MARKER);
-  const end = readme.indexOf(END_MARKER);
-  if (start === -1 || end < start) throw new Error(`README.md needs ${START_MARKER} and then ${END_MARKER}`);
-  return `${readme.slice(0, start + START_MARKER.length)}\n${settingsTable()}\n${readme.slice(end)}`;
+/** `page` with the table between the markers replaced. @throws Error when a marker is missing. */
+export function withSettingsTable(page: string): string {
+  const start = page.indexOf(START_MARKER);
+  const end = page.indexOf(END_MARKER);
+  if (start === -1 || end < start) throw new Error(`docs/operations.md needs ${START_MARKER} and then ${END_MARKER}`);
+  return `${page.slice(0, start + START_MARKER.length)}\n${settingsTable()}\n${page.slice(end)}`;
 }
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  const readme = readFileSync(README, 'utf8');
-  const updated = withSettingsTable(readme);
+  const page = readFileSync(SETTINGS_PAGE, 'utf8');
+  const updated = withSettingsTable(page);
   if (process.argv.includes('--check')) {
-    if (updated !== readme) {
-      console.error('README.md settings table is out of date: run npm run settings:table');
+    if (updated !== page) {
+      console.error('docs/operations.md settings table is out of date: run npm run settings:table');
       process.exit(1);
     }
-    console.log('README.md settings table is up to date');
+    console.log('docs/operations.md settings table is up to date');
   } else {
-    writeFileSync(README, updated);
-    console.log(updated === readme ? 'README.md settings table unchanged' : 'README.md settings table written');
+    writeFileSync(SETTINGS_PAGE, updated);
+    console.log(updated === page ? 'docs/operations.md settings table unchanged' : 'docs/operations.md settings table written');
   }
 }

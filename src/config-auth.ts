@@ -84,7 +84,7 @@ export const authEnvShape = {
     description: 'public URL (OAuth redirect URI: `<ROOT_URL>login/generic_oauth`)',
     unset: '`http://localhost:<PORT>/`',
   }),
-  AUTH_GENERIC_OAUTH_ENABLED: bool(false).meta({ description: 'OAuth 2 / OpenID Connect login, see "Sign-in"' }),
+  AUTH_GENERIC_OAUTH_ENABLED: bool(false).meta({ description: 'OAuth 2 / OpenID Connect login, see "Sign-in" in docs/sign-in.md' }),
   AUTH_GENERIC_OAUTH_NAME: z.string().default('OAuth').meta({ description: "the provider's name on the login page" }),
   AUTH_GENERIC_OAUTH_CLIENT_ID: z.string().optional().meta({ description: 'client id (required when OAuth is on)', unset: 'none' }),
   AUTH_GENERIC_OAUTH_CLIENT_SECRET: z.string().optional().meta({ description: 'client secret (confidential clients)', unset: 'none' }),
@@ -129,7 +129,7 @@ export const authEnvShape = {
       "Grafana's `oauth_allow_insecure_email_lookup`: an OAuth subject seen for the first time may be linked to the existing local (or OAuth) user holding its email, when the provider says `email_verified: true`; off, it gets an account of its own or is refused when its login or email is taken",
   }),
   AUTH_GENERIC_OAUTH_USE_PKCE: bool(true).meta({ description: 'PKCE on the authorization code flow' }),
-  AUTH_LDAP_ENABLED: bool(false).meta({ description: 'LDAP users, see "Sign-in"' }),
+  AUTH_LDAP_ENABLED: bool(false).meta({ description: 'LDAP users, see "Sign-in" in docs/sign-in.md' }),
   AUTH_LDAP_CONFIG_FILE: z.string().default('ldap.toml').meta({
     description:
       "the LDAP servers, in Grafana's `ldap.toml` format; a relative path is relative to the project folder, as for `DATABASE_URL`",

@@ -2,7 +2,7 @@
  * The hardening part of the configuration (issue #10 items 1, 2; issue 18 item 8): request and
  * GraphQL limits, the time a request may take to arrive and the connections one client address
  * may hold open, the parse cache bound and the CORS allow-list. Merged into the one schema of config.ts; every
- * variable is in README's configuration table and SECURITY.md says why each default is what it is.
+ * variable is in the configuration table of docs/operations.md and SECURITY.md says why each default is what it is.
  */
 import { z } from 'zod';
 
@@ -45,7 +45,7 @@ export const securityEnvShape = {
     unset: 'none',
   }),
   MAX_REQUEST_BODY_BYTES: limit(1024 * 1024, 64 * 1024 * 1024).meta({
-    description: 'largest request body on both doors: 413 on `Content-Length`, or as soon as the streamed bytes pass it',
+    description: 'largest request body on REST and GraphQL: 413 on `Content-Length`, or as soon as the streamed bytes pass it',
   }),
   GRAPHQL_MAX_DOCUMENT_BYTES: limit(100_000, 16 * 1024 * 1024).meta({
     description: 'largest GraphQL document (`query` text), 413 before parsing',

@@ -4,7 +4,7 @@
  *
  * `configSchema` is the one declaration of every setting: each variable carries its default
  * (zod `.default`) and a `description` (zod `.meta`), plus `unset` when having no default means
- * something worth saying. README's settings table is generated from it
+ * something worth saying. The settings table of docs/operations.md is generated from it
  * (`scripts/settings-table.ts`, kept in sync by test/operations/settings-table.test.ts).
  */
 import { z } from 'zod';
@@ -49,7 +49,7 @@ const serviceEnvShape = {
     })
     .meta({
       description:
-        'SQLite file `file:<path>` (a relative path is relative to the project folder, the one holding package.json, whatever the working directory, for the server and the CLI alike; directory created when missing), or a PostgreSQL server `postgres://user:password@host:5432/database` (see PostgreSQL under Operations)',
+        'SQLite file `file:<path>` (a relative path is relative to the project folder, the one holding package.json, whatever the working directory, for the server and the CLI alike; directory created when missing), or a PostgreSQL server `postgres://user:password@host:5432/database` (see "PostgreSQL" in docs/operations.md)',
     }),
   ADMIN_LOGIN: z.string().min(1).default('admin').meta({ description: 'login of the first Service Admin, created once' }),
   ADMIN_PASSWORD: z.string().min(1).optional().meta({
@@ -84,7 +84,7 @@ const serviceEnvShape = {
     }),
   METRICS_ENABLED: bool(false).meta({
     description:
-      'serve Prometheus metrics at `GET /metrics` (Grafana `[metrics] enabled`); off by default, unlike Grafana, since the gateway often faces the network: see "Operations"',
+      'serve Prometheus metrics at `GET /metrics` (Grafana `[metrics] enabled`); off by default, unlike Grafana, since the gateway often faces the network: see "Operations" below',
   }),
   METRICS_BASIC_AUTH_USERNAME: z.string().min(1).optional().meta({
     description: '`/metrics` then asks for these basic-auth credentials (Grafana `[metrics] basic_auth_username`)',
@@ -106,7 +106,7 @@ const serviceEnvShape = {
     }),
 };
 
-/** Every setting, in the order README's table lists them. */
+/** Every setting, in the order the table of docs/operations.md lists them. */
 export const configSchema = z.object({
   ...serviceEnvShape,
   ...authEnvShape,

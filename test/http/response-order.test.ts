@@ -1,7 +1,7 @@
 /**
  * GraphQL answers keep the fields in the order of the selection set (GraphQL spec §7.2.2), even
  * when fields that need the database come before fields that resolve at once: clients and the
- * README compare printed answers, and a map in another order reads as another answer.
+ * walk-through tests (README.md, docs/walkthrough.md) compare printed answers, and a map in another order reads as another answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';

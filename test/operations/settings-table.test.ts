@@ -1,20 +1,20 @@
 /**
- * README's settings table is generated from the config schema (scripts/settings-table.ts): it
- * lists every variable `loadConfig` reads, each with a meaning, and README holds exactly the
- * generated text (run `npm run settings:table` after changing a setting).
+ * The settings table of docs/operations.md is generated from the config schema
+ * (scripts/settings-table.ts): it lists every variable `loadConfig` reads, each with a meaning, and
+ * the page holds exactly the generated text (run `npm run settings:table` after changing a setting).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { END_MARKER, START_MARKER, settingsTable, withSettingsTable } from '../../scripts/settings-table.js';
+import { END_MARKER, SETTINGS_PAGE, START_MARKER, settingsTable, withSettingsTable } from '../../scripts/settings-table.js';
 import { configSchema, loadConfig } from '../../src/config.js';
 
-const README = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const PAGE = readFileSync(SETTINGS_PAGE, 'utf8');
 
 describe('the settings table', () => {
-  it('is in README exactly as the config schema generates it', () => {
-    expect(README).toContain(START_MARKER);
-    expect(README).toContain(END_MARKER);
-    expect(withSettingsTable(README), 'README.md is out of date: run npm run settings:table').toBe(README);
+  it('is in docs/operations.md exactly as the config schema generates it', () => {
+    expect(PAGE).toContain(START_MARKER);
+    expect(PAGE).toContain(END_MARKER);
+    expect(withSettingsTable(PAGE), 'docs/operations.md is out of date: run npm run settings:table').toBe(PAGE);
   });
 
   it('has one row per variable, each with a default or what unset means, and a meaning', () => {
@@ -37,7 +37,7 @@ describe('the settings table', () => {
     expect(table).toContain('| `ADMIN_PASSWORD` | generated |');
   });
 
-  it('refuses a README without the markers', () => {
+  it('refuses a page without the markers', () => {
     expect(() => withSettingsTable('# no table here\n')).toThrow(START_MARKER);
   });
 });

@@ -1,16 +1,16 @@
 /**
- * The README's walk-through, run as printed (issue #12 item 6: a newcomer's first hour works
- * verbatim). Its first `sh` block starts the server (`npm start`, in the background here); the
- * others run in order in one bash session with `set -euo pipefail`, so every command must exit 0
- * and, since every curl there is `curl -fsS` (readme-text.test.ts), every HTTP answer must be 2xx.
- * Where the README shows an answer (a `json` or `text` block after the command), the command's
- * output must be exactly that.
+ * The README's five-minute tour and docs/walkthrough.md, run as printed (issue #12 item 6, issue
+ * #21 item 1: a newcomer's first hour works verbatim). Each is a session of its own, with its own
+ * server on its own fresh database, as a reader following only that page would have. Its first
+ * `sh` block starts the server (`npm start`, in the background here); the others run in order in
+ * one bash session with `set -euo pipefail`, so every command must exit 0 and, since every curl
+ * there is `curl -fsS` (readme-text.test.ts), every HTTP answer must be 2xx. Where the page shows
+ * an answer (a `json` or `text` block after the command), the command's output must be exactly that.
  *
  * Nothing in the commands is substituted. The environment differs from a newcomer's in two
  * variables only, both read by the commands themselves: `PORT` (a free port; the walk-through
  * reads it as `${PORT:-3000}`) and `DATABASE_URL` (a fresh file in a temporary folder, so the
- * project's own data/ is left alone; under `npm run test:postgres` an empty PostgreSQL database),
- * seen alike by the server and the CLI, as the default would be.
+ * project's own data/ is left alone), seen alike by the server and the CLI, as the default would be.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databasePath } from '../../src/platform/database.js';
 import { ownDatabaseUrl, type TestDatabase } from '../support/postgres.js';
-import { ROOT, readReadme, type Step, walkThroughSteps } from './markdown.js';
+import { ROOT, readDoc, type Step, WALK_THROUGHS, walkThroughSteps } from './markdown.js';
 
 /** A newcomer's shell has none of the service's settings: drop any the test runner has. */
 const SETTING =
@@ -29,13 +29,17 @@ const SETTING =
 const START_TIMEOUT_MS = 180_000;
 const RUN_TIMEOUT_MS = 420_000;
 
-let dir: string;
-let port: number;
-let database: TestDatabase;
-let env: NodeJS.ProcessEnv;
-let server: ChildProcess | undefined;
-let serverOutput = '';
-let steps: Step[];
+/** One page's run: its folder (database, step files), server and environment. */
+interface Session {
+  file: string;
+  dir: string;
+  port: number;
+  env: NodeJS.ProcessEnv;
+  /** Its own database: a file in `dir`, or one on the run's PostgreSQL (`npm run test:postgres`). */
+  database: TestDatabase;
+  server?: ChildProcess;
+  serverOutput: string;
+}
 
 /** A port nobody listens on right now. */
 async function freePort(): Promise<number> {
@@ -50,68 +54,69 @@ async function freePort(): Promise<number> {
 }
 
 /** Resolves once GET /api/health answers 200; rejects when the server exits or takes too long. */
-async function waitForServer(child: ChildProcess): Promise<void> {
+async function waitForServer(session: Session, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server stopped:\n${serverOutput}`);
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server stopped:\n${session.serverOutput}`);
     try {
-      if ((await fetch(`http://127.0.0.1:${port}/api/health`)).status === 200) return;
+      if ((await fetch(`http://127.0.0.1:${session.port}/api/health`)).status === 200) return;
     } catch {
       // not listening yet
     }
     await new Promise((r) => setTimeout(r, 300));
   }
-  throw new Error(`the server did not answer within ${START_TIMEOUT_MS} ms:\n${serverOutput}`);
+  throw new Error(`the server did not answer within ${START_TIMEOUT_MS} ms:\n${session.serverOutput}`);
 }
 
-/** Stops the server block's whole process group (bash -> npm -> tsx -> node). */
-async function stopServer(): Promise<void> {
-  const child = server;
-  if (!child?.pid || child.exitCode !== null) return;
-  const exited = new Promise((r) => child.once('exit', r));
-  try {
-    process.kill(-child.pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  const timer = setTimeout(() => {
+/**
+ * Starts the page's first block (the server) on a free port and a fresh database in a folder of
+ * its own. @throws Error when the first block does not start the server, or it never answers.
+ */
+async function startSession(file: string, first: Step | undefined): Promise<Session> {
+  if (!first || !/\bnpm start\b/.test(first.command.text))
+    throw new Error(`${file}: the walk-through must start the server in its first block`);
+  const dir = mkdtempSync(join(tmpdir(), 'portcullis-walkthrough-'));
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTING.test(k)));
+  const port = await freePort();
+  env.PORT = String(port);
+  const database = await ownDatabaseUrl(join(dir, 'walkthrough.db'));
+  env.DATABASE_URL = database.url;
+  const session: Session = { file, dir, port, env, database, serverOutput: '' };
+  const server = spawn('bash', ['-c', first.command.text], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  session.server = server;
+  const keep = (chunk: Buffer) => {
+    session.serverOutput += chunk.toString();
+  };
+  server.stdout?.on('data', keep);
+  server.stderr?.on('data', keep);
+  await waitForServer(session, server);
+  return session;
+}
+
+/** Stops the server block's whole process group (bash -> npm -> node) and removes the folder. */
+async function endSession(session: Session | undefined): Promise<void> {
+  if (!session) return;
+  const child = session.server;
+  if (child?.pid && child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((r) => child.once('exit', r));
     try {
-      process.kill(-(child.pid as number), 'SIGKILL');
+      process.kill(-child.pid, 'SIGTERM');
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-(child.pid as number), 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, 15_000);
+      await exited;
+      clearTimeout(timer);
     } catch {
       // already gone
     }
-  }, 15_000);
-  await exited;
-  clearTimeout(timer);
+  }
+  await session.database.drop();
+  rmSync(session.dir, { recursive: true, force: true });
 }
-
-beforeAll(async () => {
-  steps = walkThroughSteps(readReadme());
-  execFileSync('bash', ['-c', 'command -v curl'], { stdio: 'ignore' });
-  dir = mkdtempSync(join(tmpdir(), 'portcullis-walkthrough-'));
-  port = await freePort();
-  env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !SETTING.test(k)));
-  env.PORT = String(port);
-  database = await ownDatabaseUrl(join(dir, 'walkthrough.db'));
-  env.DATABASE_URL = database.url;
-
-  const first = steps[0];
-  if (!first || !/\bnpm start\b/.test(first.command.text)) throw new Error('the walk-through must start the server in its first block');
-  server = spawn('bash', ['-c', first.command.text], { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  server.stdout?.on('data', (chunk: Buffer) => {
-    serverOutput += chunk.toString();
-  });
-  server.stderr?.on('data', (chunk: Buffer) => {
-    serverOutput += chunk.toString();
-  });
-  await waitForServer(server);
-}, START_TIMEOUT_MS + 10_000);
-
-afterAll(async () => {
-  await stopServer();
-  await database?.drop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-}, 30_000);
 
 /** What a step printed. */
 interface Ran {
@@ -121,9 +126,10 @@ interface Ran {
 
 /**
  * Runs steps 1.. in one bash session, each block sourced as written with its output kept apart.
- * @returns what each step printed, or throws naming the block and the command that failed.
+ * @returns what each step printed, or throws naming the page, the block and the command that failed.
  */
-function runSteps(commandSteps: Step[]): Ran[] {
+function runSteps(session: Session, commandSteps: Step[]): Ran[] {
+  const { dir, env, file: page } = session;
   const file = (i: number, ext: string) => join(dir, `step-${String(i).padStart(2, '0')}.${ext}`);
   const script = [
     'set -Eeuo pipefail',
@@ -141,32 +147,46 @@ function runSteps(commandSteps: Step[]): Ran[] {
     const read = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : '');
     throw new Error(
       [
-        `README.md:${failed?.command.line ?? '?'}: the walk-through stopped (${(error as Error).message.split('\n')[0]})`,
+        `${page}:${failed?.command.line ?? '?'}: the walk-through stopped (${(error as Error).message.split('\n')[0]})`,
         `block:\n${failed?.command.text ?? ''}`,
         `failed command: ${read(join(dir, 'failed')).trim()}`,
         `stdout:\n${read(file(done + 1, 'out'))}`,
         `stderr:\n${read(file(done + 1, 'err'))}`,
-        `server:\n${serverOutput.slice(-4000)}`,
+        `server:\n${session.serverOutput.slice(-4000)}`,
       ].join('\n\n'),
     );
   }
   return commandSteps.map((_, i) => ({ stdout: readFileSync(file(i, 'out'), 'utf8'), stderr: readFileSync(file(i, 'err'), 'utf8') }));
 }
 
-describe('README walk-through', () => {
+beforeAll(() => {
+  execFileSync('bash', ['-c', 'command -v curl'], { stdio: 'ignore' });
+});
+
+describe.each(WALK_THROUGHS)('$file, "$heading"', ({ file, heading }) => {
+  const steps = walkThroughSteps(readDoc(file), heading, file);
+  let session: Session | undefined;
+
+  beforeAll(async () => {
+    session = await startSession(file, steps[0]);
+  }, START_TIMEOUT_MS + 10_000);
+
+  afterAll(() => endSession(session), 30_000);
+
   it(
-    'runs as printed, in order, on a fresh database: every command exits 0 and answers what the README shows',
+    'runs as printed, in order, on a fresh database: every command exits 0 and answers what the page shows',
     () => {
+      const current = session as Session;
       const commandSteps = steps.slice(1);
-      const ran = runSteps(commandSteps);
+      const ran = runSteps(current, commandSteps);
       commandSteps.forEach((step, i) => {
         const out = ran[i] as Ran;
-        const where = `README.md:${step.command.line}\n${step.command.text}\nstderr: ${out.stderr}`;
+        const where = `${file}:${step.command.line}\n${step.command.text}\nstderr: ${out.stderr}`;
         if (step.expected?.lang === 'json') expect(JSON.parse(out.stdout), where).toEqual(JSON.parse(step.expected.text));
         if (step.expected?.lang === 'text') expect(out.stdout.trim(), where).toBe(step.expected.text.trim());
         // The CLI says which database it writes to: the server's.
         if (/\bnpx portcullis\b/.test(step.command.text))
-          expect(out.stderr, where).toContain(`using database ${databasePath(database.url)}\n`);
+          expect(out.stderr, where).toContain(`using database ${databasePath(current.database.url)}\n`);
       });
       expect(commandSteps.filter((s) => s.expected).length).toBeGreaterThan(5);
     },
