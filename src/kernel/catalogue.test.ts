@@ -24,7 +24,7 @@ describe('declared actions', () => {
 });
 
 describe('declared scopes', () => {
-  const fixed = Object.entries(Scope).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  const fixed = Object.entries(Scope).flatMap(([name, scope]) => (typeof scope === 'string' ? [[name, scope] as const] : []));
   it.each(fixed)('%s = %s is well formed', (_name, scope) => {
     expect(scopeProblem(scope)).toBeNull();
   });
