@@ -262,9 +262,28 @@ describe.skipIf(!executablePath)(title, () => {
 
     // Edit: the console sends the next version itself.
     // The saved role is open in the list.
+    // On a slow network the editor shows no field until the role has arrived: its answer is
+    // held here until the page has shown that it is loading, with nothing to type into.
+    let answer = () => {};
+    const held = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    await page.route('**/graphql', async (route) => {
+      if (route.request().postData()?.includes('ConsoleRoleEditor')) await held;
+      await route.continue();
+    });
     await page.getByRole('radio', { name: 'Custom' }).check();
     await page.getByRole('link', { name: 'Edit custom:sa-reader' }).click();
+    await page.getByText('Loading the role…').waitFor();
+    expect(await page.getByLabel('Description').count()).toBe(0);
+    answer();
     await page.getByText('Version 0: saving makes it version 1.').waitFor();
+    await page.unroute('**/graphql');
+    // The form's first frame shows the fields still empty; an effect fills them from the role a
+    // frame later. A fill in between selected the empty text, and the role's description then
+    // landed after the typed one ("Reads every service account.Reads service accounts.", seen on
+    // a loaded machine). Wait for the loaded description before editing it.
+    await expect.poll(() => page.getByLabel('Description').inputValue()).toBe('Reads service accounts.');
     await page.getByLabel('Description').fill('Reads every service account.');
     await page.getByRole('button', { name: 'Save role' }).click();
     await page.getByRole('status').filter({ hasText: 'Role saved.' }).waitFor();
