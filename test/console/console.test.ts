@@ -21,7 +21,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, addOrgMember, assignUserRole, createOrg, createTeam, createUser } from '../support/subjects.js';
-import { ensureConsoleBuilt, findChromium, horizontalOverflow, listen, screenshot, seriousViolations } from './browser.js';
+import { ensureConsoleBuilt, findChromium, holdOperation, horizontalOverflow, listen, screenshot, seriousViolations } from './browser.js';
 
 const executablePath = await findChromium();
 const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
@@ -263,22 +263,15 @@ describe.skipIf(!executablePath)(title, () => {
     // Edit: the console sends the next version itself.
     // The saved role is open in the list.
     // On a slow network the editor shows no field until the role has arrived: its answer is
-    // held here until the page has shown that it is loading, with nothing to type into.
-    let answer = () => {};
-    const held = new Promise<void>((resolve) => {
-      answer = resolve;
-    });
-    await page.route('**/graphql', async (route) => {
-      if (route.request().postData()?.includes('ConsoleRoleEditor')) await held;
-      await route.continue();
-    });
+    // held until the page has shown that it is loading, with nothing to type into.
+    const network = await holdOperation(page, 'ConsoleRoleEditor');
     await page.getByRole('radio', { name: 'Custom' }).check();
     await page.getByRole('link', { name: 'Edit custom:sa-reader' }).click();
     await page.getByText('Loading the role…').waitFor();
     expect(await page.getByLabel('Description').count()).toBe(0);
-    answer();
+    network.answer();
     await page.getByText('Version 0: saving makes it version 1.').waitFor();
-    await page.unroute('**/graphql');
+    await network.done();
     // The form's first frame shows the fields still empty; an effect fills them from the role a
     // frame later. A fill in between selected the empty text, and the role's description then
     // landed after the typed one ("Reads every service account.Reads service accounts.", seen on
