@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import axe from 'axe-core';
-import type { Page } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 /** Where screenshots are saved for review (git-ignored). */
@@ -102,4 +102,22 @@ export async function horizontalOverflow(page: Page): Promise<number> {
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
+}
+
+/**
+ * A slow network for one GraphQL operation: the page's requests for `operationName` wait until
+ * `answer()` is called; every other request passes at once. Call `done()` once the held answer
+ * has arrived (removing the route earlier would settle the held request twice).
+ */
+export async function holdOperation(page: Page, operationName: string): Promise<{ answer(): void; done(): Promise<void> }> {
+  let answer = () => {};
+  const held = new Promise<void>((resolve) => {
+    answer = resolve;
+  });
+  const handler = async (route: Route) => {
+    if (route.request().postData()?.includes(operationName)) await held;
+    await route.continue();
+  };
+  await page.route('**/graphql', handler);
+  return { answer, done: () => page.unroute('**/graphql', handler) };
 }

@@ -21,7 +21,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, addOrgMember, assignUserRole, createOrg, createTeam, createUser } from '../support/subjects.js';
-import { ensureConsoleBuilt, findChromium, horizontalOverflow, listen, screenshot, seriousViolations } from './browser.js';
+import { ensureConsoleBuilt, findChromium, holdOperation, horizontalOverflow, listen, screenshot, seriousViolations } from './browser.js';
 
 const executablePath = await findChromium();
 const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
@@ -262,9 +262,21 @@ describe.skipIf(!executablePath)(title, () => {
 
     // Edit: the console sends the next version itself.
     // The saved role is open in the list.
+    // On a slow network the editor shows no field until the role has arrived: its answer is
+    // held until the page has shown that it is loading, with nothing to type into.
+    const network = await holdOperation(page, 'ConsoleRoleEditor');
     await page.getByRole('radio', { name: 'Custom' }).check();
     await page.getByRole('link', { name: 'Edit custom:sa-reader' }).click();
+    await page.getByText('Loading the role…').waitFor();
+    expect(await page.getByLabel('Description').count()).toBe(0);
+    network.answer();
     await page.getByText('Version 0: saving makes it version 1.').waitFor();
+    await network.done();
+    // The form's first frame shows the fields still empty; an effect fills them from the role a
+    // frame later. A fill in between selected the empty text, and the role's description then
+    // landed after the typed one ("Reads every service account.Reads service accounts.", seen on
+    // a loaded machine). Wait for the loaded description before editing it.
+    await expect.poll(() => page.getByLabel('Description').inputValue()).toBe('Reads service accounts.');
     await page.getByLabel('Description').fill('Reads every service account.');
     await page.getByRole('button', { name: 'Save role' }).click();
     await page.getByRole('status').filter({ hasText: 'Role saved.' }).waitFor();

@@ -1,19 +1,21 @@
 /**
- * Test app: a fresh temporary SQLite database, migrated and seeded, and the app built on it.
+ * Test app: a fresh temporary SQLite database, migrated and seeded (a copy of the template
+ * database, template-db.ts), and the app built on it.
  * Requests go through `yoga.fetch` (no port). Counts SQL statements for N+1 checks.
  * Requests and their assertions: requests.ts; users, teams, roles and the standard actors: subjects.ts.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type App, createApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { seed } from '../../src/kernel/seed.js';
 import type { Clock } from '../../src/platform/clock.js';
-import { type Database, openDatabase } from '../../src/platform/database.js';
+import { type Database, databasePath, openDatabase } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import type { PasswordVerifier } from '../../src/platform/passwords.js';
 import { createPostgresTestDatabase, onPostgres } from './postgres.js';
+import { copyTemplateDatabase } from './template-db.js';
 
 export const ADMIN = { login: 'admin', password: 'admin-test-password' };
 /** The admin's login with a wrong password: the 401 INVALID_CREDENTIALS case. */
@@ -62,7 +64,11 @@ export class TestClock implements Clock {
 /**
  * Builds a test app on a new database. `env` overrides configuration variables
  * (EDITION, API_KEY_MAX_SECONDS_TO_LIVE, ...); `verifyPassword` replaces the password check
- * (to count or hold the checks sign-in makes).
+ * (to count or hold the checks sign-in makes). On SQLite the database is a copy of the migrated
+ * and seeded template (template-db.ts); it is migrated and seeded in place only when the template
+ * cannot stand for it: a DATABASE_URL in `env` naming an existing file, or no ADMIN_PASSWORD (the
+ * seed then generates one). On PostgreSQL (`npm run test:postgres`) it is a database of its own
+ * made from the run's template database (postgres.ts).
  */
 export async function createTestApp(
   options: { env?: Record<string, string>; clock?: Clock; verifyPassword?: PasswordVerifier } = {},
@@ -80,8 +86,11 @@ export async function createTestApp(
     ...options.env,
   });
   const queries: string[] = [];
+  const path = databasePath(config.databaseUrl);
+  const copied = !postgres && config.adminPassword !== undefined && !existsSync(path);
+  if (copied) await copyTemplateDatabase(path, { login: config.adminLogin, password: config.adminPassword as string });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, onQuery: (sql) => queries.push(sql) });
-  await seed(database.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
+  if (!copied) await seed(database.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   const log = createLogger('silent');
   const app = createApp({
     db: database.prisma,
