@@ -147,10 +147,15 @@ export class SessionService {
     return { session, rotatedToken: null };
   }
 
-  /** Ends the session of a cookie token (logout); unknown tokens are ignored. */
+  /**
+   * Ends the session of a cookie token (logout); unknown tokens are ignored. A logout also moves
+   * the access generation, so remembered Basic credentials (sign-in/verified-passwords.ts) are
+   * checked with the password again: a logout ends every shortcut, not only the cookie.
+   */
   async end(token: string): Promise<void> {
     const hash = digest(token);
-    await this.deps.db.session.deleteMany({ where: { OR: [{ tokenHash: hash }, { prevTokenHash: hash }] } });
+    const { count } = await this.deps.db.session.deleteMany({ where: { OR: [{ tokenHash: hash }, { prevTokenHash: hash }] } });
+    if (count > 0) this.deps.access.invalidate();
   }
 
   /**
@@ -210,6 +215,7 @@ export class SessionService {
     if (caller.kind === 'user' && caller.id === id) throw new DomainError('BAD_REQUEST', 'You cannot logout yourself');
     if ((await this.deps.db.user.count({ where: { id, isServiceAccount: false } })) === 0) throw notFound('USER_NOT_FOUND', 'user', id);
     await this.deps.db.session.deleteMany({ where: { userId: id } });
+    this.deps.access.invalidate(); // remembered Basic credentials too (see `end`)
     return { message: 'User logged out' };
   }
 }
