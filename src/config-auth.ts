@@ -79,6 +79,15 @@ export const authEnvShape = {
     description:
       'password checks that may fail per login name and per account in the window, reserved before each check; the name then answers 429; per client address 5x as many',
   }),
+  BASIC_AUTH_CACHE_SECONDS: z
+    .string()
+    .default('60')
+    .refine((v) => /^\d{1,4}$/.test(v) && Number(v) <= 3600, 'must be a whole number of seconds from 0 to 3600')
+    .transform(Number)
+    .meta({
+      description:
+        'a Basic-auth login and password that passed a check is not checked with argon2 again for this long (an HMAC of them under a per-process key is kept, dropped by any password change, disable, deletion or logout, never honoured for a locked name or account); 0 turns it off',
+    }),
   BRUTE_FORCE_LOGIN_PROTECTION_WINDOW: duration('5m').meta({ description: 'the window of the failed-login counters' }),
   ROOT_URL: optionalUrl.meta({
     description: 'public URL (OAuth redirect URI: `<ROOT_URL>login/generic_oauth`)',
@@ -155,6 +164,8 @@ export interface AuthConfig {
   rotationSeconds: number;
   idleSeconds: number;
   lifetimeSeconds: number;
+  /** BASIC_AUTH_CACHE_SECONDS: how long a verified Basic credential is honoured (sign-in/verified-passwords.ts); 0: never. */
+  basicAuthCacheSeconds: number;
   /** null when DISABLE_BRUTE_FORCE_LOGIN_PROTECTION is true. */
   bruteForce: { maxAttempts: number; windowSeconds: number } | null;
   rootUrl: string;
@@ -210,6 +221,7 @@ export function toAuthConfig(env: AuthEnv, port: number, problems: string[]): Au
     rotationSeconds: env.TOKEN_ROTATION_INTERVAL_MINUTES * 60,
     idleSeconds: env.LOGIN_MAXIMUM_INACTIVE_LIFETIME_DURATION,
     lifetimeSeconds: env.LOGIN_MAXIMUM_LIFETIME_DURATION,
+    basicAuthCacheSeconds: env.BASIC_AUTH_CACHE_SECONDS,
     bruteForce: env.DISABLE_BRUTE_FORCE_LOGIN_PROTECTION
       ? null
       : { maxAttempts: env.BRUTE_FORCE_LOGIN_PROTECTION_MAX_ATTEMPTS, windowSeconds: env.BRUTE_FORCE_LOGIN_PROTECTION_WINDOW },

@@ -5,7 +5,8 @@
  * - `Authorization: Bearer <key>` and `Authorization: Basic base64(api_key:<key>)`: an API key,
  *   or a service-account token (it acts as its service account);
  * - `Authorization: Basic base64(login:password)`: a local user (login or email) or, with LDAP
- *   on, a directory user; throttled like `/login` (SignInService.checkPassword);
+ *   on, a directory user; throttled like `/login` (SignInService.basicPrincipal: a local
+ *   credential that passed moments ago is not checked with argon2 again, verified-passwords.ts);
  * - the session cookie (LOGIN_COOKIE_NAME) set by `/login` or the OAuth callback, when no
  *   Authorization header is sent; a rotated token is queued for the response (cookies.ts), an
  *   ended one answers 401 and is cleared;
@@ -134,11 +135,11 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       if (!credentials) throw unauthorized();
       if (credentials.login === 'api_key') return withKey(credentials.password, orgHeader);
       const origin = { clientAddress: clientAddress(request), requestId: requestIdOf(request) };
-      const { userId } = await signIn.checkPassword(credentials.login, credentials.password, origin).catch((error: unknown) => {
+      // A credential verified moments ago skips argon2 (SignInService.basicPrincipal, verified-passwords.ts).
+      return signIn.basicPrincipal(credentials.login, credentials.password, { orgHeader, origin }).catch((error: unknown) => {
         // Basic answers keep their historical text; the code says what happened.
         throw error instanceof DomainError && error.code === 'INVALID_CREDENTIALS' ? unauthorized() : error;
       });
-      return signIn.principalFor(userId, { orgHeader, authMethod: 'basic' });
     }
     throw unauthorized();
   };

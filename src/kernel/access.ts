@@ -134,6 +134,18 @@ export class AccessService {
     return own;
   }
 
+  /**
+   * The access generation now, after catching up with other connections' commits: every write
+   * through `write()` (unless `grantsNothing`) and every foreign commit moves it. Caches of
+   * verified credentials (api-keys/verifier.ts, sign-in/verified-passwords.ts) stamp their
+   * entries with the value read before their lookup and serve an entry only while it is
+   * unchanged, so a revoked credential fails at the next request.
+   */
+  currentGeneration(): number {
+    this.sync();
+    return this.generation;
+  }
+
   /** Runs `fn` (a REST handler, a GraphQL execution) as the request of `principal`'s fence. */
   run<T>(principal: Principal, fn: () => T): T {
     const fence = this.fences.get(principal);

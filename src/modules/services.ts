@@ -24,6 +24,7 @@ import { ServiceAccountService } from './service-accounts/service.js';
 import { SessionService, type SessionSettings } from './sessions/service.js';
 import { SignInService } from './sign-in/service.js';
 import { LoginThrottle, type ThrottleSettings } from './sign-in/throttle.js';
+import { VerifiedPasswords } from './sign-in/verified-passwords.js';
 import { TeamService } from './teams/service.js';
 import { UserAdminService } from './users/admin.js';
 import { UserSearchService } from './users/search.js';
@@ -41,6 +42,8 @@ export interface FeatureConfig {
     oauth: OAuthSettings | null;
     /** AUTH_OAUTH_ALLOW_INSECURE_EMAIL_LOOKUP. */
     oauthAllowInsecureEmailLookup: boolean;
+    /** BASIC_AUTH_CACHE_SECONDS (sign-in/verified-passwords.ts); 0: off. */
+    basicAuthCacheSeconds: number;
   };
   /** `PROVISIONING_PATH`: RBAC provisioning files (access-control/, plugins/). */
   provisioningPath: string;
@@ -123,6 +126,8 @@ export function createServices(deps: ServiceDeps): Services {
       verifyPassword: deps.verifyPassword ?? verifyPassword,
       directory: ldap.enabled ? ldap : null,
       allowInsecureEmailLookup: auth.oauthAllowInsecureEmailLookup,
+      verifiedPasswords: new VerifiedPasswords({ ttlSeconds: auth.basicAuthCacheSeconds, maxEntries: 10_000 }),
+      clock: deps.clock,
     }),
     sessions: new SessionService({ ...feature, clock: deps.clock, settings: auth, ...(deps.log && { log: deps.log }) }),
     ldap,

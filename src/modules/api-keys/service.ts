@@ -1,19 +1,3 @@
-/**
- * API keys: create, list and delete them, and verify a presented key (authentication).
- * The key format and its storage are described in secrets.ts.
- *
- * Verification reads one row per request and caches nothing, so deleting a key revokes it on
- * the very next request. Expiry is checked on every use against the injected Clock. `lastUsedAt`
- * is written at most once per key per LAST_USED_INTERVAL_MS (an in-memory throttle, seeded
- * from the stored value), never once per request.
- *
- * Rules: service-interface.md "API key", "List/Create/Delete API key", "Required permissions",
- * "Limits"; upstream-behaviour.md "API keys" (role ceiling 403, duplicate name 409, TTL messages,
- * `{"message": "API key deleted"}`, keys act in their own org with their role's basic role).
- * Editions (issue #4): `enterprise` checks apikey:read on apikey:* / apikey:create /
- * apikey:delete on apikey:id:<id>; `oss` requires the org role Admin, as Grafana OSS does.
- */
-import { timingSafeEqual } from 'node:crypto';
 import type { ApiKey, Prisma } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
@@ -24,27 +8,16 @@ import { type Evaluator, permission } from '../../kernel/evaluator.js';
 import { PRINCIPAL_GRANT_ACTION as action, orgRoleGain } from '../../kernel/gains.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
-import {
-  type ApiKeyPrincipal,
-  isOrgRole,
-  orgRoleIncludes,
-  type Principal,
-  principalOf,
-  type UserPrincipal,
-} from '../../kernel/principal.js';
+import { type ApiKeyPrincipal, orgRoleIncludes, type Principal, type UserPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import type { Clock } from '../../platform/clock.js';
 import { isUniqueViolation } from '../../platform/database.js';
 import { createApiKeyInput } from './inputs.js';
-import { generateApiKey, hashApiKey, isWellFormedApiKey } from './secrets.js';
+import { generateApiKey, hashApiKey } from './secrets.js';
+import { ApiKeyVerifier, type VerifiedKeyCacheLimits } from './verifier.js';
 
 /** Service-account tokens share the key format and storage (service-account-tokens module). */
 export { generateApiKey, hashApiKey, SERVICE_ACCOUNT_TOKEN_PREFIX } from './secrets.js';
-
-/** At most one `lastUsedAt` write per key in this many milliseconds. */
-export const LAST_USED_INTERVAL_MS = 60_000;
-/** Keys whose last write time is remembered; the oldest entry is dropped past this. */
-const LAST_USED_CACHE_LIMIT = 10_000;
 
 /** What each key operation needs in the enterprise edition (oss: org role Admin). */
 export const apiKeyRequirements = {
@@ -71,13 +44,12 @@ export interface ApiKeyServiceDeps extends FeatureDeps {
   clock: Clock;
   /** `API_KEY_MAX_SECONDS_TO_LIVE`: when set, every key must expire within it. */
   maxSecondsToLive: number | undefined;
+  /** Bounds of the verified-key cache (verifier.ts); default DEFAULT_VERIFIED_KEY_LIMITS. */
+  verifiedKeys?: VerifiedKeyCacheLimits;
 }
 
 /** The fields of a key or token the audit log keeps: never `hash` (and the key itself is never stored). */
 export const AUDITED_KEY_FIELDS = { id: true, orgId: true, name: true, role: true, expires: true, serviceAccountId: true } as const;
-
-const invalidKey = () => new DomainError('INVALID_API_KEY', 'Invalid API key');
-const expiredKey = () => new DomainError('EXPIRED_API_KEY', 'Expired API key');
 
 /**
  * When a key or service-account token created at `now` expires: `secondsToLive` > 0 later;
@@ -98,10 +70,11 @@ export function keyExpiry(secondsToLive: number | null | undefined, maxSecondsTo
 }
 
 export class ApiKeyService {
-  /** Key id -> time (ms) of its last `lastUsedAt` write, or of the stored value seen. */
-  private readonly lastUsedWrites = new Map<number, number>();
+  private readonly verifier: ApiKeyVerifier;
 
-  constructor(private readonly deps: ApiKeyServiceDeps) {}
+  constructor(private readonly deps: ApiKeyServiceDeps) {
+    this.verifier = new ApiKeyVerifier(deps, deps.verifiedKeys);
+  }
 
   /**
    * Keys of the caller's organization ordered by name; expired ones (expiry at or before now)
@@ -198,83 +171,19 @@ export class ApiKeyService {
       await tx.apiKey.deleteMany({ where });
       await recordAudit(tx, caller, { action: 'api_key.delete', orgId: caller.orgId, resource: { kind: 'api_key', id }, before });
     });
-    this.lastUsedWrites.delete(id);
+    this.verifier.forget(id);
     return { message: 'API key deleted' };
   }
 
   /**
-   * Authenticates a presented key: the principal of a live key, acting in the key's organization
-   * with the key's role; for a service-account token, the principal of its service account, with
-   * the account's own org role and roles (a disabled or deleted account's tokens stop at once).
-   * The row is found by the SHA-256 of the key and the digests compared in constant time.
-   * A malformed key (shape or checksum) is refused before any SQL.
-   * Implements the `ApiKeyVerifier` seam of src/auth/authenticate.ts.
+   * Authenticates a presented key or service-account token (ApiKeyVerifier.verify: the row by
+   * the key's SHA-256, or a verified key of the current access generation from the cache).
+   * Implements the `ApiKeyVerifier` seam of src/http/authenticate.ts.
    * @throws DomainError INVALID_API_KEY (401: malformed, unknown or deleted),
    *   EXPIRED_API_KEY (401: expiry at or before the clock's now).
    */
-  async verify(key: string): Promise<ApiKeyPrincipal | UserPrincipal> {
-    if (!isWellFormedApiKey(key)) throw invalidKey();
-    const digest = hashApiKey(key);
-    const { db } = this.deps;
-    const row = await db.apiKey.findUnique({
-      where: { hash: digest.toString('hex') },
-      // The account by its id, not as a relation: Prisma loads a relation with queries of its
-      // own, which a plain key (most requests) would pay for nothing.
-      select: { id: true, name: true, orgId: true, role: true, hash: true, expires: true, lastUsedAt: true, serviceAccountId: true },
-    });
-    if (!row) throw invalidKey();
-    const stored = Buffer.from(row.hash, 'hex');
-    if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) throw invalidKey();
-    const now = this.deps.clock.now();
-    if (row.expires && row.expires.getTime() <= now.getTime()) throw expiredKey();
-    if (row.serviceAccountId !== null) {
-      const account = await db.user.findUnique({
-        where: { id: row.serviceAccountId },
-        select: {
-          id: true,
-          login: true,
-          isServiceAccount: true,
-          isServiceAdmin: true,
-          isDisabled: true,
-          orgs: { where: { orgId: row.orgId }, select: { role: true } },
-        },
-      });
-      if (!account || account.isDisabled) throw invalidKey();
-      await this.recordUse(row.id, row.lastUsedAt, now);
-      return principalOf(account, row.orgId, account.orgs[0]?.role ?? 'None', 'api_key');
-    }
-    if (!isOrgRole(row.role) || row.role === 'None') throw invalidKey();
-    await this.recordUse(row.id, row.lastUsedAt, now);
-    return {
-      kind: 'apiKey',
-      id: row.id,
-      name: row.name,
-      orgId: row.orgId,
-      orgRole: row.role,
-      isServiceAdmin: false,
-      authMethod: 'api_key',
-    };
-  }
-
-  /**
-   * Writes `lastUsedAt = now` unless this key was written (or seen stored) less than
-   * LAST_USED_INTERVAL_MS ago. A failed write never fails the request; the next use retries.
-   */
-  private async recordUse(id: number, stored: Date | null, now: Date): Promise<void> {
-    const last = Math.max(this.lastUsedWrites.get(id) ?? Number.NEGATIVE_INFINITY, stored?.getTime() ?? Number.NEGATIVE_INFINITY);
-    if (now.getTime() - last < LAST_USED_INTERVAL_MS) return;
-    // Claimed before the write, so concurrent requests of the same key do not write as well.
-    this.lastUsedWrites.delete(id);
-    this.lastUsedWrites.set(id, now.getTime());
-    if (this.lastUsedWrites.size > LAST_USED_CACHE_LIMIT) {
-      const oldest = this.lastUsedWrites.keys().next().value;
-      if (oldest !== undefined) this.lastUsedWrites.delete(oldest);
-    }
-    try {
-      await this.deps.db.apiKey.updateMany({ where: { id }, data: { lastUsedAt: now } });
-    } catch {
-      this.lastUsedWrites.delete(id);
-    }
+  verify(key: string): Promise<ApiKeyPrincipal | UserPrincipal> {
+    return this.verifier.verify(key);
   }
 
   /**

@@ -148,10 +148,15 @@ export class SessionService {
     return { session, rotatedToken: null };
   }
 
-  /** Ends the session of a cookie token (logout); unknown tokens are ignored. */
+  /**
+   * Ends the session of a cookie token (logout); unknown tokens are ignored. A logout also moves
+   * the access generation, so remembered Basic credentials (sign-in/verified-passwords.ts) are
+   * checked with the password again: a logout ends every shortcut, not only the cookie.
+   */
   async end(token: string): Promise<void> {
     const hash = digest(token);
-    await this.deps.db.session.deleteMany({ where: { OR: [{ tokenHash: hash }, { prevTokenHash: hash }] } });
+    const { count } = await this.deps.db.session.deleteMany({ where: { OR: [{ tokenHash: hash }, { prevTokenHash: hash }] } });
+    if (count > 0) this.deps.access.invalidate();
   }
 
   /**
@@ -210,15 +215,13 @@ export class SessionService {
     const id = parseId('id', rawId);
     const index = await this.deps.access.check(caller, sessionRequirements.logoutUser.for({ id }));
     if (caller.kind === 'user' && caller.id === id) throw new DomainError('BAD_REQUEST', 'You cannot logout yourself');
-    // Ending a session changes no permission: no cache invalidation.
-    await this.deps.access.write(
-      async (tx) => {
-        if ((await tx.user.count({ where: { id, isServiceAccount: false } })) === 0) throw notFound('USER_NOT_FOUND', 'user', id);
-        await authorizeAccountControl(tx, caller, index, id, `end the sessions of user ${id}`);
-        await tx.session.deleteMany({ where: { userId: id } });
-      },
-      { grantsNothing: true },
-    );
+    // No permission changes, but the write invalidates: remembered Basic credentials are fenced
+    // by the access generation and must be dropped with the sessions (see `end`).
+    await this.deps.access.write(async (tx) => {
+      if ((await tx.user.count({ where: { id, isServiceAccount: false } })) === 0) throw notFound('USER_NOT_FOUND', 'user', id);
+      await authorizeAccountControl(tx, caller, index, id, `end the sessions of user ${id}`);
+      await tx.session.deleteMany({ where: { userId: id } });
+    });
     return { message: 'User logged out' };
   }
 }

@@ -132,7 +132,8 @@ export abstract class OwnAccount<Deps extends OwnAccountDeps = OwnAccountDeps> {
           after: { sessionsEnded: count },
         });
       },
-      { grantsNothing: true },
+      // Not grantsNothing: the generation must move so remembered Basic credentials of the old
+      // password (verified-passwords.ts) stop at once.
     );
     return { message: 'User password changed' };
   }

@@ -16,12 +16,15 @@
  * external-user sync is in external-users.ts, the own-account operations (inherited from
  * OwnAccount) in own-account.ts, the throttle in throttle.ts.
  */
+import type { Prisma } from '../../generated/prisma/client.js';
 import { DomainError } from '../../kernel/errors.js';
 import type { RequestOrigin } from '../../kernel/fence.js';
 import { type AuthMethod, principalOf, type UserPrincipal } from '../../kernel/principal.js';
+import { type Clock, systemClock } from '../../platform/clock.js';
 import { AUTH_MODULE, type DirectoryAuthenticator, type ExternalIdentity, invalidCredentials, syncExternalUser } from './external-users.js';
 import { OwnAccount, type OwnAccountDeps } from './own-account.js';
 import type { LoginSubject } from './throttle.js';
+import { VerifiedPasswords } from './verified-passwords.js';
 
 export { AUTH_MODULE, authLabels, type DirectoryAuthenticator, type ExternalIdentity } from './external-users.js';
 export { changePasswordInput, type SignedInUser } from './own-account.js';
@@ -34,6 +37,10 @@ export interface SignInDeps extends OwnAccountDeps {
   directory: DirectoryAuthenticator | null;
   /** AUTH_OAUTH_ALLOW_INSECURE_EMAIL_LOOKUP (external-match.ts). */
   allowInsecureEmailLookup: boolean;
+  /** Basic-auth credentials that passed a check (verified-passwords.ts); default 60 s. */
+  verifiedPasswords?: VerifiedPasswords;
+  /** The clock of the verified-password TTL; default the system clock. */
+  clock?: Clock;
 }
 
 /** A password sign-in that succeeded: the user, and whether the directory (LDAP) vouched for it (the session's auth module). */
@@ -41,6 +48,10 @@ export interface PasswordSignIn {
   userId: number;
   viaDirectory: boolean;
 }
+
+/** The user row with its memberships, as `principalFor` reads it. */
+const USER_ORGS = { orgs: { select: { orgId: true, role: true } } } as const;
+type UserWithOrgs = Prisma.UserGetPayload<{ include: typeof USER_ORGS }>;
 
 /** A sign-in's request origin: a bare client address (no request id) or the whole origin. */
 function originOf(from: string | RequestOrigin): RequestOrigin {
@@ -52,6 +63,60 @@ function originOf(from: string | RequestOrigin): RequestOrigin {
  * changePassword: OwnAccount); rules in the module comment.
  */
 export class SignInService extends OwnAccount<SignInDeps> {
+  private readonly verified: VerifiedPasswords;
+  private readonly clock: Clock;
+
+  constructor(deps: SignInDeps) {
+    super(deps);
+    this.verified = deps.verifiedPasswords ?? new VerifiedPasswords();
+    this.clock = deps.clock ?? systemClock;
+  }
+
+  /**
+   * The principal of a Basic-auth request (`Authorization: Basic login:password`): a credential
+   * that passed a check under the current access generation, less than the TTL ago, is honoured
+   * without a new argon2 check when the user's row still matches it and the throttle holds no
+   * lock for the name, the account or the address (verified-passwords.ts); anything else is a
+   * full `checkPassword`, counted by the throttle, then `principalFor`. Rules of the cache:
+   * issue 20 item 2.
+   * @throws as `checkPassword` and `principalFor`.
+   */
+  async basicPrincipal(
+    login: string,
+    password: string,
+    options: { orgHeader: number | null; origin: RequestOrigin },
+  ): Promise<UserPrincipal> {
+    const key = this.verified.enabled ? this.verified.keyOf(login, password) : null;
+    const generation = this.deps.access.currentGeneration();
+    const hit = key === null ? undefined : this.verified.get(key, generation, this.clock.now().getTime());
+    if (key !== null && hit) {
+      const blocked = await this.deps.throttle.blocked({ typed: login, userId: hit.userId }, options.origin.clientAddress);
+      // The row is read as a password check reads it (by name, enabled, local, the same hash).
+      const user = blocked
+        ? null
+        : await this.deps.db.user.findFirst({ where: { id: hit.userId, isServiceAccount: false }, include: USER_ORGS });
+      const holds =
+        user &&
+        !user.isDisabled &&
+        user.authModule === AUTH_MODULE.local &&
+        user.passwordHash === hit.passwordHash &&
+        (user.login === login || user.email === login);
+      if (holds) return this.principalOfRow(user, { orgHeader: options.orgHeader, authMethod: 'basic' });
+      this.verified.delete(key);
+    }
+    const checked = await this.check(login, password, options.origin);
+    const principal = await this.principalFor(checked.userId, { orgHeader: options.orgHeader, authMethod: 'basic' });
+    if (key !== null && checked.passwordHash !== null) {
+      this.verified.set(key, {
+        userId: checked.userId,
+        generation,
+        passwordHash: checked.passwordHash,
+        verifiedAt: this.clock.now().getTime(),
+      });
+    }
+    return principal;
+  }
+
   /**
    * Checks `login` (login or email) and `password`, locally or against the directory, and
    * returns the user and whether the directory vouched for it. A check is reserved on the
@@ -65,6 +130,16 @@ export class SignInService extends OwnAccount<SignInDeps> {
    *   directory down; not counted).
    */
   async checkPassword(login: string, password: string, from: string | RequestOrigin): Promise<PasswordSignIn> {
+    const { userId, viaDirectory } = await this.check(login, password, from);
+    return { userId, viaDirectory };
+  }
+
+  /** `checkPassword`, also returning the local argon2 hash verified (null for the directory). */
+  private async check(
+    login: string,
+    password: string,
+    from: string | RequestOrigin,
+  ): Promise<PasswordSignIn & { passwordHash: string | null }> {
     const { throttle, directory, db, verifyPassword } = this.deps;
     const origin = originOf(from);
     // Looked up before the throttle is asked, for known and unknown names alike (same cost).
@@ -95,13 +170,13 @@ export class SignInService extends OwnAccount<SignInDeps> {
         throw error;
       });
       await attempt.succeeded(id);
-      return { userId: id, viaDirectory: true };
+      return { userId: id, viaDirectory: true, passwordHash: null };
     }
     const usable = user && user.authModule === AUTH_MODULE.local ? user.passwordHash : null;
     const ok = await verifyPassword(usable, password);
     if (!ok || !user || user.isDisabled) throw invalidCredentials();
     await attempt.succeeded(user.id);
-    return { userId: user.id, viaDirectory: false };
+    return { userId: user.id, viaDirectory: false, passwordHash: usable };
   }
 
   /**
@@ -130,9 +205,17 @@ export class SignInService extends OwnAccount<SignInDeps> {
     userId: number,
     options: { orgHeader: number | null; preferredOrgId?: number | null; authMethod: AuthMethod; sessionId?: number },
   ): Promise<UserPrincipal> {
-    const { db } = this.deps;
-    const user = await db.user.findUnique({ where: { id: userId }, include: { orgs: { select: { orgId: true, role: true } } } });
+    const user = await this.deps.db.user.findUnique({ where: { id: userId }, include: USER_ORGS });
     if (!user || user.isDisabled || user.isServiceAccount) throw invalidCredentials();
+    return this.principalOfRow(user, options);
+  }
+
+  /** `principalFor` of a row already read and found enabled. @throws DomainError ORG_NOT_ACCESSIBLE (401). */
+  private async principalOfRow(
+    user: UserWithOrgs,
+    options: { orgHeader: number | null; preferredOrgId?: number | null; authMethod: AuthMethod; sessionId?: number },
+  ): Promise<UserPrincipal> {
+    const { db } = this.deps;
     const preferred = options.preferredOrgId ?? null;
     const orgId = options.orgHeader ?? (preferred !== null && user.orgs.some((m) => m.orgId === preferred) ? preferred : user.orgId);
     const membership = user.orgs.find((m) => m.orgId === orgId);

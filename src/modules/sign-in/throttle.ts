@@ -105,6 +105,11 @@ async function refund(counter: Counter): Promise<void> {
   if (res.consumedPoints < 0) await counter.limiter.delete(counter.key);
 }
 
+/** The typed name's counter key: NFKC, trimmed, lower-cased, so case variants share one. */
+function nameKey(typed: string): string {
+  return `name:${typed.normalize('NFKC').trim().toLowerCase()}`;
+}
+
 const UNLIMITED: LoginAttempt = { accountLocked: null, succeeded: async () => undefined, cancel: async () => undefined };
 
 /** Password-check counters per login and per client address. `null` settings: never blocks. */
@@ -120,6 +125,25 @@ export class LoginThrottle {
   }
 
   /**
+   * True when an attempt for `subject` from `address` would now be refused or answered as locked:
+   * the address's, the typed name's or the account's counter has no point left. Consumes
+   * nothing. Asked before a remembered credential is honoured (verified-passwords.ts), so a
+   * locked name or account never signs in from that memory: it takes the full path, which
+   * answers 429 or 401 exactly as `reserve` decides.
+   * @throws the store's own errors.
+   */
+  async blocked(subject: LoginSubject, address: string): Promise<boolean> {
+    if (!this.byLogin || !this.byAddress) return false;
+    const spent = async (limiter: RateLimiterAbstract, key: string) => {
+      const res = await limiter.get(key);
+      return res !== null && res.remainingPoints <= 0;
+    };
+    const checks = [spent(this.byAddress, address), spent(this.byLogin, nameKey(subject.typed))];
+    if (subject.userId !== null) checks.push(spent(this.byLogin, `user:${subject.userId}`));
+    return (await Promise.all(checks)).some(Boolean);
+  }
+
+  /**
    * Reserves one password check for `subject` from `address` (module comment): consumes a point
    * of the address's, the typed name's and the account's counters at once. The caller then checks
    * the password and reports a success with `succeeded`, or `cancel`s when nothing was checked.
@@ -129,7 +153,7 @@ export class LoginThrottle {
   async reserve(subject: LoginSubject, address: string): Promise<LoginAttempt> {
     if (!this.byLogin || !this.byAddress) return UNLIMITED;
     const byLogin = this.byLogin;
-    const name: Counter = { limiter: byLogin, key: `name:${subject.typed.normalize('NFKC').trim().toLowerCase()}` };
+    const name: Counter = { limiter: byLogin, key: nameKey(subject.typed) };
     const account: Counter | null = subject.userId === null ? null : { limiter: byLogin, key: `user:${subject.userId}` };
     const answering: Counter[] = [{ limiter: this.byAddress, key: address }, name];
     const counters = account ? [...answering, account] : answering;
