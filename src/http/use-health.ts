@@ -7,8 +7,10 @@
  *   package.json's, `commit` the build's (platform/build-info.ts).
  * - `GET /api/ready`, for orchestrators' readiness probes: 200 `{"ready":true}` only once the
  *   process finished starting (migrations, seed, provisioning: main.ts marks the Lifecycle ready)
- *   and is not shutting down, and the database answers; otherwise 503 `{"ready":false,"reason"}`.
- *   Liveness is `/api/health`.
+ *   and is not shutting down, the database answers, and (PostgreSQL) the change feed knows other
+ *   replicas' changes (while its listener is lost every request answers 503 DATABASE_UNAVAILABLE,
+ *   so the load balancer had better send them elsewhere); otherwise 503 `{"ready":false,"reason"}`.
+ *   Liveness is `/api/health`: a replica whose feed reconnects is not dead.
  * - `GET /api/frontend/settings`, the part of Grafana's frontend settings that API clients read
  *   to learn the server's version (the Python grafana-client's `connect()` and `version`):
  *   `{"buildInfo": {"version", "commit", "env": "production"}}`. Nothing in it is not already
@@ -17,7 +19,7 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import { packageVersion } from '../platform/build-info.js';
-import { type Db, pingDatabase } from '../platform/database.js';
+import { changesKnown, type Db, pingDatabase } from '../platform/database.js';
 import { tagRoute } from './request-route.js';
 import { json } from './responses.js';
 
@@ -76,7 +78,7 @@ export function useHealth(db: Db, commit = 'unknown'): Plugin {
   };
 }
 
-/** Yoga plugin answering `GET /api/ready` (and HEAD) from `lifecycle` and a database ping. */
+/** Yoga plugin answering `GET /api/ready` (and HEAD) from `lifecycle`, the change feed's state and a database ping. */
 export function useReadiness(db: Db, lifecycle: Lifecycle): Plugin {
   return {
     onRequest({ request, url, endResponse }) {
@@ -85,6 +87,10 @@ export function useReadiness(db: Db, lifecycle: Lifecycle): Plugin {
       const state = lifecycle.state;
       if (state !== 'ready') {
         endResponse(json(503, { ready: false, reason: state }));
+        return;
+      }
+      if (!changesKnown(db)) {
+        endResponse(json(503, { ready: false, reason: 'change feed reconnecting' }));
         return;
       }
       return pingDatabase(db, PING_TIMEOUT_MS).then((ok) => {

@@ -22,6 +22,7 @@ import { RoleService } from './roles/service.js';
 import { ServiceAccountTokenService } from './service-account-tokens/service.js';
 import { ServiceAccountService } from './service-accounts/service.js';
 import { SessionService, type SessionSettings } from './sessions/service.js';
+import { counterStoreFor } from './sign-in/counter-stores.js';
 import { SignInService } from './sign-in/service.js';
 import { LoginThrottle, type ThrottleSettings } from './sign-in/throttle.js';
 import { VerifiedPasswords } from './sign-in/verified-passwords.js';
@@ -122,7 +123,7 @@ export function createServices(deps: ServiceDeps): Services {
     audit: new AuditService(feature),
     signIn: new SignInService({
       ...feature,
-      throttle: new LoginThrottle(auth.bruteForce),
+      throttle: new LoginThrottle(auth.bruteForce, counterStoreFor(deps.db)),
       verifyPassword: deps.verifyPassword ?? verifyPassword,
       directory: ldap.enabled ? ldap : null,
       allowInsecureEmailLookup: auth.oauthAllowInsecureEmailLookup,

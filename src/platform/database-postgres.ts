@@ -94,6 +94,8 @@ export async function openPostgresDatabase(url: string, options: ProviderOpenOpt
     return {
       prisma: prisma as unknown as Db,
       changeCounter: changes.counter,
+      changesKnown: () => changes.isLive,
+      pool,
       close: async () => {
         await prisma.$disconnect();
         await changes.close();

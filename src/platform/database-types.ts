@@ -2,6 +2,7 @@
  * Types shared by database.ts (the public face) and its two providers (database-sqlite.ts,
  * database-postgres.ts), kept apart so the providers need not import database.ts.
  */
+import type pg from 'pg';
 import type { Prisma, PrismaClient } from '../generated/prisma/client.js';
 
 /**
@@ -43,5 +44,9 @@ export interface OpenedClient {
   prisma: Db;
   /** Undefined when the provider has none (never, today). */
   changeCounter: ChangeCounter | undefined;
+  /** PostgreSQL: false while the change feed cannot know other replicas' changes (readiness). */
+  changesKnown?: () => boolean;
+  /** PostgreSQL: the node-postgres pool Prisma runs on, for stores that share the database (login counters). */
+  pool?: pg.Pool;
   close(): Promise<void>;
 }

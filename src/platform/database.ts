@@ -7,6 +7,7 @@
  * so caches never serve what another writer changed.
  */
 
+import type pg from 'pg';
 import type { Prisma } from '../generated/prisma/client.js';
 import { openPostgresDatabase } from './database-postgres.js';
 import { openSqliteDatabase } from './database-sqlite.js';
@@ -54,6 +55,8 @@ export function databasePath(databaseUrl: string): string {
 interface Registered {
   provider: DatabaseProvider;
   counter: ChangeCounter | undefined;
+  changesKnown: (() => boolean) | undefined;
+  pool: pg.Pool | undefined;
   listeners: QueryTimeListener[];
 }
 
@@ -82,7 +85,13 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     target.provider === 'sqlite'
       ? await openSqliteDatabase(target.path, providerOptions)
       : await openPostgresDatabase(target.url, providerOptions);
-  registry.set(opened.prisma, { provider: target.provider, counter: opened.changeCounter, listeners });
+  registry.set(opened.prisma, {
+    provider: target.provider,
+    counter: opened.changeCounter,
+    changesKnown: opened.changesKnown,
+    pool: opened.pool,
+    listeners,
+  });
   return {
     prisma: opened.prisma,
     provider: target.provider,
@@ -111,6 +120,25 @@ export function observeQueryTime(db: Db, listener: QueryTimeListener): void {
  */
 export function changeCounterOf(db: Db): ChangeCounter | undefined {
   return registry.get(db)?.counter;
+}
+
+/**
+ * False while the client's change counter cannot tell whether other replicas committed changes
+ * (PostgreSQL: the change feed's listener is lost and not yet caught up, change-feed.ts), when
+ * requests answer 503 DATABASE_UNAVAILABLE; the readiness probe answers 503 then too. Always true
+ * on SQLite and for clients not opened by `openDatabase`.
+ */
+export function changesKnown(db: Db): boolean {
+  return registry.get(db)?.changesKnown?.() ?? true;
+}
+
+/**
+ * The node-postgres pool a PostgreSQL client opened by `openDatabase` runs on (undefined on
+ * SQLite), for the few stores that keep shared state in the same database outside Prisma's models
+ * (the login counters, rate-limiter-flexible's RateLimiterPostgres). Ended by `close()`.
+ */
+export function postgresPoolOf(db: Db): pg.Pool | undefined {
+  return registry.get(db)?.pool;
 }
 
 /**

@@ -84,7 +84,9 @@ describe.skipIf(!onPostgres)('the PostgreSQL change feed', () => {
 
   it('a lost listener: 503 DATABASE_UNAVAILABLE on both doors until it has caught up, then the change made meanwhile counts', async () => {
     const admin = inject('postgresAdminUrl');
+    app.lifecycle.markReady();
     expectOutcome(await rest(app, 'GET', '/api/access-control/status'), 200);
+    expect((await app.request('/api/ready', { auth: null })).status).toBe(200);
     const before = counter();
     await sql(`ALTER DATABASE "${databaseName()}" WITH ALLOW_CONNECTIONS false`, admin);
     try {
@@ -96,6 +98,9 @@ describe.skipIf(!onPostgres)('the PostgreSQL change feed', () => {
       await vi.waitFor(() => expect(counter).toThrow(ChangesUnknownError), { timeout: 5000, interval: 5 });
       expectOutcome(await rest(app, 'GET', '/api/access-control/status'), 503, 'DATABASE_UNAVAILABLE');
       expectOutcome(await gql(app, '{ viewer { login } }', {}), 503, 'DATABASE_UNAVAILABLE');
+      // The readiness probe takes the replica out of rotation meanwhile (liveness stays up).
+      const ready = await app.request('/api/ready', { auth: null });
+      expect([ready.status, await ready.json()]).toEqual([503, { ready: false, reason: 'change feed reconnecting' }]);
       // Written while the app cannot listen (the other client's pool connection is still open).
       await other.prisma.role.create({ data: { uid: 'feed-missed', orgId: 1, name: 'custom:feed-missed' } });
     } finally {
@@ -104,6 +109,8 @@ describe.skipIf(!onPostgres)('the PostgreSQL change feed', () => {
     await vi.waitFor(() => expect(counter()).toBeGreaterThan(before), { timeout: 10_000, interval: 20 });
     expectOutcome(await rest(app, 'GET', '/api/access-control/status'), 200);
     expectOutcome(await gql(app, '{ viewer { login } }', {}), 200);
+    const ready = await app.request('/api/ready', { auth: null });
+    expect([ready.status, await ready.json()]).toEqual([200, { ready: true }]);
   });
 });
 

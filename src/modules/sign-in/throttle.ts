@@ -26,6 +26,7 @@
  * then `e1@corp.test` answers 429 while an unknown email answers 401" would tell which email
  * belongs to which login (issue #18 item 4): now each name answers by its own count only.
  */
+import { createHash } from 'node:crypto';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import { DomainError } from '../../kernel/errors.js';
 
@@ -39,17 +40,29 @@ export interface ThrottleSettings {
 
 /**
  * Where the counters live: makes one rate-limiter-flexible limiter of `points` per
- * `durationSeconds` for keys under `keyPrefix`. In memory by default (one process, like
- * Grafana's default store); a database store drops in here, e.g. `RateLimiterPostgres` with its
- * `storeClient`, whose consume / reward / delete are atomic per key as well.
+ * `durationSeconds` for keys under `keyPrefix`, resolved once it can count (a database store's
+ * table exists). In memory by default (one process, like Grafana's default store); on PostgreSQL
+ * the database's (counter-stores.ts), whose consume / reward / delete are atomic per key as well,
+ * so a lock earned through one replica holds on all.
+ * @throws (the promise) the store's error when it cannot be readied; LoginThrottle asks again at
+ *   the next attempt.
  */
 export interface CounterStore {
-  limiter(options: { keyPrefix: string; points: number; durationSeconds: number }): RateLimiterAbstract;
+  limiter(options: { keyPrefix: string; points: number; durationSeconds: number }): Promise<RateLimiterAbstract>;
 }
 
-const memoryCounters: CounterStore = {
-  limiter: ({ keyPrefix, points, durationSeconds }) => new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds }),
+/** Counters in this process's memory: right for one process (SQLite's one instance). */
+export const memoryCounters: CounterStore = {
+  limiter: async ({ keyPrefix, points, durationSeconds }) => new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds }),
 };
+
+/** Values longer than this are keyed by their SHA-256 (a database store's key column holds 255 characters). */
+const MAX_KEY_VALUE = 64;
+
+/** `<kind>:<value>`, or `<kind>-sha256:<hex>` for a long value: one value, one key, in a bounded length. */
+function counterKey(kind: string, value: string): string {
+  return value.length > MAX_KEY_VALUE ? `${kind}-sha256:${createHash('sha256').update(value).digest('hex')}` : `${kind}:${value}`;
+}
 
 /** The 429 of a login out of attempts. */
 export function loginBlocked(retryAfterSeconds: number): DomainError {
@@ -107,21 +120,34 @@ async function refund(counter: Counter): Promise<void> {
 
 /** The typed name's counter key: NFKC, trimmed, lower-cased, so case variants share one. */
 function nameKey(typed: string): string {
-  return `name:${typed.normalize('NFKC').trim().toLowerCase()}`;
+  return counterKey('name', typed.normalize('NFKC').trim().toLowerCase());
 }
 
 const UNLIMITED: LoginAttempt = { accountLocked: null, succeeded: async () => undefined, cancel: async () => undefined };
 
 /** Password-check counters per login and per client address. `null` settings: never blocks. */
 export class LoginThrottle {
-  private readonly byLogin: RateLimiterAbstract | null;
-  private readonly byAddress: RateLimiterAbstract | null;
+  /** The per-login and per-address limiters, once the store readied them; dropped after a failure to be asked again. */
+  private limiters: Promise<[RateLimiterAbstract, RateLimiterAbstract]> | undefined;
 
-  constructor(settings: ThrottleSettings | null, store: CounterStore = memoryCounters) {
-    const durationSeconds = settings?.windowSeconds ?? 0;
-    this.byLogin = settings && store.limiter({ keyPrefix: 'login', points: settings.maxAttempts, durationSeconds });
-    this.byAddress =
-      settings && store.limiter({ keyPrefix: 'address', points: settings.maxAttempts * LOGINS_PER_ADDRESS, durationSeconds });
+  constructor(
+    private readonly settings: ThrottleSettings | null,
+    private readonly store: CounterStore = memoryCounters,
+  ) {}
+
+  private counters(settings: ThrottleSettings): Promise<[RateLimiterAbstract, RateLimiterAbstract]> {
+    if (!this.limiters) {
+      const durationSeconds = settings.windowSeconds;
+      const pending = Promise.all([
+        this.store.limiter({ keyPrefix: 'login', points: settings.maxAttempts, durationSeconds }),
+        this.store.limiter({ keyPrefix: 'address', points: settings.maxAttempts * LOGINS_PER_ADDRESS, durationSeconds }),
+      ]);
+      this.limiters = pending;
+      pending.catch(() => {
+        if (this.limiters === pending) this.limiters = undefined;
+      });
+    }
+    return this.limiters;
   }
 
   /**
@@ -133,13 +159,14 @@ export class LoginThrottle {
    * @throws the store's own errors.
    */
   async blocked(subject: LoginSubject, address: string): Promise<boolean> {
-    if (!this.byLogin || !this.byAddress) return false;
+    if (!this.settings) return false;
+    const [byLogin, byAddress] = await this.counters(this.settings);
     const spent = async (limiter: RateLimiterAbstract, key: string) => {
       const res = await limiter.get(key);
       return res !== null && res.remainingPoints <= 0;
     };
-    const checks = [spent(this.byAddress, address), spent(this.byLogin, nameKey(subject.typed))];
-    if (subject.userId !== null) checks.push(spent(this.byLogin, `user:${subject.userId}`));
+    const checks = [spent(byAddress, counterKey('ip', address)), spent(byLogin, nameKey(subject.typed))];
+    if (subject.userId !== null) checks.push(spent(byLogin, `user:${subject.userId}`));
     return (await Promise.all(checks)).some(Boolean);
   }
 
@@ -151,11 +178,11 @@ export class LoginThrottle {
    *   typed name has no point left; every point taken is given back first.
    */
   async reserve(subject: LoginSubject, address: string): Promise<LoginAttempt> {
-    if (!this.byLogin || !this.byAddress) return UNLIMITED;
-    const byLogin = this.byLogin;
+    if (!this.settings) return UNLIMITED;
+    const [byLogin, byAddress] = await this.counters(this.settings);
     const name: Counter = { limiter: byLogin, key: nameKey(subject.typed) };
     const account: Counter | null = subject.userId === null ? null : { limiter: byLogin, key: `user:${subject.userId}` };
-    const answering: Counter[] = [{ limiter: this.byAddress, key: address }, name];
+    const answering: Counter[] = [{ limiter: byAddress, key: counterKey('ip', address) }, name];
     const counters = account ? [...answering, account] : answering;
     const settled = await Promise.allSettled(counters.map(consume));
     // A refused consume counted too (rate-limiter-flexible adds before it compares): every answered one is given back.
