@@ -56,7 +56,7 @@ type ResponseClass = typeof Response;
  * headers and body as responses.ts `json`.
  */
 function jsonAnswer(ResponseClass: ResponseClass, status: number, body: unknown): Response {
-  return new ResponseClass(JSON.stringify(body), { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
+  return new ResponseClass(`${JSON.stringify(body)}\n`, { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
 }
 
 function split(path: string): string[] {
