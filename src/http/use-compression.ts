@@ -11,14 +11,6 @@
  * GraphiQL page: the same bytes for every request) are compressed once per encoding and kept in a
  * small cache keyed by their SHA-256.
  *
- * Why not @whatwg-node/server's `useContentEncoding` (0.11, yoga's own server; issue 21 item 4):
- * it compresses every answer with a body in the first listed encoding it supports, so it would
- * ignore q-values (`br;q=0`), compress 100-byte answers and event streams, add no Vary, and
- * encode the console's precompressed assets a second time; its brotli runs at quality 11 with no
- * cache: 30.5 s of CPU for the 9 MB GraphiQL page, against 0.33 s at quality 5 here (measured on
- * this machine). Its request side also inflates compressed request bodies: a new input path
- * beside the body limits. A wrapper fixing all of that would be this file.
- *
  * List it after the plugins that rewrite bodies (security headers read the HTML page) and before
  * the request log, which then records the answer as sent.
  */

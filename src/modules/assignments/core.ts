@@ -25,7 +25,7 @@ import type { Message } from '../../kernel/message.js';
 import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';
 import type { Requirement } from '../../kernel/requirements.js';
 import type { Db, Tx } from '../../platform/database.js';
-import { distinctByName, type RoleQuery, type RoleSelection, relatedRoleSelection, roleNotFound } from '../roles/service.js';
+import { findRolesByName, type RoleQuery, roleNotFound } from '../roles/service.js';
 import { roleUidParam } from './inputs.js';
 
 /** A role with the permissions delegation needs. */
@@ -56,13 +56,6 @@ export interface SubjectStore {
   readsOwn?(db: Db, caller: SignedInPrincipal, id: number): Promise<boolean>;
   /** Filter of the roles assigned to subject `id` visible in the caller's organization. */
   assignedTo(caller: SignedInPrincipal, id: number): Prisma.RoleWhereInput;
-  /**
-   * The roles matching `roles` assigned to subject `id` in the caller's organization or globally,
-   * each as `role` selects it, in any order, a role assigned twice (org and global) twice. Read
-   * through `findUnique` on the subject: Prisma batches the calls of one tick into one statement
-   * (its documented N+1 answer for GraphQL), so a field over many rows costs a fixed number.
-   */
-  assigned(db: Db, caller: SignedInPrincipal, id: number, roles: Prisma.RoleWhereInput, role: RoleSelection): Promise<Role[]>;
   /** Roles (with permissions) assigned to `id` in assignment scope `orgId` (0 = global). */
   current(tx: Tx, caller: SignedInPrincipal, id: number, orgId: number): Promise<AssignableRole[]>;
   /** Adds assignments of `roleIds` (none of them assigned yet) in scope `orgId`. */
@@ -112,9 +105,7 @@ export class SubjectAssignments {
    * roles, never roles held another way; hidden ones only with includeHidden. Needs the store's
    * `read` requirement on the subject, or that they are the caller's own (`readsOwn`: a member
    * reads its team's, issue 18 item 9). `knownInOrg` skips the lookup when the caller already
-   * holds the row and checked its organization (GraphQL parent fields). The roles are read with
-   * the store's `findUnique` (`assigned`), which Prisma batches per tick: `users { roles }` over
-   * many rows costs a fixed number of statements (test/users/statement-count.test.ts).
+   * holds the row and checked its organization (GraphQL parent fields).
    * @throws DomainError VALIDATION_FAILED (400: id), 401, ACCESS_DENIED (403), 404 (subject not in
    *   the caller's organization), 404 in oss.
    */
@@ -127,8 +118,8 @@ export class SubjectAssignments {
       throw accessDenied(needed.describe());
     }
     if (!knownInOrg) await this.store.find(this.deps.db, caller, id);
-    const roles = listableRoles(caller.orgId, options.includeHidden);
-    return distinctByName(await this.store.assigned(this.deps.db, caller, id, roles, relatedRoleSelection(query)));
+    const where = { ...listableRoles(caller.orgId, options.includeHidden), ...this.store.assignedTo(caller, id) };
+    return findRolesByName(this.deps.db, where, query);
   }
 
   /**

@@ -5,7 +5,6 @@
  * subject is found behind the organization wall, what each operation requires, and Grafana's
  * success texts (pkg/api access-control handlers of the enterprise API).
  */
-import type { Role } from '../../generated/prisma/client.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { notFound } from '../../kernel/errors.js';
 import { all, permission } from '../../kernel/evaluator.js';
@@ -56,13 +55,6 @@ export const userStore: SubjectStore = {
     if (!row) throw notFound('USER_NOT_FOUND', 'user', id);
   },
   assignedTo: (caller, id) => ({ userRoles: { some: { userId: id, orgId: { in: [0, caller.orgId] } } } }),
-  async assigned(db, caller, id, roles, role) {
-    const user = await db.user.findUnique({
-      where: { id },
-      select: { roles: { where: { orgId: { in: [0, caller.orgId] }, role: roles }, select: { role } } },
-    });
-    return (user?.roles ?? []).map((r) => r.role as Role);
-  },
   async current(tx, caller, id, orgId): Promise<AssignableRole[]> {
     const rows = await tx.userRole.findMany({
       where: { orgId, userId: id, role: currentRoleSelect(caller.orgId).where },
@@ -96,10 +88,6 @@ export const teamStore: SubjectStore = {
     return (await db.teamMember.count({ where: { teamId: id, userId: caller.id, team: { orgId: caller.orgId } } })) > 0;
   },
   assignedTo: (_caller, id) => ({ teamRoles: { some: { teamId: id } } }),
-  async assigned(db, _caller, id, roles, role) {
-    const team = await db.team.findUnique({ where: { id }, select: { roles: { where: { role: roles }, select: { role } } } });
-    return (team?.roles ?? []).map((r) => r.role as Role);
-  },
   async current(tx, caller, id): Promise<AssignableRole[]> {
     const rows = await tx.teamRole.findMany({
       where: { teamId: id, role: currentRoleSelect(caller.orgId).where },

@@ -20,22 +20,6 @@ export type RoleQuery = { include?: Prisma.RoleInclude; select?: Prisma.RoleSele
 /** Listing order: by name, then id (a global and a local role may share a name). */
 export const BY_NAME: Prisma.RoleOrderByWithRelationInput[] = [{ name: 'asc' }, { id: 'asc' }];
 
-/** How a role related to another row is loaded: every column and the `include`s asked for, or a `select`. */
-export type RoleSelection = true | { include: Prisma.RoleInclude } | { select: Prisma.RoleSelect };
-
-/** `query` as the selection of a related role, with the id and name `distinctByName` needs. */
-export function relatedRoleSelection(query: RoleQuery): RoleSelection {
-  if (query.select) return { select: { ...query.select, id: true, name: true } };
-  if (query.include) return { include: query.include };
-  return true;
-}
-
-/** `roles` without repeats (a role assigned both in an organization and globally), by name then id (BY_NAME). */
-export function distinctByName<R extends { id: number; name: string }>(roles: readonly R[]): R[] {
-  const distinct = [...new Map(roles.map((r) => [r.id, r])).values()];
-  return distinct.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
-}
-
 /**
  * The roles with `ids` (sorted by name then id), each with what `query` loads, in that order.
  * Loaded MAX_IDS_PER_QUERY at a time: one query over every id (or a relation loaded with

@@ -32,7 +32,7 @@ import {
   roleTaken,
 } from './listing.js';
 
-export { distinctByName, findRolesByName, type RoleQuery, type RoleSelection, relatedRoleSelection } from './listing.js';
+export { findRolesByName, type RoleQuery } from './listing.js';
 
 const DELEGATION =
   'and every permission of the role (delegation) unless the action is held on permissions:type:escalate; a global role also needs a Service Admin';
