@@ -18,14 +18,15 @@
  * throttle in throttle.ts.
  */
 import type { FeatureDeps } from '../../kernel/access.js';
+import { AUTH_MODULE } from '../../kernel/auth-module.js';
 import { DomainError } from '../../kernel/errors.js';
 import type { RequestOrigin } from '../../kernel/fence.js';
 import { type AuthMethod, principalOf, type UserPrincipal } from '../../kernel/principal.js';
 import type { PasswordVerifier } from '../../platform/passwords.js';
-import { AUTH_MODULE, type DirectoryAuthenticator, type ExternalIdentity, invalidCredentials, syncExternalUser } from './external-users.js';
+import { type DirectoryAuthenticator, type ExternalIdentity, invalidCredentials, syncExternalUser } from './external-users.js';
 import type { LoginSubject, LoginThrottle } from './throttle.js';
 
-export { AUTH_MODULE, authLabels, type DirectoryAuthenticator, type ExternalIdentity } from './external-users.js';
+export type { DirectoryAuthenticator, ExternalIdentity } from './external-users.js';
 export { changePasswordInput, type SignedInUser } from './own-account.js';
 
 /**

@@ -11,42 +11,23 @@ import {
   grafanaBody,
   type SearchPage,
   searchPageJson,
-  type TeamJson,
   teamToJson,
   WITH_MEMBER_COUNT,
 } from '../shared/directory.js';
 import {
   ACCESS_CONTROL_PARAM,
-  accessControlJson,
   accessControlParam,
   directorySearchParams,
   directorySearchQuery,
-  jsonCount,
   jsonId,
   messageJson,
   type QueryParam,
   type Route,
   searchPageSchema,
+  teamDto,
 } from '../shared/rest.js';
 import { addTeamMemberInput, createTeamInput, updateTeamInput } from './inputs.js';
 import { teamRequirements } from './service.js';
-
-/** Grafana's TeamDTO (shared/directory.ts teamToJson writes it; users and sign-in answer it too). */
-export const teamDto = z
-  .strictObject({
-    id: jsonId(),
-    orgId: jsonId(),
-    name: z.string(),
-    email: z.string(),
-    avatarUrl: z.string().meta({ description: '/avatar/<md5 of the email, or of the name>' }),
-    memberCount: jsonCount(),
-    permission: z.int().meta({ description: 'The caller’s team permission in Grafana (0 member, 4 admin): always 0 here' }),
-    accessControl: accessControlJson.optional(),
-  })
-  .meta({ id: 'TeamDTO' });
-
-// teamToJson's TeamJson and teamDto describe one shape: each must be assignable to the other.
-const _teamJsonIsTeamDto: [TeamJson, z.infer<typeof teamDto>] extends [z.infer<typeof teamDto>, TeamJson] ? true : never = true;
 
 /** Grafana's TeamMemberDTO. */
 export const teamMemberDto = z
