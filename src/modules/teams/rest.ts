@@ -5,6 +5,7 @@
  * `DELETE /api/teams/:teamId/members/:userId`. Team role routes live in modules/assignments.
  */
 import { z } from 'zod';
+import { idFromText, parseId } from '../../kernel/inputs.js';
 import {
   avatarUrl,
   type CountedTeam,
@@ -56,8 +57,8 @@ const TEAM_ID_PARAM: QueryParam = {
 
 const teamIdsParam = (query: URLSearchParams) => {
   // Grafana ignores teamId values that are not numbers.
-  const ids = query.getAll(TEAM_ID_PARAM.name).filter((v) => /^\d{1,10}$/.test(v));
-  return ids.length > 0 ? ids.map(Number) : undefined;
+  const ids = query.getAll(TEAM_ID_PARAM.name).flatMap((v) => idFromText(v) ?? []);
+  return ids.length > 0 ? ids : undefined;
 };
 
 /** The team search's parameters: directorySearchQuery's, and `name`, `teamId`, `sort`. */
@@ -146,7 +147,7 @@ export const teamRoutes: Route[] = [
       const users = await services.teams.members(principal, params.teamId, {
         select: { id: true, login: true, email: true, name: true, authModule: true },
       });
-      const teamId = Number(params.teamId);
+      const teamId = parseId('teamId', params.teamId);
       return users.map(
         (u): TeamMemberJson => ({
           orgId: principal.orgId,
