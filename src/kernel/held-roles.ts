@@ -3,6 +3,10 @@
  * evaluation"): the basic roles of its org role and Service Admin flag, roles assigned to it in
  * that organization or globally, and the roles of its teams there; an API key holds only the
  * basic role of its own role.
+ *
+ * The rule is written once, as one filter per way a role is held (heldRoleSources); the checks
+ * load permissions through heldRolesWhere and a check's reason (modules/permissions/explain.ts)
+ * loads the rows that make each role held through heldRoleReasons, so the two cannot disagree.
  */
 import type { Prisma } from '../generated/prisma/client.js';
 import { type BasicRoleName, type Principal, SERVICE_ADMIN, type SignedInPrincipal } from './principal.js';
@@ -15,14 +19,57 @@ export function basicRolesOf(principal: Principal): BasicRoleName[] {
   return roles;
 }
 
-/** Prisma filter for the roles a signed-in principal holds in its organization. */
-export function heldRolesWhere(principal: SignedInPrincipal): Prisma.RoleWhereInput {
+/**
+ * The ways a role reaches `principal`, each a filter on the role's rows of that kind: a basic
+ * role grant in its organization or globally (orgId 0), an assignment to it there or globally,
+ * and an assignment to one of its teams in its organization. Null where the principal has no
+ * such way (an API key: no assignments, no teams).
+ */
+export function heldRoleSources(principal: SignedInPrincipal): {
+  basicGrants: Prisma.BasicRoleGrantWhereInput;
+  userRoles: Prisma.UserRoleWhereInput | null;
+  teamRoles: Prisma.TeamRoleWhereInput | null;
+} {
   const { orgId } = principal;
-  const basic = basicRolesOf(principal);
-  const sources: Prisma.RoleWhereInput[] = [{ basicGrants: { some: { basicRole: { in: basic }, orgId: { in: [0, orgId] } } } }];
-  if (principal.kind !== 'apiKey') {
-    sources.push({ userRoles: { some: { userId: principal.id, orgId: { in: [0, orgId] } } } });
-    sources.push({ teamRoles: { some: { orgId, team: { members: { some: { userId: principal.id } } } } } });
-  }
+  const basicGrants = { basicRole: { in: basicRolesOf(principal) }, orgId: { in: [0, orgId] } };
+  if (principal.kind === 'apiKey') return { basicGrants, userRoles: null, teamRoles: null };
+  return {
+    basicGrants,
+    userRoles: { userId: principal.id, orgId: { in: [0, orgId] } },
+    teamRoles: { orgId, team: { members: { some: { userId: principal.id } } } },
+  };
+}
+
+/** Prisma filter for the roles a signed-in principal holds in its organization (heldRoleSources, any of them). */
+export function heldRolesWhere(principal: SignedInPrincipal): Prisma.RoleWhereInput {
+  const { basicGrants, userRoles, teamRoles } = heldRoleSources(principal);
+  const sources: Prisma.RoleWhereInput[] = [{ basicGrants: { some: basicGrants } }];
+  if (userRoles) sources.push({ userRoles: { some: userRoles } });
+  if (teamRoles) sources.push({ teamRoles: { some: teamRoles } });
   return { OR: sources };
+}
+
+/** Matches no row: the filter of a way a principal has not (ids are positive). */
+const NO_ROW = { id: -1 } as const;
+
+/**
+ * Prisma `include` that loads, with each role of heldRolesWhere, the rows that make it held for
+ * `principal`: its matching basic grants (basicRole), its assignment to the principal (id) and
+ * the teams whose assignment it reaches the principal through (team name). Empty lists for a way
+ * the principal has not.
+ */
+export function heldRoleReasons(principal: SignedInPrincipal) {
+  const { basicGrants, userRoles, teamRoles } = heldRoleSources(principal);
+  return {
+    basicGrants: { where: basicGrants, select: { basicRole: true } },
+    userRoles: { where: userRoles ?? NO_ROW, select: { id: true } },
+    teamRoles: { where: teamRoles ?? NO_ROW, select: { team: { select: { name: true } } } },
+  } satisfies Prisma.RoleInclude;
+}
+
+/** The rows heldRoleReasons loads with a role. */
+export interface HeldRoleReasons {
+  basicGrants: { basicRole: string }[];
+  userRoles: { id: number }[];
+  teamRoles: { team: { name: string } }[];
 }

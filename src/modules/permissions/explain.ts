@@ -1,14 +1,14 @@
 /**
  * The reason of a check (issue #9 item 4): which roles grant the action and how each reached the
  * principal. The roles come from the access service (`heldRoles`, the same filter its checks
- * load permissions with), each with the assignment rows that make it held, so the reason and the
- * answer always agree.
+ * load permissions with), each with the rows that make it held (kernel/held-roles.ts
+ * heldRoleReasons, built from the same rule), so the reason and the answer always agree.
  */
 import type { Role } from '../../generated/prisma/client.js';
 import type { AccessService } from '../../kernel/access.js';
 import type { PermissionPair } from '../../kernel/catalogue.js';
 import { PermissionIndex } from '../../kernel/evaluator.js';
-import { basicRolesOf } from '../../kernel/held-roles.js';
+import { type HeldRoleReasons, heldRoleReasons } from '../../kernel/held-roles.js';
 import { SERVICE_ADMIN, type SignedInPrincipal } from '../../kernel/principal.js';
 
 /** One way the checked permission is granted. */
@@ -56,17 +56,10 @@ export async function grantsOf(
   action: string | null,
   scopes: readonly string[],
 ): Promise<AccessGrant[]> {
-  const basics = basicRolesOf(principal);
-  const person = principal.kind !== 'apiKey';
   const roles = await access.heldRoles(principal, {
     include: {
       permissions: { ...(action !== null && { where: { action } }), select: { action: true, scope: true } },
-      basicGrants: { where: { basicRole: { in: basics }, orgId: { in: [0, principal.orgId] } }, select: { basicRole: true } },
-      userRoles: { where: person ? { userId: principal.id, orgId: { in: [0, principal.orgId] } } : { id: -1 }, select: { id: true } },
-      teamRoles: {
-        where: person ? { orgId: principal.orgId, team: { members: { some: { userId: principal.id } } } } : { id: -1 },
-        select: { team: { select: { name: true } } },
-      },
+      ...heldRoleReasons(principal),
     },
   });
   const out: AccessGrant[] = [];
@@ -85,9 +78,7 @@ export async function grantsOf(
   return out;
 }
 
-interface HeldRole extends Role {
+/** A held role as loaded above: its permissions and the rows that make it held (kernel/held-roles.ts). */
+interface HeldRole extends Role, HeldRoleReasons {
   permissions: PermissionPair[];
-  basicGrants: { basicRole: string }[];
-  userRoles: { id: number }[];
-  teamRoles: { team: { name: string } }[];
 }
