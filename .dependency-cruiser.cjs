@@ -1,13 +1,24 @@
 /**
  * The layer rules of STYLE.md, enforced: platform <- kernel <- modules <- http | cli | app.
  * A feature module uses another only through its public files (service, inputs, graphql, rest);
- * modules/shared holds what every feature's doors share. No cycles anywhere.
+ * modules/shared holds what every feature's doors share. No cycles anywhere: between files, nor
+ * between feature folders.
  */
 /** What sits above the modules: the doors, the composition root and the configuration (config.ts and its config-*.ts parts). */
 const DOORS = 'http/|cli/|app\\.ts$|main\\.ts$|config[-a-z]*\\.ts$';
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+    {
+      name: 'no-feature-folder-cycle',
+      comment:
+        'feature folders never import each other in a loop, even when no single file does (STYLE.md habit 15): ' +
+        'what two features share moves down to the kernel or modules/shared, or one calls the other one way only',
+      severity: 'error',
+      scope: 'folder',
+      from: { path: '^src/modules/[^/]+' },
+      to: { path: '^src/modules/[^/]+', circular: true },
+    },
     {
       name: 'platform-knows-no-access-rule',
       comment: 'platform/ (database, migrations, logger, clock, passwords) imports nothing above it',

@@ -1,5 +1,6 @@
 /** Options and helpers shared by the CLI's command groups. */
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { idFromText } from '../kernel/inputs.js';
 import { ORG_ROLES } from '../kernel/principal.js';
 import type { ServiceCall } from './session.js';
 
@@ -12,10 +13,11 @@ export const ORG_ROLE_PLACEHOLDER = `<${ORG_ROLES.join('|')}>`;
 /** Runs a command's service call and records its exit code (src/cli/index.ts). */
 export type Perform = (call: ServiceCall) => Promise<void>;
 
-/** Parses a positive id (1 to 10 digits); anything else is a usage error naming the option. */
+/** Parses a positive id (kernel/inputs.ts idFromText); anything else is a usage error naming the option. */
 function parseId(raw: string): number {
-  if (!/^\d{1,10}$/.test(raw) || Number(raw) <= 0) throw new InvalidArgumentError('It must be a positive id.');
-  return Number(raw);
+  const id = idFromText(raw);
+  if (id === null) throw new InvalidArgumentError('It must be a positive id.');
+  return id;
 }
 
 /** A `--<name> <id>` option whose value is checked and converted to a number while parsing. */

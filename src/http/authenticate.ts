@@ -19,6 +19,7 @@
  */
 
 import { DomainError } from '../kernel/errors.js';
+import { idFromText } from '../kernel/inputs.js';
 import { ANONYMOUS, type Principal } from '../kernel/principal.js';
 import type { Services } from '../modules/services.js';
 import { type CookieSettings, clearedCookie, clientAddress, cookieFor, queueCookie, readCookie, sessionCookie } from './auth/cookies.js';
@@ -60,10 +61,9 @@ const unauthorized = () => new DomainError('INVALID_CREDENTIALS', 'Unauthorized'
 export function parseOrgHeader(value: string | null, name = 'X-Service-Org-Id'): number | null {
   if (value === null || value.trim() === '') return null;
   const trimmed = value.trim();
-  if (!/^\d{1,15}$/.test(trimmed) || Number(trimmed) <= 0) {
-    throw new DomainError('VALIDATION_FAILED', `${name} must be a positive organization id`);
-  }
-  return Number(trimmed);
+  const id = idFromText(trimmed);
+  if (id === null) throw new DomainError('VALIDATION_FAILED', `${name} must be a positive organization id`);
+  return id;
 }
 
 /**

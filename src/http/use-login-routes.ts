@@ -19,9 +19,9 @@
  */
 import type { Plugin } from 'graphql-yoga';
 import { safeNextPath } from '../../web/next-path.js';
+import { AUTH_MODULE } from '../kernel/auth-module.js';
 import { DomainError, isDomainError } from '../kernel/errors.js';
 import type { Services } from '../modules/services.js';
-import { AUTH_MODULE } from '../modules/sign-in/service.js';
 import type { Logger } from '../platform/logger.js';
 import {
   type CookieSettings,

@@ -12,6 +12,7 @@
 import type { Prisma } from '../generated/prisma/client.js';
 import { accessDenied, unauthenticated } from './errors.js';
 import type { PermissionIndex } from './evaluator.js';
+import { idFromText } from './inputs.js';
 import type { Principal, SignedInPrincipal } from './principal.js';
 
 /** Delegation, escalation and the org-role ceiling: the one rule, in delegation.ts. */
@@ -54,7 +55,8 @@ export function permittedIds(index: PermissionIndex, action: string, idScopePref
   for (const p of index.list()) {
     if (p.action !== action || !p.scope.startsWith(idScopePrefix)) continue;
     const rest = p.scope.slice(idScopePrefix.length);
-    if (/^\d{1,10}$/.test(rest)) ids.push(Number(rest));
+    const id = idFromText(rest);
+    if (id !== null) ids.push(id);
   }
   return ids;
 }

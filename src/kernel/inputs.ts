@@ -56,15 +56,35 @@ export const permissionList = z
  * Largest row id: ids are created by this service (SQLite rowids, PostgreSQL `integer` serials),
  * positive and far below this; a larger one would overflow PostgreSQL's `integer` (a 500).
  */
-const MAX_ID = 2_147_483_647;
+export const MAX_ID = 2_147_483_647;
+
+/**
+ * A whole number written as text (a path, a query parameter, a scope's last part, a CLI
+ * argument): 1 to 10 decimal digits, nothing else (no sign, space, fraction or exponent), else
+ * null. Ten digits hold every id up to MAX_ID and stay exact as a JS number. The lexical half of
+ * the one id rule; idFromText adds the range.
+ */
+export function wholeNumberText(text: string): number | null {
+  return /^\d{1,10}$/.test(text) ? Number(text) : null;
+}
+
+/**
+ * The id a text names (wholeNumberText, 1..MAX_ID), else null: for the callers that skip what
+ * is not an id (Grafana ignores a teamId that is not a number; a scope `users:id:x` names no
+ * row) or word their own error (the CLI, the organization header). Failing with a 400: parseId.
+ */
+export function idFromText(text: string): number | null {
+  const id = wholeNumberText(text);
+  return id !== null && id >= 1 && id <= MAX_ID ? id : null;
+}
 
 /**
  * A positive row id, from a GraphQL argument (number) or a REST path or query (string of
- * digits); `field` names it in the 400. The one id rule of both doors.
+ * digits); `field` names it in the 400. The one id rule of both doors (idFromText for text).
  */
 export const idInput = (field: string) =>
   z.preprocess(
-    (value) => (typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : value),
+    (value) => (typeof value === 'string' ? (wholeNumberText(value) ?? value) : value),
     z
       .number({ error: `${field} is required and must be a positive whole number` })
       .int(`${field} must be a positive whole number`)

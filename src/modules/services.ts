@@ -13,6 +13,7 @@ import { SubjectAssignments, teamStore, userStore } from './assignments/service.
 import { AuditService } from './audit/service.js';
 import { LdapService } from './ldap/service.js';
 import { OAuthService, type OAuthSettings } from './oauth/service.js';
+import { OrgMemberService } from './orgs/members.js';
 import { OrgService } from './orgs/service.js';
 import { PermissionService } from './permissions/service.js';
 import { ProductService } from './products/service.js';
@@ -23,6 +24,7 @@ import { ServiceAccountTokenService } from './service-account-tokens/service.js'
 import { ServiceAccountService } from './service-accounts/service.js';
 import { SessionService, type SessionSettings } from './sessions/service.js';
 import { counterStoreFor } from './sign-in/counter-stores.js';
+import { OwnAccountService } from './sign-in/own-account.js';
 import { SignInService } from './sign-in/service.js';
 import { LoginThrottle, type ThrottleSettings } from './sign-in/throttle.js';
 import { VerifiedPasswords } from './sign-in/verified-passwords.js';
@@ -80,13 +82,17 @@ export interface Services {
   /** User search pages (with last-seen times) and lookup by login or email. */
   userSearch: UserSearchService;
   orgs: OrgService;
+  /** Members of organizations and their org roles. */
+  orgMembers: OrgMemberService;
   teams: TeamService;
   serviceAccounts: ServiceAccountService;
   serviceAccountTokens: ServiceAccountTokenService;
   /** Reading the audit log (each service writes its own events). */
   audit: AuditService;
-  /** Password checks, external users, the signed-in user's own account. */
+  /** Password checks, external users and the principal of a signed-in user. */
   signIn: SignInService;
+  /** The signed-in user's own account (`/api/user*`): profile, organizations, switch, password. */
+  ownAccount: OwnAccountService;
   sessions: SessionService;
   ldap: LdapService;
   oauth: OAuthService;
@@ -98,6 +104,12 @@ export function createServices(deps: ServiceDeps): Services {
   const feature = { db: deps.db, access, edition: editionGuard(deps.config.edition) };
   const { auth } = deps.config;
   const ldap = new LdapService(auth.ldapConfigFile, access, deps.log);
+  // One throttle for sign-in and the own password change: both count guesses on the same counters.
+  const signInDeps = {
+    ...feature,
+    throttle: new LoginThrottle(auth.bruteForce, counterStoreFor(deps.db)),
+    verifyPassword: deps.verifyPassword ?? verifyPassword,
+  };
   return {
     db: deps.db,
     access,
@@ -113,6 +125,7 @@ export function createServices(deps: ServiceDeps): Services {
     userAdmin: new UserAdminService(feature),
     userSearch: new UserSearchService({ ...feature, clock: deps.clock }),
     orgs: new OrgService(feature),
+    orgMembers: new OrgMemberService(feature),
     teams: new TeamService(feature),
     serviceAccounts: new ServiceAccountService(feature),
     serviceAccountTokens: new ServiceAccountTokenService({
@@ -122,14 +135,13 @@ export function createServices(deps: ServiceDeps): Services {
     }),
     audit: new AuditService(feature),
     signIn: new SignInService({
-      ...feature,
-      throttle: new LoginThrottle(auth.bruteForce, counterStoreFor(deps.db)),
-      verifyPassword: deps.verifyPassword ?? verifyPassword,
+      ...signInDeps,
       directory: ldap.enabled ? ldap : null,
       allowInsecureEmailLookup: auth.oauthAllowInsecureEmailLookup,
       verifiedPasswords: new VerifiedPasswords({ ttlSeconds: auth.basicAuthCacheSeconds, maxEntries: 10_000 }),
       clock: deps.clock,
     }),
+    ownAccount: new OwnAccountService(signInDeps),
     sessions: new SessionService({ ...feature, clock: deps.clock, settings: auth, ...(deps.log && { log: deps.log }) }),
     ldap,
     oauth: new OAuthService(auth.oauth),

@@ -111,6 +111,16 @@ describe('layer rules fail on a planted violation', () => {
         'modules/assignments/service.ts': `import { a } from '../roles/service.js';\nexport const b = () => a;\n`,
       },
     },
+    {
+      // No file-level cycle: each arrow starts in another file, yet the two folders import each other.
+      rule: 'no-feature-folder-cycle',
+      files: {
+        'modules/users/rest.ts': importing('../teams/rest.js'),
+        'modules/teams/rest.ts': leaf,
+        'modules/teams/graphql.ts': importing('../users/graphql.js'),
+        'modules/users/graphql.ts': leaf,
+      },
+    },
   ];
 
   it.each(plants)('$rule', async ({ rule, files }) => {

@@ -108,7 +108,7 @@ async function viaService(d: Draw, s: Scene): Promise<Outcome> {
   const calls: Record<PathKind, () => Promise<unknown>> = {
     assign: () => sv.userRoles.add(caller, s.target, { roleUid: s.roleUid }),
     team: () => sv.teams.addMember(caller, s.team, { userId: s.target }),
-    orgRole: () => sv.orgs.updateUserRole(caller, { orgId: 1, userId: s.target, role: d.targetRole }),
+    orgRole: () => sv.orgMembers.updateUserRole(caller, { orgId: 1, userId: s.target, role: d.targetRole }),
     saRole: () => sv.serviceAccounts.update(caller, s.account, { role: d.targetRole }),
     token: () => sv.serviceAccountTokens.create(caller, s.account, { name: `tok-${s.i}` }),
     apiKey: () => sv.apiKeys.create(caller, { name: `key-${s.i}`, role: d.targetRole }),

@@ -174,7 +174,7 @@ describe('revocation race', () => {
       body: JSON.stringify({ roleUid: grantUid }),
     });
     await reached;
-    await app.services.orgs.updateUserRole(admin, { orgId: 1, userId: subject.id, role: 'Viewer' });
+    await app.services.orgMembers.updateUserRole(admin, { orgId: 1, userId: subject.id, role: 'Viewer' });
     release();
     const res = await inFlight;
     expect([403, 409]).toContain(res.status);

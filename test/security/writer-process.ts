@@ -19,7 +19,7 @@ const services = createServices({ db: database.prisma, config, clock: systemCloc
 let ok = 0;
 const failed: string[] = [];
 if (mode === 'demote') {
-  await services.orgs.updateUserRole(localOperator(1), { orgId: 1, userId: Number(id), role: 'Viewer' });
+  await services.orgMembers.updateUserRole(localOperator(1), { orgId: 1, userId: Number(id), role: 'Viewer' });
   ok++;
 } else {
   for (let i = 0; i < Number(count); i++) {

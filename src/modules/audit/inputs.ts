@@ -4,7 +4,7 @@
  * (`perpage`, `page`, as `/api/users/search`) and Relay's cursor paging on GraphQL (`first`, `after`).
  */
 import { z } from 'zod';
-import { OBJECT_ERROR } from '../../kernel/inputs.js';
+import { OBJECT_ERROR, wholeNumberText } from '../../kernel/inputs.js';
 import { pageNumberInput, pageSizeInput } from '../shared/paging.js';
 
 /** Events per page when none is asked for (at most MAX_PAGE_SIZE, the rule of every list: shared/paging.ts). */
@@ -26,7 +26,7 @@ const text = (field: string) =>
 /** A whole number 0..2^31-1, from a GraphQL Int or a REST query string of digits. */
 const wholeNumber = (field: string, min: number) =>
   z.preprocess(
-    (value) => (typeof value === 'string' && /^\d{1,10}$/.test(value) ? Number(value) : value),
+    (value) => (typeof value === 'string' ? (wholeNumberText(value) ?? value) : value),
     z
       .number({ error: `${field} must be a whole number` })
       .int(`${field} must be a whole number`)

@@ -20,7 +20,7 @@ import { Action } from '../../kernel/catalogue.js';
 import { DomainError } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
 import { requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
-import { parseInput } from '../../kernel/inputs.js';
+import { idFromText, parseInput } from '../../kernel/inputs.js';
 import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import { type Db, startsWithExactly } from '../../platform/database.js';
@@ -58,9 +58,9 @@ export function auditCursor(id: number): string {
  */
 function cursorId(cursor: string): number {
   const decoded = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
-  const match = /^audit:(\d{1,10})$/.exec(decoded);
-  if (!match) throw new DomainError('VALIDATION_FAILED', 'after: not a cursor of auditEvents');
-  return Number(match[1]);
+  const id = decoded.startsWith(CURSOR_PREFIX) ? idFromText(decoded.slice(CURSOR_PREFIX.length)) : null;
+  if (id === null) throw new DomainError('VALIDATION_FAILED', 'after: not a cursor of auditEvents');
+  return id;
 }
 
 /** A stored snapshot (JSON text, or null) as a value. */

@@ -1,6 +1,6 @@
 /**
  * Organization and OrgMembership types, with the organization queries and mutations; every
- * resolver calls one OrgService method, the same as its REST twin (rest.ts).
+ * resolver calls one OrgService or OrgMemberService method, the same as its REST twin (rest.ts).
  */
 import { asOrgRole } from '../../kernel/principal.js';
 import { needs } from '../../kernel/requirements.js';
@@ -88,7 +88,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (query, _root, args, ctx) => {
       const options = { query: args.query, limit: args.limit, page: args.page, perpage: args.perPage };
-      return (await ctx.services.orgs.listUsers(ctx.principal, args.orgId ?? ctx.principal.orgId, options, query)).members;
+      return (await ctx.services.orgMembers.listUsers(ctx.principal, args.orgId ?? ctx.principal.orgId, options, query)).members;
     },
   }),
 }));
@@ -124,7 +124,7 @@ builder.mutationFields((t) => ({
     type: 'OrgUser',
     description: `Adds an existing user to an organization with an org role. ${needs(orgRequirements.addUser)}`,
     args: { ...membershipArgs(t), role: t.arg({ type: OrgRoleEnum, required: true, description: 'At most your own org role.' }) },
-    resolve: (query, _root, args, ctx) => ctx.services.orgs.addUser(ctx.principal, args, query),
+    resolve: (query, _root, args, ctx) => ctx.services.orgMembers.addUser(ctx.principal, args, query),
   }),
   addOrgUserByLogin: t.prismaField({
     type: 'OrgUser',
@@ -135,7 +135,7 @@ builder.mutationFields((t) => ({
       role: t.arg({ type: OrgRoleEnum, required: true, description: 'At most your own org role.' }),
     },
     resolve: (query, _root, args, ctx) =>
-      ctx.services.orgs.addUserByLogin(
+      ctx.services.orgMembers.addUserByLogin(
         ctx.principal,
         args.orgId ?? ctx.principal.orgId,
         { loginOrEmail: args.loginOrEmail, role: args.role },
@@ -146,12 +146,12 @@ builder.mutationFields((t) => ({
     type: 'OrgUser',
     description: `Changes a member's org role; the last Admin stays Admin. ${needs(orgRequirements.writeUser)}`,
     args: { ...membershipArgs(t), role: t.arg({ type: OrgRoleEnum, required: true, description: 'At most your own org role.' }) },
-    resolve: (query, _root, args, ctx) => ctx.services.orgs.updateUserRole(ctx.principal, args, query),
+    resolve: (query, _root, args, ctx) => ctx.services.orgMembers.updateUserRole(ctx.principal, args, query),
   }),
   removeOrgUser: t.field({
     type: MessagePayload,
     description: `Removes a member (and its team memberships there). ${needs(orgRequirements.removeUser)}`,
     args: membershipArgs(t),
-    resolve: (_root, args, ctx) => ctx.services.orgs.removeUser(ctx.principal, args),
+    resolve: (_root, args, ctx) => ctx.services.orgMembers.removeUser(ctx.principal, args),
   }),
 }));

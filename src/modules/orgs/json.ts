@@ -5,10 +5,10 @@
  */
 import { z } from 'zod';
 import type { Org, OrgUser } from '../../generated/prisma/client.js';
+import { AUTH_MODULE, authLabels } from '../../kernel/auth-module.js';
 import { ORG_ROLES } from '../../kernel/principal.js';
 import { ageString, avatarUrl, lastSeenAt as lastSeenOf } from '../shared/directory.js';
 import { jsonId, jsonTime, searchPageSchema } from '../shared/rest.js';
-import { AUTH_MODULE, authLabels } from '../sign-in/service.js';
 import type { OrgMembersPage } from './members.js';
 
 /** Grafana's OrgDetailsDTO. No postal address is kept here: its fields are "". */

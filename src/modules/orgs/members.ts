@@ -1,7 +1,8 @@
 /**
  * Members of organizations (Grafana's pkg/api/org_users.go): list the people of one, add a user
- * to it with an org role (by id or by login / email), change that role, remove the user. The
- * member half of OrgService, which extends OrgMembers so callers keep one service.
+ * to it with an org role (by id or by login / email), change that role, remove the user. A
+ * service of its own beside OrgService (service.ts); both are composed in modules/services.ts
+ * (`services.orgMembers`).
  *
  * Rules besides the permissions (requirements.ts): members are people, never service accounts;
  * no role above the caller's own may be given (Grafana: "Cannot assign a role higher than user's
@@ -64,9 +65,9 @@ async function findMembership(tx: Tx, orgId: number, userId: number): Promise<Or
   return membership;
 }
 
-/** The membership operations of OrgService; every method authorizes its caller (module comment). */
-export abstract class OrgMembers {
-  constructor(protected readonly deps: FeatureDeps) {}
+/** Memberships of organizations (`services.orgMembers`); every method authorizes its caller (module comment). */
+export class OrgMemberService {
+  constructor(private readonly deps: FeatureDeps) {}
 
   /**
    * Members (people) of organization `orgId`, by login then email (Grafana's SearchOrgUsers):

@@ -1,6 +1,7 @@
 /**
  * Who may do what with organizations and their members, and how the wall answers: one table
- * for OrgService (service.ts, members.ts), the REST routes and the GraphQL field descriptions.
+ * for OrgService (service.ts), OrgMemberService (members.ts), the REST routes and the GraphQL
+ * field descriptions.
  *
  * Permissions (Grafana's route table, pkg/api/api.go): orgs:create; orgs:read on orgs:* to
  * search or find by name (Service Admin); orgs:read / orgs:write / orgs:delete on orgs:id:<id>
@@ -8,7 +9,7 @@
  * any); org.users:read to list members (only those whose users:id:<id> it covers);
  * org.users:add, org.users:write and org.users:remove on users:id:<userId> (org Admin, and
  * Service Admin everywhere); adding also needs users:read on global.users (see
- * OrgMembers.addUser).
+ * OrgMemberService.addUser).
  *
  * The wall (kernel/guards.ts): an operation naming an organization needs the caller to act in it
  * unless it is a Service Admin; reading another organization answers 404 as if it did not exist.

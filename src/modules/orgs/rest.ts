@@ -2,7 +2,7 @@
  * REST door of organizations, Grafana's paths, bodies and JSON shapes (pkg/api/org.go,
  * pkg/api/org_users.go; docs "Organization HTTP API"): the current organization (`/api/org...`,
  * the one the request acts in) and every organization (`/api/orgs...`). Each handler calls one
- * OrgService method; the rules live there.
+ * OrgService or OrgMemberService method; the rules live there.
  */
 import { z } from 'zod';
 import { jsonId, messageJson, type QueryParam, type Route, type RouteRequest } from '../shared/rest.js';
@@ -85,7 +85,8 @@ function organizationRoutes(
       summary: `Members of ${which.toLowerCase()}, by login.`,
       ...(listQuery.length > 0 && { query: listQuery }),
       response: z.array(orgUserDto),
-      handler: async (req) => members(await req.services.orgs.listUsers(req.principal, orgIdOf(req), listOf(req.query), MEMBER_QUERY)),
+      handler: async (req) =>
+        members(await req.services.orgMembers.listUsers(req.principal, orgIdOf(req), listOf(req.query), MEMBER_QUERY)),
     },
     {
       method: 'GET',
@@ -95,7 +96,7 @@ function organizationRoutes(
       query: MEMBER_SEARCH_QUERY,
       response: membersPageDto,
       handler: async (req) =>
-        membersPage(await req.services.orgs.listUsers(req.principal, orgIdOf(req), searchOptions(req.query), MEMBER_QUERY)),
+        membersPage(await req.services.orgMembers.listUsers(req.principal, orgIdOf(req), searchOptions(req.query), MEMBER_QUERY)),
     },
     {
       method: 'POST',
@@ -105,7 +106,7 @@ function organizationRoutes(
       body: addOrgUserByLoginBody,
       response: z.strictObject({ message: z.literal('User added to organization'), userId: jsonId() }),
       handler: async (req) => {
-        const membership = await req.services.orgs.addUserByLogin(req.principal, orgIdOf(req), req.body);
+        const membership = await req.services.orgMembers.addUserByLogin(req.principal, orgIdOf(req), req.body);
         return { message: 'User added to organization', userId: membership.userId };
       },
     },
@@ -118,7 +119,7 @@ function organizationRoutes(
       response: messageJson,
       handler: async (req) => {
         const change = { orgId: orgIdOf(req), userId: req.params.userId, role: bodyField(req.body, 'role') };
-        await req.services.orgs.updateUserRole(req.principal, change);
+        await req.services.orgMembers.updateUserRole(req.principal, change);
         return { message: 'Organization user updated' };
       },
     },
@@ -128,7 +129,7 @@ function organizationRoutes(
       requires: orgRequirements.removeUser,
       summary: `Remove a member from ${which.toLowerCase()} (with its team memberships there).`,
       response: messageJson,
-      handler: (req) => req.services.orgs.removeUser(req.principal, { orgId: orgIdOf(req), userId: req.params.userId }),
+      handler: (req) => req.services.orgMembers.removeUser(req.principal, { orgId: orgIdOf(req), userId: req.params.userId }),
     },
   ];
 }
@@ -147,7 +148,7 @@ export const orgRoutes: Route[] = [
     query: MEMBER_LIST_QUERY,
     response: z.array(z.strictObject({ userId: jsonId(), login: z.string(), avatarUrl: z.string() }).meta({ id: 'UserLookupDTO' })),
     handler: async ({ principal, services, query }) =>
-      members(await services.orgs.listUsers(principal, principal.orgId, listOptions(query), MEMBER_QUERY)).map((m) => ({
+      members(await services.orgMembers.listUsers(principal, principal.orgId, listOptions(query), MEMBER_QUERY)).map((m) => ({
         userId: m.userId,
         login: m.login,
         avatarUrl: m.avatarUrl,

@@ -1,8 +1,8 @@
 /**
  * Organizations themselves (Grafana's pkg/api/org.go): create, list, search, read (by id or by
- * name), rename and delete them. OrgService is the one service callers use for organizations and
- * their members: the member operations (members.ts) are inherited from OrgMembers, the rows a
- * deletion takes with it are in deletion.ts, and who may do what is in requirements.ts.
+ * name), rename and delete them. Their members are another service, OrgMemberService (members.ts,
+ * `services.orgMembers`); the rows a deletion takes with it are in deletion.ts, and who may do
+ * what is in requirements.ts.
  *
  * The wall (kernel/guards.ts): an operation naming an organization needs the caller to act in it
  * unless it is a Service Admin; reading another organization answers 404 as if it did not exist.
@@ -10,6 +10,7 @@
  * org.update, org.delete).
  */
 import type { Org, Prisma } from '../../generated/prisma/client.js';
+import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { alreadyExists, DomainError } from '../../kernel/errors.js';
 import { requireActingIn, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
@@ -19,17 +20,15 @@ import { isLocalOperator } from '../../kernel/principal.js';
 import { isUniqueViolation, startsWithText } from '../../platform/database.js';
 import { deleteOrganizationCascade } from './deletion.js';
 import { createOrganizationInput, orgSearchInput, updateOrganizationInput } from './inputs.js';
-import { OrgMembers } from './members.js';
 import { orgNotFound, orgRequirements } from './requirements.js';
 
 /** What a Pothos `query` (or any caller) may ask Prisma to load with each organization. */
 export type OrgQuery = { include?: Prisma.OrgInclude; select?: Prisma.OrgSelect };
 
-/**
- * Organizations and their memberships (listUsers, addUser, addUserByLogin, updateUserRole,
- * removeUser: OrgMembers); every method authorizes its caller (rules in requirements.ts).
- */
-export class OrgService extends OrgMembers {
+/** Organizations (`services.orgs`); every method authorizes its caller (rules in requirements.ts). */
+export class OrgService {
+  constructor(private readonly deps: FeatureDeps) {}
+
   /**
    * Creates an organization; the calling user becomes its Admin (the CLI's local operator has
    * no user row and becomes nothing). Needs orgs:create; only users create organizations

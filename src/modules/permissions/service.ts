@@ -12,7 +12,7 @@ import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
 import { notFound } from '../../kernel/errors.js';
 import { PermissionIndex, permission } from '../../kernel/evaluator.js';
 import { requireSignedIn } from '../../kernel/guards.js';
-import { parseId, parseInput } from '../../kernel/inputs.js';
+import { parseId, parseInput, wholeNumberText } from '../../kernel/inputs.js';
 import { type Principal, principalOf, type SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import type { RoleQuery } from '../roles/service.js';
@@ -213,7 +213,7 @@ export class PermissionService {
 function otherUserOf(caller: SignedInPrincipal, rawInput: unknown): string | number | null {
   const raw = typeof rawInput === 'object' && rawInput !== null ? (rawInput as { userId?: unknown }).userId : undefined;
   if (raw === undefined || raw === null) return null;
-  const id = typeof raw === 'string' && /^\d{1,10}$/.test(raw) ? Number(raw) : raw;
+  const id = typeof raw === 'string' ? (wholeNumberText(raw) ?? raw) : raw;
   if (caller.kind !== 'apiKey' && id === caller.id) return null;
   return typeof id === 'number' || typeof id === 'string' ? id : '<userId>';
 }

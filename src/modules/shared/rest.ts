@@ -11,6 +11,7 @@ import { DomainError } from '../../kernel/errors.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { Requirement } from '../../kernel/requirements.js';
 import type { Services } from '../services.js';
+import type { TeamJson } from './directory.js';
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -180,3 +181,20 @@ export function searchPageSchema<K extends string, R extends ZodType>(id: string
     })
     .meta({ id });
 }
+
+/** Grafana's TeamDTO, the JSON schema of teamToJson's answer (the teams and users routes answer it). */
+export const teamDto = z
+  .strictObject({
+    id: jsonId(),
+    orgId: jsonId(),
+    name: z.string(),
+    email: z.string(),
+    avatarUrl: z.string().meta({ description: '/avatar/<md5 of the email, or of the name>' }),
+    memberCount: jsonCount(),
+    permission: z.int().meta({ description: 'The caller’s team permission in Grafana (0 member, 4 admin): always 0 here' }),
+    accessControl: accessControlJson.optional(),
+  })
+  .meta({ id: 'TeamDTO' });
+
+// teamToJson's TeamJson and teamDto describe one shape: each must be assignable to the other.
+const _teamJsonIsTeamDto: [TeamJson, z.infer<typeof teamDto>] extends [z.infer<typeof teamDto>, TeamJson] ? true : never = true;

@@ -16,9 +16,9 @@
  *   names no one here).
  */
 import type { OrgUser, User } from '../../generated/prisma/client.js';
+import { AUTH_MODULE } from '../../kernel/auth-module.js';
 import { DomainError } from '../../kernel/errors.js';
 import type { Db, Tx } from '../../platform/database.js';
-import { AUTH_MODULE } from './auth-module.js';
 
 /** What matching reads of an identity. */
 export interface IdentityKeys {

@@ -10,14 +10,12 @@
 import type { OrgUser, User } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { type AuditChange, memberResource, recordAudit, userSnapshot } from '../../kernel/audit.js';
+import { AUTH_MODULE } from '../../kernel/auth-module.js';
 import { DomainError } from '../../kernel/errors.js';
 import type { RequestOrigin } from '../../kernel/fence.js';
 import { type AuthMethod, type OrgRole, principalOf } from '../../kernel/principal.js';
 import type { Db, Tx } from '../../platform/database.js';
-import { AUTH_MODULE } from './auth-module.js';
 import { matchExternalUser, refuseTakenEmail } from './external-match.js';
-
-export { AUTH_MODULE, authLabels } from './auth-module.js';
 
 /** A user as an identity provider describes it, with the org roles its claims or groups map to. */
 export interface ExternalIdentity {

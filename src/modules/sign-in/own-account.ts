@@ -1,7 +1,8 @@
 /**
  * The signed-in user's own account (Grafana's `/api/user*` routes, issue #11 item 2): its profile,
- * its organizations, the organization switch and its password change. The own-account half of
- * SignInService (service.ts), which extends OwnAccount so callers keep one service.
+ * its organizations, the organization switch and its password change. A service of its own beside
+ * SignInService (service.ts), sharing its login throttle; both are composed in modules/services.ts
+ * (`services.ownAccount`).
  *
  * Any signed-in user; an API key or a service account has no account here (404). The password
  * change checks the old password like a login (throttle.ts counters, constant cost). Every change
@@ -11,12 +12,12 @@ import { z } from 'zod';
 import type { User } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
+import { AUTH_MODULE } from '../../kernel/auth-module.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { hashPassword, type PasswordVerifier } from '../../platform/passwords.js';
-import { AUTH_MODULE } from './external-users.js';
 import { type LoginSubject, type LoginThrottle, loginBlocked } from './throttle.js';
 
 /** `PUT /api/user/password` body (Grafana's ChangeUserPasswordCommand). */
@@ -46,9 +47,9 @@ export interface OwnAccountDeps extends FeatureDeps {
   verifyPassword: PasswordVerifier;
 }
 
-/** The own-account operations of SignInService; every method needs a signed-in user (module comment). */
-export abstract class OwnAccount<Deps extends OwnAccountDeps = OwnAccountDeps> {
-  constructor(protected readonly deps: Deps) {}
+/** The signed-in user's own account (`services.ownAccount`); every method needs a signed-in user (module comment). */
+export class OwnAccountService {
+  constructor(private readonly deps: OwnAccountDeps) {}
 
   /**
    * `GET /api/user`: the signed-in user's row, the organization the request acts in, and

@@ -23,14 +23,14 @@ export const signInRoutes: Route[] = [
     path: '/api/user',
     requires: 'signed-in',
     summary: 'The signed-in user',
-    handler: async ({ principal, services }) => signedInUserJson(await services.signIn.currentUser(principal)),
+    handler: async ({ principal, services }) => signedInUserJson(await services.ownAccount.currentUser(principal)),
   },
   {
     method: 'GET',
     path: '/api/user/orgs',
     requires: 'signed-in',
     summary: 'The organizations of the signed-in user',
-    handler: ({ principal, services }) => services.signIn.ownOrgs(principal),
+    handler: ({ principal, services }) => services.ownAccount.ownOrgs(principal),
   },
   {
     method: 'GET',
@@ -45,7 +45,7 @@ export const signInRoutes: Route[] = [
     path: '/api/user/using/:orgId',
     requires: 'signed-in',
     summary: 'Switch the signed-in user’s current (and default) organization',
-    handler: ({ principal, services, params }) => services.signIn.switchOrg(principal, params.orgId),
+    handler: ({ principal, services, params }) => services.ownAccount.switchOrg(principal, params.orgId),
   },
   {
     method: 'PUT',
@@ -54,6 +54,6 @@ export const signInRoutes: Route[] = [
     summary: 'Change the signed-in user’s password; other sessions end',
     body: changePasswordInput,
     // Wrong old passwords count against the login and the client address, like failed logins.
-    handler: ({ principal, services, body, clientAddress }) => services.signIn.changePassword(principal, body, clientAddress),
+    handler: ({ principal, services, body, clientAddress }) => services.ownAccount.changePassword(principal, body, clientAddress),
   },
 ];

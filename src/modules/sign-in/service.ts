@@ -13,27 +13,32 @@
  * user, auth method `ldap` or `oauth`), its own password change and organization switch.
  *
  * This file is the module's public entry and holds the password check and the principal; the
- * external-user sync is in external-users.ts, the own-account operations (inherited from
- * OwnAccount) in own-account.ts, the throttle in throttle.ts.
+ * external-user sync is in external-users.ts, the own-account operations in own-account.ts (a
+ * service of its own, OwnAccountService, composed beside this one in modules/services.ts), the
+ * throttle in throttle.ts.
  */
 import type { Prisma } from '../../generated/prisma/client.js';
+import type { FeatureDeps } from '../../kernel/access.js';
+import { AUTH_MODULE } from '../../kernel/auth-module.js';
 import { DomainError } from '../../kernel/errors.js';
 import type { RequestOrigin } from '../../kernel/fence.js';
 import { type AuthMethod, principalOf, type UserPrincipal } from '../../kernel/principal.js';
 import { type Clock, systemClock } from '../../platform/clock.js';
-import { AUTH_MODULE, type DirectoryAuthenticator, type ExternalIdentity, invalidCredentials, syncExternalUser } from './external-users.js';
-import { OwnAccount, type OwnAccountDeps } from './own-account.js';
-import type { LoginSubject } from './throttle.js';
+import type { PasswordVerifier } from '../../platform/passwords.js';
+import { type DirectoryAuthenticator, type ExternalIdentity, invalidCredentials, syncExternalUser } from './external-users.js';
+import type { LoginSubject, LoginThrottle } from './throttle.js';
 import { VerifiedPasswords } from './verified-passwords.js';
 
-export { AUTH_MODULE, authLabels, type DirectoryAuthenticator, type ExternalIdentity } from './external-users.js';
+export type { DirectoryAuthenticator, ExternalIdentity } from './external-users.js';
 export { changePasswordInput, type SignedInUser } from './own-account.js';
 
 /**
- * What SignInService uses: the own account's deps (database, write path, login throttle, password
- * verifier) and the directory, null when LDAP is off.
+ * What SignInService uses: the database, the write path, the login throttle (shared with
+ * OwnAccountService), the password verifier and the directory, null when LDAP is off.
  */
-export interface SignInDeps extends OwnAccountDeps {
+export interface SignInDeps extends FeatureDeps {
+  throttle: LoginThrottle;
+  verifyPassword: PasswordVerifier;
   directory: DirectoryAuthenticator | null;
   /** AUTH_OAUTH_ALLOW_INSECURE_EMAIL_LOOKUP (external-match.ts). */
   allowInsecureEmailLookup: boolean;
@@ -58,16 +63,12 @@ function originOf(from: string | RequestOrigin): RequestOrigin {
   return typeof from === 'string' ? { clientAddress: from, requestId: '' } : from;
 }
 
-/**
- * Signing in and the signed-in user's own account (currentUser, ownOrgs, switchOrg,
- * changePassword: OwnAccount); rules in the module comment.
- */
-export class SignInService extends OwnAccount<SignInDeps> {
+/** Signing in: password checks, external users and the principal (`services.signIn`); rules in the module comment. */
+export class SignInService {
   private readonly verified: VerifiedPasswords;
   private readonly clock: Clock;
 
-  constructor(deps: SignInDeps) {
-    super(deps);
+  constructor(private readonly deps: SignInDeps) {
     this.verified = deps.verifiedPasswords ?? new VerifiedPasswords();
     this.clock = deps.clock ?? systemClock;
   }

@@ -5,48 +5,30 @@
  * `DELETE /api/teams/:teamId/members/:userId`. Team role routes live in modules/assignments.
  */
 import { z } from 'zod';
+import { idFromText, parseId } from '../../kernel/inputs.js';
 import {
   avatarUrl,
   type CountedTeam,
   grafanaBody,
   type SearchPage,
   searchPageJson,
-  type TeamJson,
   teamToJson,
   WITH_MEMBER_COUNT,
 } from '../shared/directory.js';
 import {
   ACCESS_CONTROL_PARAM,
-  accessControlJson,
   accessControlParam,
   directorySearchParams,
   directorySearchQuery,
-  jsonCount,
   jsonId,
   messageJson,
   type QueryParam,
   type Route,
   searchPageSchema,
+  teamDto,
 } from '../shared/rest.js';
 import { addTeamMemberInput, createTeamInput, updateTeamInput } from './inputs.js';
 import { teamRequirements } from './service.js';
-
-/** Grafana's TeamDTO (shared/directory.ts teamToJson writes it; users and sign-in answer it too). */
-export const teamDto = z
-  .strictObject({
-    id: jsonId(),
-    orgId: jsonId(),
-    name: z.string(),
-    email: z.string(),
-    avatarUrl: z.string().meta({ description: '/avatar/<md5 of the email, or of the name>' }),
-    memberCount: jsonCount(),
-    permission: z.int().meta({ description: 'The caller’s team permission in Grafana (0 member, 4 admin): always 0 here' }),
-    accessControl: accessControlJson.optional(),
-  })
-  .meta({ id: 'TeamDTO' });
-
-// teamToJson's TeamJson and teamDto describe one shape: each must be assignable to the other.
-const _teamJsonIsTeamDto: [TeamJson, z.infer<typeof teamDto>] extends [z.infer<typeof teamDto>, TeamJson] ? true : never = true;
 
 /** Grafana's TeamMemberDTO. */
 export const teamMemberDto = z
@@ -75,8 +57,8 @@ const TEAM_ID_PARAM: QueryParam = {
 
 const teamIdsParam = (query: URLSearchParams) => {
   // Grafana ignores teamId values that are not numbers.
-  const ids = query.getAll(TEAM_ID_PARAM.name).filter((v) => /^\d{1,10}$/.test(v));
-  return ids.length > 0 ? ids.map(Number) : undefined;
+  const ids = query.getAll(TEAM_ID_PARAM.name).flatMap((v) => idFromText(v) ?? []);
+  return ids.length > 0 ? ids : undefined;
 };
 
 /** The team search's parameters: directorySearchQuery's, and `name`, `teamId`, `sort`. */
@@ -165,7 +147,7 @@ export const teamRoutes: Route[] = [
       const users = await services.teams.members(principal, params.teamId, {
         select: { id: true, login: true, email: true, name: true, authModule: true },
       });
-      const teamId = Number(params.teamId);
+      const teamId = parseId('teamId', params.teamId);
       return users.map(
         (u): TeamMemberJson => ({
           orgId: principal.orgId,

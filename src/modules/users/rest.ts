@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import type { User } from '../../generated/prisma/client.js';
+import { AUTH_MODULE, authLabels } from '../../kernel/auth-module.js';
 import { asOrgRole, ORG_ROLES } from '../../kernel/principal.js';
 import { avatarUrl, type CountedTeam, searchPageJson, teamToJson, WITH_MEMBER_COUNT } from '../shared/directory.js';
 import {
@@ -18,9 +19,8 @@ import {
   type Route,
   searchPageSchema,
   searchTextParam,
+  teamDto,
 } from '../shared/rest.js';
-import { AUTH_MODULE, authLabels } from '../sign-in/service.js';
-import { teamDto } from '../teams/rest.js';
 import { adminCreateUserBody, setPasswordInput, setServiceAdminInput, updateUserProfileBody } from './inputs.js';
 import type { SearchedUser } from './search.js';
 import { type MembershipWithOrg, userRequirements } from './service.js';

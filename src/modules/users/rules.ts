@@ -13,6 +13,7 @@
 import type { User } from '../../generated/prisma/client.js';
 import type { AccessService } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
+import { AUTH_MODULE } from '../../kernel/auth-module.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { alreadyExists, DomainError } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
@@ -21,7 +22,6 @@ import { requireServiceAdmin } from '../../kernel/guards.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import { isUniqueViolation, type Tx } from '../../platform/database.js';
-import { AUTH_MODULE } from '../sign-in/service.js';
 
 /**
  * What each operation needs, declared once for the services, the REST table and the GraphQL
