@@ -24,14 +24,14 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const BUNDLED = ['preact', 'preact-iso', '@urql/core', '@urql/preact', 'wonka', '@0no-co/graphql.web', 'esbuild'];
 const COMPRESSIBLE = new Set(['.js', '.css', '.svg']);
 
-/** Every file under `dir`, relative to ROOT, sorted. */
-function filesUnder(dir) {
+/** Every file under `dir` whose name `keep` accepts, relative to ROOT, sorted (also scripts/build-server.mjs). */
+export function filesUnder(dir, keep = () => true) {
   if (!existsSync(dir)) return [];
   const out = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(path));
-    else out.push(relative(ROOT, path));
+    if (entry.isDirectory()) out.push(...filesUnder(path, keep));
+    else if (keep(entry.name)) out.push(relative(ROOT, path));
   }
   return out.sort();
 }

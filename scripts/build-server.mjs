@@ -18,9 +18,10 @@
  * start racing a build loads either build whole, never half of one.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { filesUnder } from './build-console.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** The folder of the build. */
@@ -29,25 +30,13 @@ export const SERVER_DIR = join(ROOT, 'dist', 'server');
 export const SERVER_ENTRY = join(SERVER_DIR, 'main.js');
 const MANIFEST = join(SERVER_DIR, 'manifest.json');
 
-/** Every file under `dir`, relative to ROOT, sorted. */
-function filesUnder(dir) {
-  if (!existsSync(dir)) return [];
-  const out = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...filesUnder(path));
-    else if (!entry.name.endsWith('.test.ts')) out.push(relative(ROOT, path));
-  }
-  return out.sort();
-}
-
 /**
  * SHA-256 (hex) of what the build depends on: every file under src/ but tests (the generated
  * Prisma client included), tsconfig.json, this script and esbuild's version. null when src/ is
  * absent (an installed copy without sources: the build present is used as it is).
  */
 export function serverSourceHash() {
-  const files = filesUnder(join(ROOT, 'src'));
+  const files = filesUnder(join(ROOT, 'src'), (name) => !name.endsWith('.test.ts'));
   if (files.length === 0) return null;
   const hash = createHash('sha256');
   for (const file of [...files, 'tsconfig.json', relative(ROOT, fileURLToPath(import.meta.url))]) {
