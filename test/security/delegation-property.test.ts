@@ -7,12 +7,11 @@
  * Service Admin's account; each outcome is compared with an INDEPENDENT oracle
  * (delegation-oracle.ts), and so is what was written: the grant exists exactly when accepted.
  *
- * Every draw writes its own caller and subject with raw SQL. Most draws call the services (both
- * doors' code path); one in ten goes through REST and one in ten through GraphQL with the
+ * Every draw writes its own caller and subject straight through Prisma, past the services, on
+ * either database. Most draws call the services (both doors' code path); one in ten goes through REST and one in ten through GraphQL with the
  * caller's own Basic credentials. The seed is fixed (replay with PROPERTY_SEED / PROPERTY_PATH,
  * as the assignment property test does).
  */
-import BetterSqlite3 from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PermissionPair } from '../../src/kernel/catalogue.js';
@@ -31,7 +30,6 @@ type Outcome = 'accepted' | 'refused';
 type Door = 'service' | 'rest' | 'graphql';
 
 let app: TestApp;
-let raw: BetterSqlite3.Database;
 let passwordHash: string;
 let n = 0;
 
@@ -44,59 +42,66 @@ interface Scene extends Ids {
   roleUid: string;
 }
 
-/** Writes the caller and the subjects of `d` in one raw transaction (rules in the module comment). */
-function writeScene(d: Draw): Scene {
+/**
+ * Writes the caller and the subjects of `d` in one transaction straight through Prisma, past the
+ * services (rules in the module comment), on either database.
+ */
+async function writeScene(d: Draw): Promise<Scene> {
   const i = n++;
-  const now = new Date().toISOString().replace('Z', '+00:00'); // the adapter's DATETIME text
-  const scene = raw.transaction((): Scene => {
-    const user = (login: string, orgRole: string, extra: { sa?: boolean; admin?: boolean } = {}) => {
-      const id = Number(
-        raw
-          .prepare(
-            'INSERT INTO "User" (orgId, login, email, name, passwordHash, isServiceAccount, isServiceAdmin, updated) VALUES (1, ?, ?, ?, ?, ?, ?, ?)',
-          )
-          .run(login, `${login}@example.test`, login, extra.sa ? null : passwordHash, extra.sa ? 1 : 0, extra.admin ? 1 : 0, now)
-          .lastInsertRowid,
-      );
-      raw.prepare('INSERT INTO "OrgUser" (orgId, userId, role, updated) VALUES (1, ?, ?, ?)').run(id, orgRole, now);
-      return id;
+  const scene = await app.database.prisma.$transaction(async (tx): Promise<Scene> => {
+    const user = async (login: string, orgRole: string, extra: { sa?: boolean; admin?: boolean } = {}) => {
+      const created = await tx.user.create({
+        data: {
+          orgId: 1,
+          login,
+          email: `${login}@example.test`,
+          name: login,
+          passwordHash: extra.sa ? null : passwordHash,
+          isServiceAccount: extra.sa === true,
+          isServiceAdmin: extra.admin === true,
+          orgs: { create: { orgId: 1, role: orgRole } },
+        },
+        select: { id: true },
+      });
+      return created.id;
     };
-    const role = (uid: string, perms: PermissionPair[]) => {
-      const id = Number(
-        raw.prepare('INSERT INTO "Role" (uid, orgId, name, updated) VALUES (?, 1, ?, ?)').run(uid, uid, now).lastInsertRowid,
-      );
-      const insert = raw.prepare('INSERT INTO "Permission" (roleId, action, scope, updated) VALUES (?, ?, ?, ?)');
-      for (const perm of perms) insert.run(id, perm.action, perm.scope, now);
-      return id;
+    const role = async (uid: string, perms: PermissionPair[]) => {
+      const created = await tx.role.create({
+        data: { uid, orgId: 1, name: uid, permissions: { create: perms.map((perm) => ({ action: perm.action, scope: perm.scope })) } },
+        select: { id: true },
+      });
+      return created.id;
     };
-    const assign = (userId: number, roleId: number) =>
-      raw.prepare('INSERT INTO "UserRole" (orgId, userId, roleId) VALUES (1, ?, ?)').run(userId, roleId);
+    const assign = (userId: number, roleId: number) => tx.userRole.create({ data: { orgId: 1, userId, roleId } });
 
     const login = `pc-${i}`;
-    const callerId = user(login, d.callerRole);
-    assign(callerId, role(`pc-held-${i}`, d.held));
+    const callerId = await user(login, d.callerRole);
+    await assign(callerId, await role(`pc-held-${i}`, d.held));
     const roleUid = `pc-payload-${i}`;
-    const roleId = role(roleUid, d.payload);
+    const roleId = await role(roleUid, d.payload);
     let target = 0;
     let team = 0;
     let account = 0;
-    if (d.path === 'assign' || d.path === 'team') target = user(`pt-${i}`, 'None');
-    if (d.path === 'orgRole') target = user(`pt-${i}`, 'None');
+    if (d.path === 'assign' || d.path === 'team') target = await user(`pt-${i}`, 'None');
+    if (d.path === 'orgRole') target = await user(`pt-${i}`, 'None');
     if (d.path === 'credential') {
-      target = user(`pt-${i}`, d.targetRole, { admin: d.targetServiceAdmin });
-      assign(target, roleId);
+      target = await user(`pt-${i}`, d.targetRole, { admin: d.targetServiceAdmin });
+      await assign(target, roleId);
     }
     if (d.path === 'team') {
-      team = Number(raw.prepare('INSERT INTO "Team" (orgId, name, updated) VALUES (1, ?, ?)').run(`ptm-${i}`, now).lastInsertRowid);
-      raw.prepare('INSERT INTO "TeamRole" (orgId, teamId, roleId) VALUES (1, ?, ?)').run(team, roleId);
+      const created = await tx.team.create({
+        data: { orgId: 1, name: `ptm-${i}`, roles: { create: { orgId: 1, roleId } } },
+        select: { id: true },
+      });
+      team = created.id;
     }
-    if (d.path === 'saRole') account = user(`sa-1-pc-${i}`, 'None', { sa: true });
+    if (d.path === 'saRole') account = await user(`sa-1-pc-${i}`, 'None', { sa: true });
     if (d.path === 'token') {
-      account = user(`sa-1-pc-${i}`, d.targetRole, { sa: true });
-      assign(account, roleId);
+      account = await user(`sa-1-pc-${i}`, d.targetRole, { sa: true });
+      await assign(account, roleId);
     }
     return { i, login, callerId, roleId, roleUid, target, team, account };
-  })();
+  });
   app.services.access.invalidate();
   return scene;
 }
@@ -213,11 +218,9 @@ async function written(d: Draw, s: Scene, passwordBefore: string | null): Promis
 beforeAll(async () => {
   app = await createTestApp();
   passwordHash = await hashPassword(SUBJECT_PASSWORD);
-  raw = new BetterSqlite3(app.database.path, { timeout: 5000 });
 });
 
 afterAll(async () => {
-  raw?.close();
   await app.close();
 });
 
@@ -226,7 +229,7 @@ describe('delegation property: every path to a permission', () => {
     const tally = { accepted: 0, refused: 0, rest: 0, graphql: 0, paths: new Map<string, { accepted: number; refused: number }>() };
     await fc.assert(
       fc.asyncProperty(draws, async (d) => {
-        const s = writeScene(d);
+        const s = await writeScene(d);
         if (d.path === 'credential' && d.op === 'logout') {
           await app.services.sessions.start(s.target, 'password', { clientIp: '127.0.0.1', userAgent: 'property' });
         }
