@@ -10,8 +10,9 @@
  * counters.
  *
  * Reserved before the check (issue #18 item 3): an attempt first consumes a point of each of its
- * counters (rate-limiter-flexible's `consume`, atomic per key in every store), and only an
- * attempt that got all its points may check a password. A failed check keeps its points; a
+ * counters, one after the other in a fixed order (rate-limiter-flexible's `consume`, atomic per
+ * key in every store; why in order: `reserve`), and only an attempt that got all its points may
+ * check a password. A failed check keeps its points; a
  * passed check refunds the address's point and clears the login's counters (Grafana resets them
  * on success); a refused attempt, or one that never reached a check (directory unreachable),
  * gives every point back (`reward`). So however many attempts run at once, at most `maxAttempts`
@@ -172,43 +173,62 @@ export class LoginThrottle {
 
   /**
    * Reserves one password check for `subject` from `address` (module comment): consumes a point
-   * of the address's, the typed name's and the account's counters at once. The caller then checks
-   * the password and reports a success with `succeeded`, or `cancel`s when nothing was checked.
-   * @throws DomainError LOGIN_BLOCKED (429, details.retryAfterSeconds) when the address or the
-   *   typed name has no point left; every point taken is given back first.
+   * of the typed name's, then the address's, then the account's counter, one after the other,
+   * stopping at the first refusal. The caller then checks the password and reports a success
+   * with `succeeded`, or `cancel`s when nothing was checked.
+   *
+   * One after the other, not at once: in a shared store (PostgreSQL) the consumes of concurrent
+   * attempts reach each key in a different order, so an attempt could hold the 3rd point of the
+   * name and the 30th of the address; refused by the address, it gives the name's point back,
+   * but only after the name's 6th to 100th takers were refused for it. 100 wrong passwords at
+   * once then checked 3 of them, not 5, and left the name unlocked. In a fixed order an attempt
+   * refused by one counter never touches the next, so a counter is only raced by attempts all
+   * earlier counters accepted, and the limits hold exactly (test/security/login-race.test.ts,
+   * replica-counters.test.ts). The typed name comes first: its limit is the smallest.
+   * @throws DomainError LOGIN_BLOCKED (429, details.retryAfterSeconds) when the typed name or the
+   *   address has no point left; every point taken is given back first.
+   * @throws the store's own errors, after giving back the points taken.
    */
   async reserve(subject: LoginSubject, address: string): Promise<LoginAttempt> {
     if (!this.settings) return UNLIMITED;
     const [byLogin, byAddress] = await this.counters(this.settings);
     const name: Counter = { limiter: byLogin, key: nameKey(subject.typed) };
-    const account: Counter | null = subject.userId === null ? null : { limiter: byLogin, key: `user:${subject.userId}` };
-    const answering: Counter[] = [{ limiter: byAddress, key: counterKey('ip', address) }, name];
-    const counters = account ? [...answering, account] : answering;
-    const settled = await Promise.allSettled(counters.map(consume));
-    // A refused consume counted too (rate-limiter-flexible adds before it compares): every answered one is given back.
-    const answers = settled.map((r) => (r.status === 'fulfilled' ? r.value : null));
-    const giveBack = () => Promise.all(counters.filter((_, i) => answers[i] !== null).map(refund));
-    const storeError = settled.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (storeError) {
-      await giveBack();
-      throw storeError.reason;
+    const answering: Counter[] = [name, { limiter: byAddress, key: counterKey('ip', address) }];
+    const taken: Counter[] = [];
+    const giveBack = (extra: Counter[] = []) => Promise.all([...taken, ...extra].map(refund));
+    for (const counter of answering) {
+      const answer = await consume(counter).catch(async (error: unknown) => {
+        await giveBack();
+        throw error;
+      });
+      // A refused consume counted too (rate-limiter-flexible adds before it compares): it is given back.
+      if (!answer.ok) {
+        await giveBack([counter]);
+        throw loginBlocked(seconds(answer.res));
+      }
+      taken.push(counter);
     }
-    const refused = answers.slice(0, answering.length).filter((a) => a?.ok === false);
-    if (refused.length > 0) {
-      await giveBack();
-      throw loginBlocked(Math.max(...refused.map((a) => seconds((a as { res: RateLimiterRes }).res))));
+    let accountLocked: { retryAfterSeconds: number } | null = null;
+    if (subject.userId !== null) {
+      const account: Counter = { limiter: byLogin, key: `user:${subject.userId}` };
+      const answer = await consume(account).catch(async (error: unknown) => {
+        await giveBack();
+        throw error;
+      });
+      // The account's point of a locked attempt goes back: no password of it is checked.
+      if (answer.ok) taken.push(account);
+      else {
+        accountLocked = { retryAfterSeconds: seconds(answer.res) };
+        await refund(account);
+      }
     }
-    const accountAnswer = account ? answers[answering.length] : null;
-    const accountLocked = accountAnswer?.ok === false ? { retryAfterSeconds: seconds(accountAnswer.res) } : null;
-    // The account's point of a locked attempt goes back: no password of it is checked.
-    if (account && accountLocked) await refund(account);
     return {
       accountLocked,
       succeeded: async (userId) => {
-        await Promise.all([refund(answering[0] as Counter), byLogin.delete(name.key), byLogin.delete(`user:${userId}`)]);
+        await Promise.all([refund(answering[1] as Counter), byLogin.delete(name.key), byLogin.delete(`user:${userId}`)]);
       },
       cancel: async () => {
-        await Promise.all((accountLocked ? answering : counters).map(refund));
+        await giveBack();
       },
     };
   }
