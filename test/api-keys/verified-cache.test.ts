@@ -2,11 +2,13 @@
  * The verified-key cache (src/modules/api-keys/verifier.ts, issue 20): a key verified under the
  * current access generation is served without SQL, and yet a deleted or expired key, a disabled
  * or re-roled service account, or a row deleted by another connection fails or changes at the
- * very next request, on both doors.
+ * very next request, on both doors. A write by another connection applies at the next request
+ * once the app knows of it (at once on SQLite, at the NOTIFY on PostgreSQL: support/changes.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/platform/database.js';
 import { type Credentials, createTestApp, type TestApp, TestClock } from '../support/app.js';
+import { watchForeignCommits } from '../support/changes.js';
 import { expectOutcome, graphqlOutcome, restOutcome } from '../support/requests.js';
 import { createKey, createServiceAccountViaGraphql } from '../support/subjects.js';
 
@@ -25,7 +27,7 @@ afterAll(async () => {
   await app.close();
 });
 
-const keySelects = () => app.queries.filter((sql) => /FROM `main`\.`ApiKey`/.test(sql)).length;
+const keySelects = () => app.queries.filter((sql) => /FROM (`main`\.`ApiKey`|"public"\."ApiKey")/.test(sql)).length; // SQLite | PostgreSQL
 
 /** Uses the key twice on each door and checks that the second use read no key row (a cache hit). */
 async function warm(auth: Credentials): Promise<void> {
@@ -76,14 +78,18 @@ describe('verified API keys', () => {
   it('a cached key deleted by another connection is refused at the very next request', async () => {
     const key = await createKey(app, { name: 'cached-foreign-delete', role: 'Viewer' });
     await warm({ token: key.key });
+    const commits = watchForeignCommits(app.database.prisma);
     await other.prisma.apiKey.deleteMany({ where: { id: key.id } });
+    await commits.seen();
     await refusedOnBothDoors({ token: key.key }, 'INVALID_API_KEY');
   });
 
   it("a cached key's role changed by another connection applies at the very next request", async () => {
     const key = await createKey(app, { name: 'cached-foreign-role', role: 'Admin' });
     await warm({ token: key.key });
+    const commits = watchForeignCommits(app.database.prisma);
     await other.prisma.apiKey.updateMany({ where: { id: key.id }, data: { role: 'Viewer' } });
+    await commits.seen();
     const res = await app.graphql<{ viewer: { orgRole: string } }>(VIEWER, {}, { auth: { token: key.key } });
     expect(res.body.data?.viewer.orgRole).toBe('Viewer');
   });
@@ -118,7 +124,9 @@ describe('verified service-account tokens', () => {
   it('the tokens of a cached account deleted by another connection stop at the very next request', async () => {
     const { accountId, auth } = await serviceAccountToken('cached-foreign-account');
     await warm(auth);
+    const commits = watchForeignCommits(app.database.prisma);
     await other.prisma.user.delete({ where: { id: accountId } });
+    await commits.seen();
     await refusedOnBothDoors(auth, 'INVALID_API_KEY');
   });
 });

@@ -1,7 +1,8 @@
 /**
  * Issue #10 item 3 across processes: a change written by another process (writer-process.ts,
  * through the module services, as the CLI does) is seen by this server's very next request
- * (`PRAGMA data_version`), and two processes writing at once never fail (transactions begin
+ * (`PRAGMA data_version`; on PostgreSQL the next request once the change feed's NOTIFY arrived:
+ * support/changes.ts), and two processes writing at once never fail (transactions begin
  * IMMEDIATE with a busy timeout, so they queue instead of answering P1008 / SQLITE_BUSY).
  */
 import { execFile } from 'node:child_process';
@@ -9,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { watchForeignCommits } from '../support/changes.js';
 import { createRole, createUser, p } from '../support/subjects.js';
 
 const run = promisify(execFile);
@@ -39,7 +41,9 @@ describe('another process on the same database', () => {
     const before = await permissions();
     expect(before?.orgRole).toBe('Admin');
     expect(before?.permissions.some((x) => x.action === 'org.users:add')).toBe(true); // cached now
+    const commits = watchForeignCommits(app.database.prisma);
     expect(await writer('demote', app.config.databaseUrl, String(victim.id))).toEqual({ ok: 1, failed: [] });
+    await commits.seen();
     const after = await permissions();
     expect(after?.orgRole).toBe('Viewer');
     expect(after?.permissions.some((x) => x.action === 'org.users:add')).toBe(false);
