@@ -173,12 +173,17 @@ export class AccessService {
 
   /**
    * The fence's generation moved: the caller's facts and, when its checks used one, its index
-   * must be what they were. Reads through `db` (the write's transaction inside `write`).
+   * must be what they were. Reads through `tx`, the write's transaction, and only through it:
+   * it holds the write lock and one pooled connection, and on PostgreSQL a read on another
+   * connection (the cache's load) could wait for the pool while every other pooled connection
+   * waits for this lock, stalling every write of the replica until lock timeouts (503
+   * DATABASE_BUSY) freed one (test/security/replica-writes.test.ts). The index read here is not
+   * cached: the write invalidates anyway.
    */
-  private async recheck(fence: RequestFence, db: Pick<Tx, 'user' | 'apiKey'>): Promise<void> {
+  private async recheck(fence: RequestFence, tx: Pick<Tx, 'user' | 'apiKey' | 'role'>): Promise<void> {
     const generation = this.generation;
-    if (!(await factsHold(fence.principal, db))) throw credentialsChanged();
-    if (fence.index && !sameIndex(fence.index, await this.cache.indexOf(fence.principal))) throw credentialsChanged();
+    if (!(await factsHold(fence.principal, tx))) throw credentialsChanged();
+    if (fence.index && !sameIndex(fence.index, PermissionIndex.from(await this.load(fence.principal, tx)))) throw credentialsChanged();
     fence.generation = generation;
   }
 
@@ -241,9 +246,9 @@ export class AccessService {
     return this.db.role.findMany({ ...query, where: heldRolesWhere(principal), orderBy: [{ name: 'asc' }] });
   }
 
-  /** Loads the permissions behind `principal` from the database (rules in the module comment). */
-  private async load(principal: SignedInPrincipal): Promise<PermissionPair[]> {
-    const roles = await this.db.role.findMany({
+  /** Loads the permissions behind `principal` through `db` (default the client; rules in the module comment). */
+  private async load(principal: SignedInPrincipal, db: Pick<Tx, 'role'> = this.db): Promise<PermissionPair[]> {
+    const roles = await db.role.findMany({
       where: heldRolesWhere(principal),
       select: { permissions: { select: { action: true, scope: true } } },
     });
