@@ -16,6 +16,16 @@ import { bumpedVersion } from './role-version.js';
 export const MAIN_ORG_ID = 1;
 export const MAIN_ORG_NAME = 'Main Org.';
 
+/**
+ * Milliseconds the seed's one transaction may run (Prisma's interactive-transaction `timeout`,
+ * 5 s by default). A fresh database gets every built-in role with its permissions: hundreds of
+ * statements, which on a loaded machine or a PostgreSQL server a few milliseconds away took more
+ * than 5 s (P2028), and the service then did not start. It runs once per start, before the
+ * service listens; on a database seeded before (every restart, every further replica) it mostly
+ * reads and writes what changed, so it holds the write lock briefly.
+ */
+const SEED_TIMEOUT_MS = 120_000;
+
 export interface SeedOptions {
   adminLogin: string;
   /** Used as given; when undefined a random one is generated (never `admin`, issue #10 item 4). */
@@ -103,36 +113,39 @@ export async function seed(db: Db, options: SeedOptions): Promise<SeedResult> {
   const generated = adminExists || options.adminPassword !== undefined ? undefined : randomBytes(18).toString('base64url');
   const adminHash = adminExists ? null : await hashPassword(options.adminPassword ?? (generated as string));
 
-  await db.$transaction(async (tx) => {
-    if (!(await tx.org.findUnique({ where: { id: MAIN_ORG_ID } }))) {
-      await tx.org.create({ data: { id: MAIN_ORG_ID, name: MAIN_ORG_NAME } });
-      await afterExplicitIds(db, tx, 'Org');
-    }
-    for (const def of BASIC_ROLES) {
-      const roleId = await ensureRole(tx, def, false, result);
-      await tx.basicRoleGrant.upsert({
-        where: { basicRole_orgId_roleId: { basicRole: def.basicRole, orgId: 0, roleId } },
-        create: { basicRole: def.basicRole, orgId: 0, roleId },
-        update: {},
-      });
-    }
-    for (const def of FIXED_ROLES) await ensureRole(tx, def, true, result);
+  await db.$transaction(
+    async (tx) => {
+      if (!(await tx.org.findUnique({ where: { id: MAIN_ORG_ID } }))) {
+        await tx.org.create({ data: { id: MAIN_ORG_ID, name: MAIN_ORG_NAME } });
+        await afterExplicitIds(db, tx, 'Org');
+      }
+      for (const def of BASIC_ROLES) {
+        const roleId = await ensureRole(tx, def, false, result);
+        await tx.basicRoleGrant.upsert({
+          where: { basicRole_orgId_roleId: { basicRole: def.basicRole, orgId: 0, roleId } },
+          create: { basicRole: def.basicRole, orgId: 0, roleId },
+          update: {},
+        });
+      }
+      for (const def of FIXED_ROLES) await ensureRole(tx, def, true, result);
 
-    if (adminHash !== null && !(await tx.user.findUnique({ where: { login: options.adminLogin } }))) {
-      const admin = await tx.user.create({
-        data: {
-          login: options.adminLogin,
-          email: options.adminLogin.includes('@') ? options.adminLogin : `${options.adminLogin}@localhost`,
-          name: options.adminLogin,
-          passwordHash: adminHash,
-          isServiceAdmin: true,
-          orgId: MAIN_ORG_ID,
-        },
-      });
-      await tx.orgUser.create({ data: { orgId: MAIN_ORG_ID, userId: admin.id, role: 'Admin' } });
-      result.createdAdmin = true;
-    }
-  });
+      if (adminHash !== null && !(await tx.user.findUnique({ where: { login: options.adminLogin } }))) {
+        const admin = await tx.user.create({
+          data: {
+            login: options.adminLogin,
+            email: options.adminLogin.includes('@') ? options.adminLogin : `${options.adminLogin}@localhost`,
+            name: options.adminLogin,
+            passwordHash: adminHash,
+            isServiceAdmin: true,
+            orgId: MAIN_ORG_ID,
+          },
+        });
+        await tx.orgUser.create({ data: { orgId: MAIN_ORG_ID, userId: admin.id, role: 'Admin' } });
+        result.createdAdmin = true;
+      }
+    },
+    { timeout: SEED_TIMEOUT_MS },
+  );
   options.log?.('seed complete', result);
   if (result.createdAdmin && generated !== undefined) return { ...result, generatedAdminPassword: generated };
   return adminExists && options.adminPassword !== undefined ? { ...result, adminPasswordIgnored: true } : result;
