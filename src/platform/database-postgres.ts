@@ -28,6 +28,16 @@ import { migrateDatabase } from './migrations.js';
 export const WRITE_LOCK_KEY = 0x70637772;
 
 /**
+ * Milliseconds a write transaction may run once it holds the write lock (Prisma's interactive
+ * `timeout`, 5 s by default), then it is rolled back (P2028: 503 DATABASE_BUSY) so the lock is
+ * never held for good. Each statement is a round trip to the server and back through the
+ * replica's event loop, shared with every request in flight: under load a large write (a
+ * basic-role reset, hundreds of statements) took more than 5 s and answered 503 though it
+ * progressed. While it runs, other writers wait up to the busy timeout and answer 503 then.
+ */
+export const WRITE_WORK_TIMEOUT_MS = 20_000;
+
+/**
  * Pool settings for `url`: `lock_timeout` set to the busy timeout on every connection, merged
  * with any `options` the URL carries (node-postgres lets the URL's value win over ours).
  */
@@ -84,10 +94,11 @@ export async function openPostgresDatabase(url: string, options: ProviderOpenOpt
     // Query events always on: they feed observeQueryTime (metrics) as well as onQuery.
     // A transaction may wait for the write lock up to the busy timeout (lock_timeout answers
     // then); Prisma's own start limit (maxWait, 2 s by default) must not cut that wait short.
+    // Once it holds the lock, its work may take WRITE_WORK_TIMEOUT_MS (Prisma's `timeout`).
     const prisma = new PrismaClient({
       adapter,
       log: [{ emit: 'event', level: 'query' }],
-      transactionOptions: { maxWait: options.busyTimeoutMs + 1000 },
+      transactionOptions: { maxWait: options.busyTimeoutMs + 1000, timeout: WRITE_WORK_TIMEOUT_MS },
     });
     prisma.$on('query', (e) => options.onQuery(e.query, e.duration));
     await prisma.$connect();

@@ -220,7 +220,11 @@ afterAll(async () => {
 });
 
 describe('delegation property: no escalation through role assignment', () => {
-  it(`${ADD_RUNS} random (caller permissions, role permissions) pairs: assignment accepted exactly when covered`, async () => {
+  // Hundreds of draws, each several writes and requests: seconds alone, far more on a shared
+  // machine running the whole suite (PostgreSQL: a round trip per statement); 30 s failed correct runs.
+  it(`${ADD_RUNS} random (caller permissions, role permissions) pairs: assignment accepted exactly when covered`, {
+    timeout: 180_000,
+  }, async () => {
     const tally: Tally = { accepted: 0, refused: 0, exempt: 0, rest: 0 };
     await fc.assert(
       fc.asyncProperty(pairs, async ({ held, role }) => {
@@ -247,7 +251,7 @@ describe('delegation property: no escalation through role assignment', () => {
     );
   });
 
-  it(`${REMOVE_RUNS} more pairs: removal accepted exactly when covered`, async () => {
+  it(`${REMOVE_RUNS} more pairs: removal accepted exactly when covered`, { timeout: 180_000 }, async () => {
     const tally: Tally = { accepted: 0, refused: 0, exempt: 0, rest: 0 };
     await fc.assert(
       fc.asyncProperty(pairs, async ({ held, role }) => {
