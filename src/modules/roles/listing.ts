@@ -40,21 +40,20 @@ export async function findRolesByName(db: Db, where: Prisma.RoleWhereInput, quer
 }
 
 /**
- * The roles matching `where` that the holder of `index` may assign (Grafana's
- * `delegatable=true`): never basic roles, and only while it holds users.roles:add or
- * teams.roles:add and covers the role's permissions or holds that action on escalate
- * (guards.mayDelegate). By name, each with what `query` loads.
+ * The ids of the roles matching `where` that the holder of `index` may assign (Grafana's
+ * `delegatable=true`), by name then id: never basic roles, and only while it holds
+ * users.roles:add or teams.roles:add and covers the role's permissions or holds that action on
+ * escalate (guards.mayDelegate). One read of the candidates with their permissions.
  */
-export async function delegatableRoles(db: Db, where: Prisma.RoleWhereInput, index: PermissionIndex, query: RoleQuery): Promise<Role[]> {
+export async function delegatableRoleIds(db: Db, where: Prisma.RoleWhereInput, index: PermissionIndex): Promise<number[]> {
   const candidates = await db.role.findMany({
     where: { ...where, NOT: { name: { startsWith: BASIC_PREFIX } } },
     select: { id: true, permissions: { select: { action: true, scope: true } } },
     orderBy: BY_NAME,
   });
-  const ids = candidates
+  return candidates
     .filter((r) => mayDelegate(index, Action.UsersRolesAdd, r.permissions) || mayDelegate(index, Action.TeamsRolesAdd, r.permissions))
     .map((r) => r.id);
-  return rolesByIds(db, ids, query);
 }
 
 /** The name of the basic role (`basic:viewer`, ...) of each basic role grant name (`Viewer`, ...). */
