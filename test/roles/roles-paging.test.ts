@@ -86,6 +86,20 @@ describe('REST GET /api/access-control/roles paging', () => {
     expect(pages.at(-1)?.page).toBe(Math.floor(all.length / 2) + 1);
   });
 
+  it('pages read while no listing is cached (right after a write) are the same pages', async () => {
+    for (const extra of ['', '&includeHidden=true']) {
+      const all = await listUids(extra.replace('&', '?'));
+      const uids: string[] = [];
+      for (let page = 1; page <= Math.ceil(all.length / 3) + 1; page++) {
+        app.services.access.invalidate(); // as any write does: the next page is read from the database
+        const body = (await (await app.request(`/api/access-control/roles?perpage=3&page=${page}${extra}`)).json()) as RolePage;
+        expect(body.totalCount).toBe(all.length);
+        uids.push(...body.roles.map((r) => r.uid));
+      }
+      expect(uids).toEqual(all);
+    }
+  });
+
   it('includeHidden and delegatable apply to pages as to the array', async () => {
     expect((await restPages(3, '&includeHidden=true')).uids).toEqual(await listUids('?includeHidden=true'));
     expect((await listUids('?includeHidden=true')).includes('paging_hidden')).toBe(true);
@@ -133,6 +147,25 @@ describe('GraphQL rolesConnection', () => {
     expect(pages.at(-1)?.pageInfo.hasPreviousPage).toBe(true);
     const hidden = await connectionPages(4, { hidden: true });
     expect(hidden.flatMap((p) => p.edges.map((e) => e.node.uid))).toEqual(await listUids('?includeHidden=true'));
+  });
+
+  it('pages read while no listing is cached are the same pages, with their nodes’ permissions', async () => {
+    const all = await listUids();
+    const query = `query ($after: String) { rolesConnection(first: 4, after: $after) {
+      totalCount edges { node { uid permissions { action } } } pageInfo { hasNextPage endCursor } } }`;
+    const uids: string[] = [];
+    let after: string | null = null;
+    do {
+      app.services.access.invalidate();
+      const res = await app.graphql<Connection>(query, { after });
+      const page = res.body.data?.rolesConnection as Connection['rolesConnection'];
+      expect(page.totalCount).toBe(all.length);
+      uids.push(...page.edges.map((e) => e.node.uid));
+      const own = page.edges.find((e) => e.node.uid === 'paging_1');
+      if (own) expect(own.node.permissions).toEqual([{ action: 'teams:read' }]);
+      after = page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null;
+    } while (after);
+    expect(uids).toEqual(all);
   });
 
   it('delegatable pages list what REST lists for the same caller', async () => {

@@ -17,7 +17,7 @@ import type { PermissionIndex } from '../../kernel/evaluator.js';
 import { parseInput, wholeNumberText } from '../../kernel/inputs.js';
 import type { Db } from '../../platform/database.js';
 import { DEFAULT_PER_PAGE, MAX_PAGE, pageNumberInput, pageOffset, pageSizeInput } from '../shared/paging.js';
-import { delegatableRoleIds, type RoleQuery, rolesByIds } from './listing.js';
+import { delegatableRoleIds, pageOfRoleIds, type RoleQuery, rolesByIds } from './listing.js';
 import type { RoleListingCache } from './listing-cache.js';
 
 /** What a role listing is filtered by (Grafana's `includeHidden` and `delegatable`). */
@@ -110,8 +110,14 @@ export async function listRoles(
     const ids = await delegatableRoleIds(db, where, scope.index);
     return { totalCount: ids.length, offset, rows: await rolesByIds(db, cut(ids), query) };
   }
-  const all = await cache.rolesOf(scope.orgId);
-  const listed = options.includeHidden ? all : all.filter((r) => !r.hidden);
+  // A page while no current listing is cached (after a write): that page alone, from the
+  // database, while the listing loads in the background for the next pages.
+  const all = window ? cache.fresh(scope.orgId) : await cache.rolesOf(scope.orgId);
+  if (window && !all) {
+    cache.warm(scope.orgId);
+    return pageFromDatabase(db, scope.orgId, options.includeHidden ?? false, window, query);
+  }
+  const listed = options.includeHidden ? (all ?? []) : (all ?? []).filter((r) => !r.hidden);
   const rows = cut(listed);
   if (!loadsRelations(query)) return { totalCount: listed.length, offset, rows };
   return {
@@ -123,4 +129,11 @@ export async function listRoles(
       query,
     ),
   };
+}
+
+/** One page read from the database (listing.pageOfRoleIds) with the count of every listed role. */
+async function pageFromDatabase(db: Db, orgId: number, includeHidden: boolean, window: RoleWindow, query: RoleQuery): Promise<RoleSlice> {
+  const where: Prisma.RoleWhereInput = { orgId: { in: [0, orgId] }, ...(includeHidden ? {} : { hidden: false }) };
+  const [totalCount, ids] = await Promise.all([db.role.count({ where }), pageOfRoleIds(db, orgId, includeHidden, window)]);
+  return { totalCount, offset: window.offset, rows: await rolesByIds(db, ids, query) };
 }
