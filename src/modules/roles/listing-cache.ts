@@ -94,14 +94,6 @@ export class RoleListingCache {
     return cached?.stamp === `${this.generation()}:${this.epoch}` ? cached.rows : undefined;
   }
 
-  /**
-   * Loads the listing of `orgId` in the background unless a load of it is in flight (one at a
-   * time per organization, whatever the writes meanwhile); a failure only leaves it unloaded.
-   */
-  warm(orgId: number): void {
-    if (!this.loading.has(orgId)) this.rolesOf(orgId).catch(() => undefined);
-  }
-
   /** Drops every listing: called after a role write that does not move the access generation. */
   invalidate(): void {
     this.epoch++;
