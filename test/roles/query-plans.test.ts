@@ -107,6 +107,13 @@ describe.skipIf(onPostgres)('SQLite EXPLAIN QUERY PLAN of the hot queries', () =
   });
 });
 
+describe.skipIf(onPostgres)('SQLite plan of the membership query, open', () => {
+  // Today the roles a principal holds are found by reading every Role row with an EXISTS probe
+  // per source (SCAN Role): 33 ms at 10,000 roles against 0.28 ms at 100 (bench DBs), where a read
+  // driven from the principal's assignments costs 0.18 vs 0.05 ms. kernel/held-roles.ts, issue 20.
+  it.todo('reads no Role row beyond the ones the principal holds');
+});
+
 describe.skipIf(!onPostgres)('PostgreSQL EXPLAIN of the hot queries', () => {
   it('has an index for every assignment table it reads (no Seq Scan when they are disabled)', async () => {
     const statements = await hotStatements();
