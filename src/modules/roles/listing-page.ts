@@ -9,6 +9,10 @@
  * - GraphQL `rolesConnection(first, after)`: a Relay connection, `first` 100 by default. Its
  *   cursors are positions in the listing, like REST's pages: a role created or deleted before a
  *   cursor meanwhile shifts the next page by one.
+ *
+ * Pages come from the cached listing (listing-cache.ts) while it is current; right after a write
+ * a page is read alone from the database (listing.pageOfRoleIds), so it costs the same on 100
+ * roles and on 10,000. `delegatable` listings are always read from the database.
  */
 import { z } from 'zod';
 import type { Prisma, Role } from '../../generated/prisma/client.js';
