@@ -121,7 +121,7 @@ export async function createRole(
   permissions: PermissionPair[],
   options: { orgId?: number; hidden?: boolean; name?: string } = {},
 ) {
-  const role = await app.database.prisma.role.create({
+  return app.database.prisma.role.create({
     data: {
       uid,
       name: options.name ?? `custom:${uid}`,
@@ -130,9 +130,6 @@ export async function createRole(
       permissions: { create: permissions },
     },
   });
-  // Written on the app's own connection, beside access.write: caches (role listings) must drop.
-  app.services.access.invalidate();
-  return role;
 }
 
 /**
