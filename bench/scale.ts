@@ -4,8 +4,9 @@
  * means close to 1x): start time (spawn to listening), RSS after start and after the figures,
  * the permission listing of a user holding 50 roles cold (first request for that user) and warm
  * (the same again), assigning a role, creating a role, and `GET /api/access-control/roles`
- * (time and size). Medians of `--samples` requests each, over HTTP on 127.0.0.1, authenticated
- * with an Admin API key. Asserts nothing.
+ * (time and size, cold after a role write and warm) and one page of it (`perpage=50`: after a
+ * role write, again, and with the listing cached). Medians of `--samples` requests each, over
+ * HTTP on 127.0.0.1, authenticated with an Admin API key. Asserts nothing.
  *
  *   npm run bench -- scale [sizes of bench/scale-db.ts for the large database] [--samples 20]
  *       [--big <built.db>] [--small <built.db>] [--quick] [--root <checkout>]
@@ -35,6 +36,8 @@ const { values: flags } = parseArgs({
   },
 });
 const samples = Number(flags.samples);
+/** Roles per page of the paged listing figures (`?perpage=50&page=2`). */
+const PAGE_SIZE = 50;
 const root = resolve(String(flags.root));
 
 interface Figures {
@@ -44,8 +47,13 @@ interface Figures {
   warmMs: number;
   assignMs: number;
   createMs: number;
+  rolesColdMs: number;
   rolesMs: number;
   rolesBytes: number;
+  pageColdMs: number;
+  pageMs: number;
+  pageCachedMs: number;
+  pageBytes: number;
   rssAfter: number;
 }
 
@@ -111,13 +119,28 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
         )[0],
       );
     }
+    // The role listing: cold (the create above moved the listing cache's stamp), then warm.
+    const [rolesColdMs, rolesText] = await timed(() => call('GET', '/api/access-control/roles'));
+    const rolesBytes = Buffer.byteLength(rolesText);
     const roles: number[] = [];
-    let rolesBytes = 0;
+    for (let i = 0; i < Math.max(3, Math.floor(samples / 4)); i++)
+      roles.push((await timed(() => call('GET', '/api/access-control/roles')))[0]);
+    // One page of 50 (the second), after a role write (read from the database), then again.
+    const page = `/api/access-control/roles?perpage=${PAGE_SIZE}&page=2`;
+    const pageCold: number[] = [];
+    const pageWarm: number[] = [];
+    let pageBytes = 0;
     for (let i = 0; i < Math.max(3, Math.floor(samples / 4)); i++) {
-      const [ms, text] = await timed(() => call('GET', '/api/access-control/roles'));
-      roles.push(ms);
-      rolesBytes = Buffer.byteLength(text);
+      await call('POST', '/api/access-control/roles', { name: `custom:bench:${stamp}:page:${i}` });
+      pageCold.push((await timed(() => call('GET', page)))[0]);
+      const [ms, text] = await timed(() => call('GET', page));
+      pageWarm.push(ms);
+      pageBytes = Buffer.byteLength(text);
     }
+    // Pages served from the cached listing (loaded by an unpaged request).
+    await call('GET', '/api/access-control/roles');
+    const pageCached: number[] = [];
+    for (let i = 0; i < Math.max(3, Math.floor(samples / 4)); i++) pageCached.push((await timed(() => call('GET', page)))[0]);
     return {
       startMs,
       rssIdle,
@@ -125,8 +148,13 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
       warmMs: median(warm),
       assignMs: median(assign),
       createMs: median(create),
+      rolesColdMs,
       rolesMs: median(roles),
       rolesBytes,
+      pageColdMs: median(pageCold),
+      pageMs: median(pageWarm),
+      pageCachedMs: median(pageCached),
+      pageBytes,
       rssAfter: treeRss(service.proc.pid as number),
     };
   } finally {
@@ -170,8 +198,13 @@ try {
       row(`warm permission listing, ${HEAVY_ROLES}-role user`, large.warmMs, little.warmMs, ms),
       row('assign a role to a user', large.assignMs, little.assignMs, ms),
       row('create a role', large.createMs, little.createMs, ms),
-      row('GET /api/access-control/roles', large.rolesMs, little.rolesMs, ms),
+      row('GET /api/access-control/roles, cold (after a role write)', large.rolesColdMs, little.rolesColdMs, ms),
+      row('GET /api/access-control/roles, warm', large.rolesMs, little.rolesMs, ms),
       row('GET /api/access-control/roles size', large.rolesBytes, little.rolesBytes, (n) => `${fmt(n / 1e6, 2)} MB`),
+      row(`a page of ${PAGE_SIZE} roles, cold (after a role write)`, large.pageColdMs, little.pageColdMs, ms),
+      row(`a page of ${PAGE_SIZE} roles, again (from the database too)`, large.pageMs, little.pageMs, ms),
+      row(`a page of ${PAGE_SIZE} roles, listing cached`, large.pageCachedMs, little.pageCachedMs, ms),
+      row(`a page of ${PAGE_SIZE} roles, size`, large.pageBytes, little.pageBytes, (n) => `${fmt(n / 1e3, 1)} kB`),
       row('RSS after the figures', large.rssAfter, little.rssAfter, mib),
     ],
   );

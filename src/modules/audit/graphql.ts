@@ -6,6 +6,7 @@
 import type { AuditEvent } from '../../generated/prisma/client.js';
 import { needs } from '../../kernel/requirements.js';
 import { builder } from '../shared/builder.js';
+import { PageInfo } from '../shared/page-info.js';
 import { MAX_PAGE_SIZE } from '../shared/paging.js';
 import { AUDIT_ACTOR_KINDS, DEFAULT_AUDIT_PAGE_SIZE } from './inputs.js';
 import { type AuditConnection, auditRequirements, auditSnapshotValue } from './service.js';
@@ -54,16 +55,6 @@ const AuditEventObject = builder.objectRef<AuditEvent>('AuditEvent').implement({
       description: 'The object after the change; null for a deletion.',
       resolve: (e) => auditSnapshotValue(e.after),
     }),
-  }),
-});
-
-/** Relay's PageInfo (GraphQL Cursor Connections Specification). */
-export const PageInfo = builder.objectRef<AuditConnection['pageInfo']>('PageInfo').implement({
-  fields: (t) => ({
-    hasNextPage: t.exposeBoolean('hasNextPage'),
-    hasPreviousPage: t.exposeBoolean('hasPreviousPage'),
-    startCursor: t.exposeString('startCursor', { nullable: true }),
-    endCursor: t.exposeString('endCursor', { nullable: true }),
   }),
 });
 

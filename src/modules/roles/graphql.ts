@@ -3,6 +3,7 @@
  * mutations, and the basic-role reset. Every resolver calls one RoleService / BasicRoleService
  * method, the same the REST routes call; descriptions name the requirement the service checks.
  */
+import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Role } from '../../generated/prisma/client.js';
 import { isBasicRoleName } from '../../kernel/builtin-roles.js';
@@ -10,7 +11,9 @@ import { needs } from '../../kernel/requirements.js';
 import { builder } from '../shared/builder.js';
 import type { GraphQLContext } from '../shared/context.js';
 import { MessagePayload } from '../shared/message.js';
+import { PageInfo, type PageInfoShape } from '../shared/page-info.js';
 import { PermissionInput } from '../shared/permission.js';
+import { DEFAULT_ROLES_FIRST, type RoleSlice, roleCursor } from './listing-page.js';
 import { resetRequirements } from './reset.js';
 import { type RoleQuery, roleRequirements } from './service.js';
 
@@ -73,6 +76,39 @@ export const RoleObject = builder.prismaObject('Role', {
   }),
 });
 
+type RoleEdgeShape = { cursor: string; node: Role };
+
+const RoleEdge = builder.objectRef<RoleEdgeShape>('RoleEdge').implement({
+  fields: (t) => ({
+    cursor: t.exposeString('cursor'),
+    node: t.field({ type: RoleObject, resolve: (edge) => edge.node }),
+  }),
+});
+
+/** A page of rolesConnection: its edges, where it stands and the number of roles listed on every page. */
+const RoleConnection = builder
+  .objectRef<{ edges: RoleEdgeShape[]; pageInfo: PageInfoShape; totalCount: number }>('RoleConnection')
+  .implement({
+    description: 'Roles, by name then id.',
+    fields: (t) => ({
+      edges: t.field({ type: [RoleEdge], resolve: (c) => c.edges }),
+      pageInfo: t.field({ type: PageInfo, resolve: (c) => c.pageInfo }),
+      totalCount: t.exposeInt('totalCount', { description: 'Roles listed with these arguments, on every page.' }),
+    }),
+  });
+
+/** The connection of one window of the listing: cursors are positions (listing-page.roleCursor). */
+function roleConnection(slice: RoleSlice) {
+  const edges = slice.rows.map((node, i) => ({ cursor: roleCursor(slice.offset + i), node }));
+  const pageInfo = {
+    hasNextPage: slice.offset + slice.rows.length < slice.totalCount,
+    hasPreviousPage: slice.offset > 0,
+    startCursor: edges[0]?.cursor ?? null,
+    endCursor: edges.at(-1)?.cursor ?? null,
+  };
+  return { edges, pageInfo, totalCount: slice.totalCount };
+}
+
 export const CreateRoleInput = builder.inputType('CreateRoleInput', {
   fields: (t) => ({
     uid: t.string({
@@ -117,12 +153,26 @@ builder.queryFields((t) => ({
   }),
   roles: t.prismaField({
     type: ['Role'],
-    description: `Global roles and the roles of the current organization. ${needs(roleRequirements.read)}`,
+    description: `Global roles and the roles of the current organization, by name then id, all at once (rolesConnection pages them). ${needs(roleRequirements.read)}`,
     args: {
       includeHidden: t.arg.boolean({ description: 'Include hidden roles (basic roles among them).' }),
       delegatable: t.arg.boolean({ description: 'Only the roles the caller may assign (to users or teams); never basic roles.' }),
     },
     resolve: (query, _root, args, ctx) => ctx.services.roles.list(ctx.principal, args, query),
+  }),
+  rolesConnection: t.field({
+    type: RoleConnection,
+    description: `The roles of \`roles\`, a page at a time (Relay connection): at most \`first\` after cursor \`after\`. ${needs(roleRequirements.read)}`,
+    args: {
+      includeHidden: t.arg.boolean({ description: 'Include hidden roles (basic roles among them).' }),
+      delegatable: t.arg.boolean({ description: 'Only the roles the caller may assign (to users or teams); never basic roles.' }),
+      first: t.arg.int({ description: `At most this many roles (default ${DEFAULT_ROLES_FIRST}, at most 1000).` }),
+      after: t.arg.string({ description: 'The endCursor of the previous page.' }),
+    },
+    resolve: async (_root, args, ctx, info) => {
+      const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
+      return roleConnection(await ctx.services.roles.window(ctx.principal, args, args, query));
+    },
   }),
   role: t.prismaField({
     type: 'Role',

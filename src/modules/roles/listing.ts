@@ -40,21 +40,48 @@ export async function findRolesByName(db: Db, where: Prisma.RoleWhereInput, quer
 }
 
 /**
- * The roles matching `where` that the holder of `index` may assign (Grafana's
- * `delegatable=true`): never basic roles, and only while it holds users.roles:add or
- * teams.roles:add and covers the role's permissions or holds that action on escalate
- * (guards.mayDelegate). By name, each with what `query` loads.
+ * The ids of rows `offset` to `offset + limit` of the roles listed in organization `orgId` (its
+ * own and the global ones, hidden ones only with `includeHidden`), by name then id, without
+ * reading the whole listing: each organization's first `offset + limit` rows are walked in the
+ * order of the (orgId, name) unique index, and only those are merged and cut (issue 20: a page
+ * costs the same on 100 roles and on 10,000, save for its offset). Both databases.
  */
-export async function delegatableRoles(db: Db, where: Prisma.RoleWhereInput, index: PermissionIndex, query: RoleQuery): Promise<Role[]> {
+export async function pageOfRoleIds(
+  db: Db,
+  orgId: number,
+  includeHidden: boolean,
+  window: { offset: number; limit: number },
+): Promise<number[]> {
+  const n = window.offset + window.limit;
+  const rows = includeHidden
+    ? await db.$queryRaw<{ id: number | bigint }[]>`SELECT "id" FROM (
+        SELECT * FROM (SELECT "id", "name" FROM "Role" WHERE "orgId" = 0 ORDER BY "name", "id" LIMIT ${n}) AS "g"
+        UNION ALL
+        SELECT * FROM (SELECT "id", "name" FROM "Role" WHERE "orgId" = ${orgId} ORDER BY "name", "id" LIMIT ${n}) AS "o"
+      ) AS "r" ORDER BY "name", "id" LIMIT ${window.limit} OFFSET ${window.offset}`
+    : await db.$queryRaw<{ id: number | bigint }[]>`SELECT "id" FROM (
+        SELECT * FROM (SELECT "id", "name" FROM "Role" WHERE "orgId" = 0 AND "hidden" = false ORDER BY "name", "id" LIMIT ${n}) AS "g"
+        UNION ALL
+        SELECT * FROM (SELECT "id", "name" FROM "Role" WHERE "orgId" = ${orgId} AND "hidden" = false ORDER BY "name", "id" LIMIT ${n}) AS "o"
+      ) AS "r" ORDER BY "name", "id" LIMIT ${window.limit} OFFSET ${window.offset}`;
+  return rows.map((r) => Number(r.id));
+}
+
+/**
+ * The ids of the roles matching `where` that the holder of `index` may assign (Grafana's
+ * `delegatable=true`), by name then id: never basic roles, and only while it holds
+ * users.roles:add or teams.roles:add and covers the role's permissions or holds that action on
+ * escalate (guards.mayDelegate). One read of the candidates with their permissions.
+ */
+export async function delegatableRoleIds(db: Db, where: Prisma.RoleWhereInput, index: PermissionIndex): Promise<number[]> {
   const candidates = await db.role.findMany({
     where: { ...where, NOT: { name: { startsWith: BASIC_PREFIX } } },
     select: { id: true, permissions: { select: { action: true, scope: true } } },
     orderBy: BY_NAME,
   });
-  const ids = candidates
+  return candidates
     .filter((r) => mayDelegate(index, Action.UsersRolesAdd, r.permissions) || mayDelegate(index, Action.TeamsRolesAdd, r.permissions))
     .map((r) => r.id);
-  return rolesByIds(db, ids, query);
 }
 
 /** The name of the basic role (`basic:viewer`, ...) of each basic role grant name (`Viewer`, ...). */

@@ -5,7 +5,7 @@
  */
 import { z } from 'zod';
 import type { Role } from '../../generated/prisma/client.js';
-import { jsonTime, messageJson, parseBooleanParam, type Route } from '../shared/rest.js';
+import { jsonTime, messageJson, PAGE_PARAM, PER_PAGE_PARAM, parseBooleanParam, type Route, searchPageSchema } from '../shared/rest.js';
 import { createRoleInput, updateRoleInput } from './inputs.js';
 import { resetInput, resetRequirements } from './reset.js';
 import { roleRequirements } from './service.js';
@@ -75,6 +75,23 @@ export function roleToJson(role: Role & { permissions?: PermissionRow[] }): Role
   return json;
 }
 
+/** A listing row's JSON, made once per row the listing cache shares between requests (listing-cache.ts freezes them). */
+const listedJson = new WeakMap<Role, RoleJson>();
+
+/** roleToJson of a listed role; rows of the listing cache keep theirs (issue 20: no shaping per request). */
+function listedRoleJson(role: Role): RoleJson {
+  if (!Object.isFrozen(role)) return roleToJson(role);
+  let json = listedJson.get(role);
+  if (!json) {
+    json = Object.freeze(roleToJson(role));
+    listedJson.set(role, json);
+  }
+  return json;
+}
+
+/** A page of the role listing (with `page` or `perpage`), in the shape of Grafana's searches. */
+const rolePageDto = searchPageSchema('RoleSearchResult', 'roles', roleDto);
+
 const withPermissions = { include: { permissions: { orderBy: [{ action: 'asc' as const }, { scope: 'asc' as const }] } } };
 
 /** Role routes, the access-control status and the hard reset. */
@@ -91,18 +108,29 @@ export const roleRoutes: Route[] = [
     method: 'GET',
     path: '/api/access-control/roles',
     requires: roleRequirements.read,
-    summary: 'List the global roles and those of the current organization (without permissions)',
-    response: z.array(roleDto),
+    summary:
+      'List the global roles and those of the current organization (without permissions): an array (Grafana), or with page or perpage one page {totalCount, roles, page, perPage}',
+    response: z.union([z.array(roleDto), rolePageDto]),
     query: [
       { name: 'includeHidden', type: 'boolean', description: 'Include hidden roles' },
       { name: 'delegatable', type: 'boolean', description: 'Only roles the caller may assign (every permission held)' },
+      PAGE_PARAM,
+      PER_PAGE_PARAM,
     ],
     handler: async ({ principal, services, query }) => {
-      const roles = await services.roles.list(principal, {
+      const options = {
         includeHidden: parseBooleanParam('includeHidden', query.get('includeHidden')),
         delegatable: parseBooleanParam('delegatable', query.get('delegatable')),
+      };
+      // Grafana's listing has no paging: without either parameter its array, unchanged.
+      if (!query.has(PAGE_PARAM.name) && !query.has(PER_PAGE_PARAM.name)) {
+        return (await services.roles.list(principal, options)).map(listedRoleJson);
+      }
+      const page = await services.roles.page(principal, options, {
+        page: query.get(PAGE_PARAM.name),
+        perpage: query.get(PER_PAGE_PARAM.name),
       });
-      return roles.map(roleToJson);
+      return { totalCount: page.totalCount, roles: page.rows.map(listedRoleJson), page: page.page, perPage: page.perPage };
     },
   },
   {

@@ -7,7 +7,7 @@
  * permissions"; upstream-behaviour.md "Roles" (limits, stale version message, global org 0).
  */
 import { randomBytes } from 'node:crypto';
-import type { Prisma, Role } from '../../generated/prisma/client.js';
+import type { Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit, roleAssignments, snapshotRole } from '../../kernel/audit.js';
 import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
@@ -22,15 +22,9 @@ import { requirement } from '../../kernel/requirements.js';
 import { acceptsVersion } from '../../kernel/role-version.js';
 import { isUniqueViolation } from '../../platform/database.js';
 import { createRoleInput, updateRoleInput } from './inputs.js';
-import {
-  delegatableRoles,
-  findRolesByName,
-  grantedRolesByBasicRole,
-  knownActions,
-  permissionsOfRole,
-  type RoleQuery,
-  roleTaken,
-} from './listing.js';
+import { grantedRolesByBasicRole, knownActions, permissionsOfRole, type RoleQuery, roleTaken } from './listing.js';
+import { RoleListingCache } from './listing-cache.js';
+import { cursorWindow, listRoles, type RoleListOptions, type RoleSlice, type RoleWindow, restWindow } from './listing-page.js';
 
 export { findRolesByName, type RoleQuery } from './listing.js';
 
@@ -46,12 +40,17 @@ export const roleRequirements = {
 };
 
 /** Grafana-style short uid: 14 characters of [a-zA-Z0-9_-] from a CSPRNG. */
-export function generateUid(): string {
-  return randomBytes(11).toString('base64url').slice(0, 14);
-}
+const generateUid = (): string => randomBytes(11).toString('base64url').slice(0, 14);
+
+type RolePage = RoleSlice & { page: number; perPage: number };
 
 export class RoleService {
-  constructor(private readonly deps: FeatureDeps) {}
+  /** Role listings by organization, fenced by the access generation (listing-cache.ts). */
+  private readonly listings: RoleListingCache;
+
+  constructor(private readonly deps: FeatureDeps) {
+    this.listings = new RoleListingCache(deps.db, () => deps.access.currentGeneration());
+  }
 
   private assertAvailable(): void {
     this.deps.edition.assertAvailable();
@@ -68,24 +67,29 @@ export class RoleService {
   }
 
   /**
-   * All global roles and the roles of the caller's organization, by name; hidden ones only with
-   * includeHidden. With `delegatable`, only the roles the caller may assign (Grafana's
-   * `delegatable=true`): never basic roles, and only while it holds users.roles:add or
-   * teams.roles:add and covers the role's permissions or holds that action on escalate
-   * (guards.mayDelegate). Needs roles:read on roles:*. @throws 404 in oss, 401, 403.
-   * The ids are read first, then the rows (with what `query` loads) in slices of
-   * MAX_IDS_PER_QUERY, so any number of roles lists (issue #10 item 5).
+   * All global roles and the roles of the caller's organization, by name then id; hidden ones
+   * only with includeHidden; with `delegatable` only those the caller may assign (Grafana's,
+   * listing-page.listRoles). Needs roles:read on roles:*. @throws 404 in oss, 401, 403.
    */
-  async list(
-    caller: Principal,
-    options: { includeHidden?: boolean | null; delegatable?: boolean | null },
-    query: RoleQuery = {},
-  ): Promise<Role[]> {
+  async list(caller: Principal, options: RoleListOptions, query: RoleQuery = {}): Promise<Role[]> {
+    return (await this.slice(caller, options, null, query)).rows;
+  }
+
+  /** REST `page`/`perpage` of `list` (listing-page.restWindow). @throws as `list`; VALIDATION_FAILED (400). */
+  async page(caller: Principal, options: RoleListOptions, raw: { page: unknown; perpage: unknown }): Promise<RolePage> {
+    const window = restWindow(raw);
+    return { ...(await this.slice(caller, options, window)), page: window.page, perPage: window.perPage };
+  }
+
+  /** GraphQL `first`/`after` of `list` (listing-page.cursorWindow). @throws as `list`; VALIDATION_FAILED (400). */
+  async window(caller: Principal, options: RoleListOptions, raw: { first?: unknown; after?: unknown }, query: RoleQuery = {}) {
+    return this.slice(caller, options, cursorWindow(raw), query);
+  }
+
+  private async slice(caller: Principal, options: RoleListOptions, window: RoleWindow | null, query?: RoleQuery): Promise<RoleSlice> {
     this.assertAvailable();
     const index = await this.deps.access.check(caller, roleRequirements.read.for({}));
-    const where: Prisma.RoleWhereInput = { orgId: { in: [0, caller.orgId] }, ...(options.includeHidden ? {} : { hidden: false }) };
-    if (options.delegatable) return delegatableRoles(this.deps.db, where, index, query);
-    return findRolesByName(this.deps.db, where, query);
+    return listRoles(this.deps.db, this.listings, { orgId: caller.orgId, index }, options, window, query);
   }
 
   /**
@@ -130,9 +134,8 @@ export class RoleService {
 
   /**
    * Creates a custom role. Needs roles:write on permissions:type:delegate and every permission of
-   * the new role (delegation), or roles:write on permissions:type:escalate; a global role additionally needs a Service Admin, since it acts in
-   * every organization.
-   * Names are stored NFC-normalized.
+   * the new role (delegation), or roles:write on permissions:type:escalate; a global role also
+   * needs a Service Admin, since it acts in every organization. Names are stored NFC-normalized.
    * @throws DomainError VALIDATION_FAILED (400: bad field; a name that is or reads as `fixed:`,
    *   `basic:`, `plugins:` or `managed:` (kernel/lookalikes.ts: NFKC, case, white space, look-alike
    *   letters and colons); a uid beginning with `fixed_`, `basic_`, `plugins_`, `prov_` or
@@ -174,6 +177,8 @@ export class RoleService {
         },
         { grantsNothing: true },
       );
+      // The one role write that leaves the access generation: listings must drop it themselves.
+      this.listings.invalidate();
       return await this.deps.db.role.findUniqueOrThrow({ ...query, where: { id: role.id } });
     } catch (error) {
       if (isUniqueViolation(error)) throw await roleTaken(this.deps.db, { orgId, name: input.name, uid });
