@@ -13,10 +13,10 @@ import { routes } from './http/routes.js';
 import { schema } from './http/schema.js';
 import { useBadRequestStatus } from './http/use-bad-request-status.js';
 import { useCompression } from './http/use-compression.js';
+import { useConnection } from './http/use-connection.js';
 import { useConsole } from './http/use-console.js';
 import { graphiqlOptions, renderGraphiQL, useGraphiQLAuth } from './http/use-graphiql-auth.js';
 import { Lifecycle, useHealth, useReadiness } from './http/use-health.js';
-import { useLoginRoutes } from './http/use-login-routes.js';
 import { useMetrics } from './http/use-metrics.js';
 import { useNotFound } from './http/use-not-found.js';
 import { useOpenApi, useOpenApiHeaders } from './http/use-openapi.js';
@@ -75,15 +75,6 @@ export function createApp(deps: AppDeps): App {
   services.access.observeCache(metrics);
   observeQueryTime(db, metrics.queryTime);
   const cookie = { name: config.auth.cookieName, secure: config.auth.cookieSecure, maxAgeSeconds: config.auth.lifetimeSeconds };
-  const loginRoutes = useLoginRoutes({
-    services,
-    cookie,
-    rootUrl: config.auth.rootUrl,
-    allowSignUp: config.auth.oauth?.allowSignUp ?? false,
-    trustProxy: config.auth.trustProxy,
-    allowedOrigins: config.security.corsAllowedOrigins,
-    log,
-  });
   const authenticator = createAuthenticator({
     services,
     cookie,
@@ -114,7 +105,7 @@ export function createApp(deps: AppDeps): App {
       useReadiness(db, lifecycle),
       useMetrics(metrics, config.metrics),
       useConsole({ log, oauthName: services.oauth.name }), // the web console's pages and assets; its page answers GET /login
-      loginRoutes, // first to authenticate: records the client address before anything authenticates
+      useConnection(config.auth.trustProxy), // records the client address before anything authenticates
       useOrderedExecution(), // before the plugins that wrap execution (the access fence in hardened)
       ...hardened.first,
       useBadRequestStatus(),
@@ -127,6 +118,7 @@ export function createApp(deps: AppDeps): App {
       }),
       useRestRoutes({
         routes,
+        site: { cookie, rootUrl: config.auth.rootUrl, allowSignUp: config.auth.oauth?.allowSignUp ?? false, log },
         services,
         authenticate: auth,
         log,
