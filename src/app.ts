@@ -1,18 +1,19 @@
 /**
  * Composition root: the feature services on a database, the authenticator, and the yoga
- * instance with its plugins (REST routes, GraphiQL prompt, status of bad requests). Opens no
- * port: main.ts listens, tests call `app.yoga.fetch(...)`.
+ * instance with its plugins (REST routes, GraphiQL prompt, status of bad requests), and the Node
+ * listener that serves it compressed. Opens no port: main.ts listens, tests call
+ * `app.yoga.fetch(...)` (answers as yoga makes them, never compressed).
  */
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { createAuthenticator } from './http/authenticate.js';
+import { type Listener, withCompression } from './http/compression.js';
 import { toGraphQLError } from './http/graphql-errors.js';
 import { hardening } from './http/hardening.js';
 import { createRequestAuth } from './http/request-auth.js';
 import { routes } from './http/routes.js';
 import { schema } from './http/schema.js';
 import { useBadRequestStatus } from './http/use-bad-request-status.js';
-import { useCompression } from './http/use-compression.js';
 import { useConnection } from './http/use-connection.js';
 import { useConsole } from './http/use-console.js';
 import { graphiqlOptions, renderGraphiQL, useGraphiQLAuth } from './http/use-graphiql-auth.js';
@@ -57,6 +58,8 @@ export interface App {
   lifecycle: Lifecycle;
   /** The Prometheus registry and its recorders (platform/metrics.ts). */
   metrics: Metrics;
+  /** The Node request listener main.ts serves: yoga, its answers compressed (http/compression.ts). */
+  listener: Listener;
 }
 
 /** Builds the app for a database and configuration. */
@@ -131,9 +134,8 @@ export function createApp(deps: AppDeps): App {
       ...hardened.last,
       useOpenApiHeaders(), // after the security headers: the reference page's own policy and cache
       useNotFound('/graphql', log), // after every plugin that answers paths of its own
-      useCompression(), // after every plugin that rewrites a body
       useRequestLog({ log, metrics }), // last: logs, counts and labels the answer as sent
     ]),
   });
-  return { yoga, services, lifecycle, metrics };
+  return { yoga, services, lifecycle, metrics, listener: withCompression(yoga) };
 }

@@ -28,7 +28,6 @@ const SIGNS: [RegExp, string][] = [
   [/access\.run|\.run\(principal/, 'useAccessFence'],
   [/consoleAnswers|API_CSP|COMMON/, 'useSecurityHeaders'],
   [/useNotFound|NOT_FOUND|Not found/, 'useNotFound'],
-  [/negotiateEncoding|accept-encoding/, 'useCompression'],
   [/x-request-id|requestIdOf/, 'useRequestLog'],
 ];
 

@@ -104,7 +104,12 @@ async function loginPage({ query, services }: RouteRequest): Promise<Response> {
 <h1>Sign in to portcullis</h1>${error ? `<p role="alert">${escapeHtml(error)}</p>` : ''}
 <p>POST /login with JSON {"user", "password"} sets the session cookie.</p>
 ${provider ? `<p><a href="${OAUTH_PATH}">Sign in with ${escapeHtml(provider)}</a></p>` : ''}</body></html>`;
-  return new Response(html, { status: 200, headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' } });
+  const headers = {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-length': String(Buffer.byteLength(html)),
+  };
+  return new Response(html, { status: 200, headers });
 }
 
 export const browserSignInRoutes: Route[] = [
