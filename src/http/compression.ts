@@ -8,11 +8,17 @@
  * leaves alone answers already encoded (the web console's precompressed assets), HEAD, and what
  * `Cache-Control: no-transform` marks. Our filter also leaves streams (`text/event-stream`,
  * `multipart/*`: compressing them would hold parts back) and 204/304 answers (no body).
+ * Yoga's Node adapter writes the headers before the body, so the middleware reads the size from
+ * `Content-Length`: an answer without one is compressed whatever its size (responses.ts `json`,
+ * the console's page and the sign-in page say theirs; yoga's GraphQL results do).
  *
- * Why not @whatwg-node/server's `useContentEncoding` (yoga's own): it also inflates request
- * bodies before our body limits see them (a decompression bomb), ignores q-values (`gzip;q=0`
- * still compresses... when spelled without parameters), adds no `Vary`, compresses tiny and
- * already-encoded answers and HEAD. Node's zlib streams run in libuv's thread pool.
+ * Why not @whatwg-node/server's `useContentEncoding` (yoga's own, read in 0.11.0): it also
+ * inflates request bodies (`Content-Encoding` of a request) before our body limits see them, a
+ * decompression bomb; it matches the header's comma-separated items as exact strings (no
+ * q-values, no spaces: `gzip, br` answers gzip, `br;q=1` nothing); it adds no `Vary`, and
+ * compresses tiny answers, answers already encoded, streams and HEAD. Wrapping it in enough
+ * checks to be safe would be the hand-written plugin again. Node's zlib streams run in libuv's
+ * thread pool.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import compression from 'compression';
@@ -39,7 +45,7 @@ export function withCompression(listener: Listener): Listener {
     filter: shouldCompress,
     // The library's brotli quality 4 and gzip level 6: most of the gain at a fraction of the
     // time of brotli's maximum (11); every answer is compressed anew (the GraphiQL page: 9 MB,
-    // about 150 ms of CPU in the thread pool per load, see docs/operations.md).
+    // 110-130 ms of CPU in the thread pool per load, see docs/operations.md).
   });
   return (request, response) => {
     middleware(request as never, response as never, () => listener(request, response));
