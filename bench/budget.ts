@@ -9,12 +9,16 @@
  * - plugins: the synchronous part of each yoga plugin's hooks, timed inside real requests
  *   (support/hook-timer.ts; createApp's `editPlugins` wraps them);
  * - with --toggle, also each plugin left out (createApp's `editPlugins`), paired round by round
- *   with the full app: includes what the hooks cost yoga, but noisy on a busy machine.
+ *   with the full app: includes what the hooks cost yoga, but noisy on a busy machine;
+ * - compression, which is Node middleware around yoga (src/http/compression.ts), not a plugin:
+ *   the API-key request over loopback HTTP to yoga alone and to `app.listener`, without and with
+ *   `Accept-Encoding` (client and server in this process: their difference is the middleware).
  * Prints microseconds and shares of the full request; asserts nothing.
  *
  *   npm run bench -- budget [--rounds 15] [--batch 200] [--quick] [--toggle]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { Agent, createServer, request as httpRequest, type RequestListener, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -174,8 +178,70 @@ try {
     console.log(`\n${request.name}: CPU per request, ${rounds} rounds x ${batch} requests, one at a time, in process`);
     printTable(['step or plugin', 'CPU per request', 'share of the full request'], rows);
   }
+  await compressionCost(app, requests.rest.init.headers.authorization);
   console.log('\nFigures of one run on a shared machine (noisy); the shares compare.');
   await database.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
+}
+
+/** `listener` on a loopback port, and a keep-alive GET of `path` there that reads the whole answer. */
+async function loopback(
+  listener: RequestListener,
+): Promise<{ server: Server; get: (path: string, headers: Record<string, string>) => Promise<number> }> {
+  const server = createServer(listener);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const get = (path: string, headers: Record<string, string>) =>
+    new Promise<number>((resolve, reject) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path, headers, agent }, (res) => {
+        let bytes = 0;
+        res.on('data', (chunk: Buffer) => {
+          bytes += chunk.length;
+        });
+        res.on('end', () => resolve(bytes));
+      });
+      req.on('error', reject);
+      req.end();
+    });
+  return { server, get };
+}
+
+/** The compression view (module comment). */
+async function compressionCost(app: ReturnType<typeof createApp>, authorization: string): Promise<void> {
+  const plain = await loopback(app.yoga);
+  const compressed = await loopback(app.listener);
+  const accept = { authorization, 'accept-encoding': 'gzip, deflate, br' };
+  // A short answer (below the threshold: the middleware's overhead only) and a longer one (compressed).
+  for (const path of ['/api/access-control/user/permissions', '/api/access-control/roles?includeHidden=true']) {
+    const variants: Variant[] = [
+      { name: 'yoga alone, no Accept-Encoding', run: () => plain.get(path, { authorization }) },
+      { name: 'with compression, no Accept-Encoding', run: () => compressed.get(path, { authorization }) },
+      { name: 'yoga alone, Accept-Encoding: gzip, deflate, br', run: () => plain.get(path, accept) },
+      { name: 'with compression, Accept-Encoding: gzip, deflate, br', run: () => compressed.get(path, accept) },
+    ];
+    const sizes = [await plain.get(path, accept), await compressed.get(path, accept)];
+    const measured = await timeVariants(variants, rounds, batch);
+    const cpu = (i: number) => measured.get(variants[i]?.name ?? '')?.cpu ?? Number.NaN;
+    const rows = variants.map((v, i) => [v.name, `${fmt(cpu(i), 1)} µs`, i % 2 === 1 ? `${fmt(cpu(i) - cpu(i - 1), 1)} µs` : '']);
+    console.log(`\n${path} (API key) over loopback HTTP, ${rounds} rounds x ${batch}: ${sizes[0]} bytes, ${sizes[1]} sent compressed`);
+    printTable(['server', 'CPU per request', 'compression (row minus the row above)'], rows);
+  }
+  // The GraphiQL page (9 MB): a few loads, CPU of this process and zlib's threads.
+  const page = { authorization, accept: 'text/html', 'accept-encoding': 'gzip, deflate, br' };
+  for (const [name, server] of [
+    ['yoga alone', plain],
+    ['with compression', compressed],
+  ] as const) {
+    await server.get('/graphql', page);
+    const before = process.cpuUsage();
+    const loads = 5;
+    let bytes = 0;
+    for (let i = 0; i < loads; i++) bytes = await server.get('/graphql', page);
+    const used = process.cpuUsage(before);
+    console.log(`GraphiQL page, ${name}: ${fmt((used.user + used.system) / 1000 / loads, 1)} ms CPU per load, ${bytes} bytes sent`);
+  }
+  plain.server.close();
+  compressed.server.close();
 }

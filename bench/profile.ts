@@ -50,7 +50,7 @@ function sourceUrlOf(frame: ProfileNode['callFrame']): string {
   return `file://${original}`;
 }
 
-/** `url` shortened: `src/http/x.ts`, `pkg-name/path`, `node:internal/...`. */
+/** `url` shortened: `src/http/routes.ts`, `pkg-name/path`, `node:internal/...`. */
 function fileOf(url: string): string {
   if (!url) return '';
   const path = url.startsWith('file://') ? decodeURIComponent(url.slice(7)) : url;

@@ -1,22 +1,23 @@
 /**
  * Composition root: the feature services on a database, the authenticator, and the yoga
- * instance with its plugins (REST routes, GraphiQL prompt, status of bad requests). Opens no
- * port: main.ts listens, tests call `app.yoga.fetch(...)`.
+ * instance with its plugins (REST routes, GraphiQL prompt, status of bad requests), and the Node
+ * listener that serves it compressed. Opens no port: main.ts listens, tests call
+ * `app.yoga.fetch(...)` (answers as yoga makes them, never compressed).
  */
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { Config } from './config.js';
 import { createAuthenticator } from './http/authenticate.js';
+import { type Listener, withCompression } from './http/compression.js';
 import { toGraphQLError } from './http/graphql-errors.js';
 import { hardening } from './http/hardening.js';
 import { createRequestAuth } from './http/request-auth.js';
 import { routes } from './http/routes.js';
 import { schema } from './http/schema.js';
 import { useBadRequestStatus } from './http/use-bad-request-status.js';
-import { useCompression } from './http/use-compression.js';
+import { useConnection } from './http/use-connection.js';
 import { useConsole } from './http/use-console.js';
 import { graphiqlOptions, renderGraphiQL, useGraphiQLAuth } from './http/use-graphiql-auth.js';
 import { Lifecycle, useHealth, useReadiness } from './http/use-health.js';
-import { useLoginRoutes } from './http/use-login-routes.js';
 import { useMetrics } from './http/use-metrics.js';
 import { useNotFound } from './http/use-not-found.js';
 import { useOpenApi, useOpenApiHeaders } from './http/use-openapi.js';
@@ -57,6 +58,8 @@ export interface App {
   lifecycle: Lifecycle;
   /** The Prometheus registry and its recorders (platform/metrics.ts). */
   metrics: Metrics;
+  /** The Node request listener main.ts serves: yoga, its answers compressed (http/compression.ts). */
+  listener: Listener;
 }
 
 /** Builds the app for a database and configuration. */
@@ -75,15 +78,6 @@ export function createApp(deps: AppDeps): App {
   services.access.observeCache(metrics);
   observeQueryTime(db, metrics.queryTime);
   const cookie = { name: config.auth.cookieName, secure: config.auth.cookieSecure, maxAgeSeconds: config.auth.lifetimeSeconds };
-  const loginRoutes = useLoginRoutes({
-    services,
-    cookie,
-    rootUrl: config.auth.rootUrl,
-    allowSignUp: config.auth.oauth?.allowSignUp ?? false,
-    trustProxy: config.auth.trustProxy,
-    allowedOrigins: config.security.corsAllowedOrigins,
-    log,
-  });
   const authenticator = createAuthenticator({
     services,
     cookie,
@@ -114,7 +108,7 @@ export function createApp(deps: AppDeps): App {
       useReadiness(db, lifecycle),
       useMetrics(metrics, config.metrics),
       useConsole({ log, oauthName: services.oauth.name }), // the web console's pages and assets; its page answers GET /login
-      loginRoutes, // first to authenticate: records the client address before anything authenticates
+      useConnection(config.auth.trustProxy), // records the client address before anything authenticates
       useOrderedExecution(), // before the plugins that wrap execution (the access fence in hardened)
       ...hardened.first,
       useBadRequestStatus(),
@@ -127,6 +121,7 @@ export function createApp(deps: AppDeps): App {
       }),
       useRestRoutes({
         routes,
+        site: { cookie, rootUrl: config.auth.rootUrl, allowSignUp: config.auth.oauth?.allowSignUp ?? false, log },
         services,
         authenticate: auth,
         log,
@@ -139,9 +134,8 @@ export function createApp(deps: AppDeps): App {
       ...hardened.last,
       useOpenApiHeaders(), // after the security headers: the reference page's own policy and cache
       useNotFound('/graphql', log), // after every plugin that answers paths of its own
-      useCompression(), // after every plugin that rewrites a body
       useRequestLog({ log, metrics }), // last: logs, counts and labels the answer as sent
     ]),
   });
-  return { yoga, services, lifecycle, metrics };
+  return { yoga, services, lifecycle, metrics, listener: withCompression(yoga) };
 }

@@ -100,7 +100,7 @@ async function main(): Promise<void> {
     if (isDomainError(error)) fail(error.message);
     throw error;
   }
-  handler = app.yoga;
+  handler = app.listener;
   app.lifecycle.markReady();
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

@@ -1,7 +1,7 @@
 /**
  * Where to go after signing in (`/login?next=...`, issue #18 item 6): a path of this origin, or
  * `/`. Shared by the console (the sign-in page's links and redirect) and the server (the OAuth
- * login's return, src/http/use-login-routes.ts), so both accept exactly the same places.
+ * login's return, src/http/sign-in-routes.ts), so both accept exactly the same places.
  *
  * A browser does not read a URL as a string test would: it turns `\` into `/`, drops tabs and
  * newlines anywhere and control characters at the ends, and resolves `.` segments, so

@@ -10,7 +10,7 @@ const SIGNS: [RegExp, string][] = [
   [/READY_PATH|lifecycle\.state/, 'useReadiness'],
   [/METRICS_PATH/, 'useMetrics'],
   [/canonicalPagePath|strays/, 'useConsole'],
-  [/recordConnection/, 'useLoginRoutes'],
+  [/recordConnection/, 'useConnection'],
   [/setExecuteFn\(execute\)/, 'useOrderedExecution'],
   [/csrf|requestHeaders/i, 'useCSRFPrevention'],
   [/maxDocumentBytes|hasLoneSurrogate/, 'useGraphQLGate'],
@@ -18,7 +18,7 @@ const SIGNS: [RegExp, string][] = [
   [/secretsAloneRule/, 'useSecretsAlone'],
   [/OPENAPI_PATH|REFERENCE_PATH/, 'useOpenApi'],
   [/ASSET_CACHE|REFERENCE_PAGE_POLICY/, 'useOpenApiHeaders'],
-  [/createRestRouter|rest\(request,\s*url\)/, 'useRestRoutes'],
+  [/createRestRouter|rest\.answer\(request/, 'useRestRoutes'],
   [/unauthenticated\(\)/, 'useGraphiQLAuth'],
   [/operationCost|listDepth/, 'useListLimits (cost, list depth)'],
   [/maxTokens|MaxTokens|token/i, 'max-tokens (graphql-armor)'],
@@ -28,7 +28,6 @@ const SIGNS: [RegExp, string][] = [
   [/access\.run|\.run\(principal/, 'useAccessFence'],
   [/consoleAnswers|API_CSP|COMMON/, 'useSecurityHeaders'],
   [/useNotFound|NOT_FOUND|Not found/, 'useNotFound'],
-  [/negotiateEncoding|accept-encoding/, 'useCompression'],
   [/x-request-id|requestIdOf/, 'useRequestLog'],
 ];
 

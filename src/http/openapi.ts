@@ -7,10 +7,11 @@
  * success status with the answer's JSON Schema (from the route's `response` zod schema; shapes
  * named with `.meta({ id })` become `components/schemas`, Grafana's DTO names) and the one error
  * shape; plus the probes and this document, which are answered by plugins before the route
- * table. The zod-to-JSON-Schema conversion and the fixed components are in openapi-schemas.ts.
+ * table. The browser's sign-in routes (`requires: 'anonymous'`: redirects, cookies, an HTML page)
+ * are not part of the JSON API it describes; docs/ and SECURITY.md list them. The zod-to-JSON-Schema conversion and the fixed components are in openapi-schemas.ts.
  * Served by use-openapi.ts.
  */
-import { needs } from '../kernel/requirements.js';
+import { needs, type Requirement } from '../kernel/requirements.js';
 import type { Method, QueryParam, Route } from '../modules/shared/rest.js';
 import { ERROR_RESPONSES, FIXED_SCHEMAS, inputSchema, type JsonSchema, jsonResponse, outputSchema } from './openapi-schemas.js';
 
@@ -164,7 +165,10 @@ function queryParameter(q: QueryParam): OpenApiParameter {
 }
 
 /** The operation of one route; named answer shapes are added to `components`. */
-function operationOf(route: Route, components: Record<string, JsonSchema>): OpenApiOperation {
+function operationOf(
+  route: Route & { requires: Requirement<string> | 'signed-in' },
+  components: Record<string, JsonSchema>,
+): OpenApiOperation {
   const { params } = openApiPath(route.path);
   const guarded = route.requires !== 'signed-in';
   const permission = route.requires === 'signed-in' ? 'signed-in' : route.requires.text();
@@ -194,6 +198,11 @@ function operationOf(route: Route, components: Record<string, JsonSchema>): Open
   return op;
 }
 
+/** Whether the document describes `route`: every route but the browser's sign-in routes (module comment). */
+export function isDocumented(route: Route): route is Route & { requires: Requirement<string> | 'signed-in' } {
+  return route.requires !== 'anonymous';
+}
+
 /**
  * Builds the document for `routes`.
  * @throws Error when two routes share a method and path (the router would shadow one).
@@ -203,6 +212,7 @@ export function buildOpenApiDocument(routes: readonly Route[], options: OpenApiO
   const answers: Record<string, JsonSchema> = {};
   for (const route of routes) {
     if (options.unavailablePrefix && route.path.startsWith(options.unavailablePrefix)) continue;
+    if (!isDocumented(route)) continue;
     const { path } = openApiPath(route.path);
     const item = paths[path] ?? {};
     const method = route.method.toLowerCase() as Lowercase<Method>;

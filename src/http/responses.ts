@@ -11,11 +11,14 @@ import type { Logger } from '../platform/logger.js';
  * JSON response with `status`: the body is one line of JSON ended by a newline, as Grafana's
  * (its response.JSON writes with json.Encoder, which adds "\n"), so consecutive answers printed
  * in a terminal (curl) do not run together. Every REST answer and plugin JSON comes through here.
+ * It says its `Content-Length`: the compression middleware (compression.ts), which sees the
+ * headers before the body, leaves answers shorter than its threshold as they are by that header.
  */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(`${JSON.stringify(body)}\n`, {
+  const text = `${JSON.stringify(body)}\n`;
+  return new Response(text, {
     status,
-    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), ...headers },
   });
 }
 

@@ -1,4 +1,7 @@
-/** Every REST route of the service: each feature's route table, mounted by useRestRoutes. */
+/**
+ * The route table: every REST route of the service (each feature's table) and the browser's
+ * sign-in routes, each with the requirement it declares; mounted by useRestRoutes.
+ */
 import { apiKeyRoutes } from '../modules/api-keys/rest.js';
 import { assignmentRoutes } from '../modules/assignments/rest.js';
 import { auditRoutes } from '../modules/audit/rest.js';
@@ -15,6 +18,7 @@ import type { Route } from '../modules/shared/rest.js';
 import { signInRoutes } from '../modules/sign-in/rest.js';
 import { teamRoutes } from '../modules/teams/rest.js';
 import { userRoutes } from '../modules/users/rest.js';
+import { browserSignInRoutes } from './sign-in-routes.js';
 
 export const routes: Route[] = [
   ...roleRoutes,
@@ -32,4 +36,5 @@ export const routes: Route[] = [
   ...auditRoutes,
   ...userRoutes,
   ...orgRoutes,
+  ...browserSignInRoutes,
 ];

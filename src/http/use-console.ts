@@ -22,7 +22,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Plugin } from 'graphql-yoga';
 import { isConsolePath } from '../../web/paths.js';
 import type { Logger } from '../platform/logger.js';
-import { negotiateEncoding } from './use-compression.js';
+import { negotiateEncoding } from './accept-encoding.js';
 import { METRICS_PATH } from './use-metrics.js';
 import { REFERENCE_PATH } from './use-openapi.js';
 import { markConsoleAnswer } from './use-security-headers.js';
@@ -64,6 +64,8 @@ interface Asset {
 
 interface Loaded {
   page: string;
+  /** The page's length in bytes, for its Content-Length. */
+  pageBytes: number;
   assets: Map<string, Asset>;
 }
 
@@ -134,7 +136,9 @@ async function load(deps: ConsoleDeps): Promise<Loaded> {
       ...(gzip && { gzip }),
     });
   }
-  return { page: renderPage(manifest, deps.oauthName), assets };
+  const page = renderPage(manifest, deps.oauthName);
+  // Its length lets the compression middleware (compression.ts) leave this short page as it is.
+  return { page, pageBytes: Buffer.byteLength(page), assets };
 }
 
 function assetResponse(request: Request, asset: Asset): Response {
@@ -198,7 +202,7 @@ export function useConsole(deps: ConsoleDeps): Plugin {
     }
     if (page) {
       markConsoleAnswer(request, 'page');
-      const headers = { 'content-type': 'text/html; charset=utf-8' };
+      const headers = { 'content-type': 'text/html; charset=utf-8', 'content-length': String(built.pageBytes) };
       endResponse(new Response(request.method === 'HEAD' ? null : built.page, { status: 200, headers }));
       return;
     }
@@ -231,7 +235,7 @@ export function useConsole(deps: ConsoleDeps): Plugin {
         .then((built) => {
           if (!built) return; // no console: the JSON 404 stands
           markConsoleAnswer(request, 'page');
-          const headers = { 'content-type': 'text/html; charset=utf-8' };
+          const headers = { 'content-type': 'text/html; charset=utf-8', 'content-length': String(built.pageBytes) };
           setResponse(new Response(request.method === 'HEAD' ? null : built.page, { status: 404, headers }));
         });
     },

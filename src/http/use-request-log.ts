@@ -19,8 +19,8 @@
  * status 499 (nginx's "client closed request") and `aborted: true` at `info`, whatever the door
  * answered to nobody: a client's choice is neither a server error nor a 5xx sample.
  *
- * List the plugin LAST: its onResponse then sees the final response (after compression and the
- * security headers) and sets the header on it. Its start time comes from the request
+ * List the plugin LAST: its onResponse then sees the final response (after the security
+ * headers; compression comes later, in Node: http/compression.ts) and sets the header on it. Its start time comes from the request
  * instrumentation, which wraps every plugin, so answers ended early (GraphiQL, CORS preflights)
  * are timed too.
  */

@@ -1,20 +1,22 @@
 /**
- * The REST door as a yoga plugin: matches a request against the features' route tables
- * (method, path, requirement, handler), authenticates it, parses its JSON body and turns the
+ * The REST door as a yoga plugin: matches a request against the route table (method, path,
+ * requirement, handler: routes.ts), authenticates it, parses its JSON body and turns the
  * handler's result or error into a response, before yoga's GraphQL handling sees it. Handlers
  * call one feature service each.
  *
- * A write (POST, PUT, PATCH, DELETE) is checked before its caller is authenticated (so a forged
- * request neither signs in an LDAP user nor counts as a failed login): it must not come from
- * another site and must be JSON or bodiless (body.ts). Its body is read only after
- * authentication, streamed and bounded.
+ * A write (POST, PUT, PATCH, DELETE), or a route `sameSiteOnly`, is checked before its caller is
+ * authenticated (so a forged request neither signs in an LDAP user nor counts as a failed
+ * login): it must not come from another site and must be JSON or bodiless (body.ts). Its body
+ * is read only after authentication, streamed and bounded. A route `requires: 'anonymous'`
+ * (the browser's sign-in routes, sign-in-routes.ts) authenticates no one; its failures carry no
+ * Basic challenge (a form's failure: no browser credentials prompt) and are never cached.
  */
 import type { Plugin } from 'graphql-yoga';
 import { UNAVAILABLE_MESSAGE } from '../kernel/edition.js';
 import { DomainError } from '../kernel/errors.js';
-import type { Principal } from '../kernel/principal.js';
+import { ANONYMOUS, type Principal } from '../kernel/principal.js';
 import type { Services } from '../modules/services.js';
-import type { Route } from '../modules/shared/rest.js';
+import type { Route, SiteSettings } from '../modules/shared/rest.js';
 import type { Logger } from '../platform/logger.js';
 import { clientAddress } from './auth/cookies.js';
 import { readJsonBody, refuseCrossSite, requireJsonType, trustedOrigins } from './body.js';
@@ -32,6 +34,8 @@ interface CompiledRoute extends Route {
 
 export interface RestRouterDeps {
   routes: Route[];
+  /** What the sign-in routes answer with (cookie, ROOT_URL, sign-up). */
+  site: SiteSettings;
   services: Services;
   authenticate: (request: Request) => Promise<Principal>;
   log: Logger;
@@ -63,11 +67,28 @@ function split(path: string): string[] {
   return path.split('/').filter((s) => s.length > 0);
 }
 
+/** The paths of the route table outside /api/ (the sign-in routes): only their exact matches are answered. */
+function ownPaths(routes: readonly Route[]): Set<string> {
+  return new Set(routes.filter((r) => !r.path.startsWith('/api/')).map((r) => r.path));
+}
+
+/** A failure of an anonymous route (module comment): no Basic challenge, never cached. */
+function anonymousFailure(response: Response): Response {
+  response.headers.delete('www-authenticate');
+  response.headers.set('cache-control', 'no-store');
+  return response;
+}
+
 /**
  * Builds the request handler. It answers every path under /api/ (404 for unknown ones, 405 for
- * a known path with another method) and returns null for any other path.
+ * a known path with another method) and the table's other paths for their methods, and returns
+ * null for any other request.
  */
-function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL, ResponseClass: ResponseClass) => Promise<Response | null> {
+function createRestRouter(deps: RestRouterDeps): {
+  /** Whether a request to `pathname` may be the router's: under /api/ or one of the table's other paths. */
+  owns: (pathname: string) => boolean;
+  answer: (request: Request, url: URL, ResponseClass: ResponseClass) => Promise<Response | null>;
+} {
   const trusted = trustedOrigins(deps);
   // Static segments win over parameters, so `/roles/hard-reset` is never taken as a uid.
   const compiled: CompiledRoute[] = deps.routes
@@ -101,25 +122,32 @@ function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL, Re
     return pathMatched ? 'method' : null;
   }
 
-  return async (request, url, ResponseClass) => {
-    if (!url.pathname.startsWith('/api/')) return null;
-    let response: Response;
+  const outsideApi = ownPaths(deps.routes);
+  const maxBodyBytes = deps.maxBodyBytes ?? MAX_BODY_BYTES;
+
+  const owns = (pathname: string) => pathname.startsWith('/api/') || outsideApi.has(pathname);
+
+  const answer = async (request: Request, url: URL, ResponseClass: ResponseClass): Promise<Response | null> => {
+    const api = url.pathname.startsWith('/api/');
+    if (!owns(url.pathname)) return null;
+    let anonymous = false;
     try {
       if (deps.unavailablePrefix && url.pathname.startsWith(deps.unavailablePrefix)) {
         throw new DomainError('ACCESS_CONTROL_UNAVAILABLE', UNAVAILABLE_MESSAGE);
       }
       const found = match(request.method, url.pathname);
+      // Outside /api/ another method is not ours: it goes on to yoga (and its 404).
+      if (!api && found === 'method') return null;
       if (found === null) throw new DomainError('NOT_FOUND', 'Not found');
       if (found === 'method') throw new DomainError('METHOD_NOT_ALLOWED', `Method ${request.method} not allowed`);
-      tagRoute(request, found.route.path); // for the request log and metrics (use-request-log.ts)
+      const { route } = found;
+      anonymous = route.requires === 'anonymous';
+      tagRoute(request, route.path); // for the request log and metrics (use-request-log.ts)
       const writes = WRITES.has(request.method);
-      if (writes) {
-        refuseCrossSite(request, trusted);
-        requireJsonType(request);
-      }
-      const principal = await deps.authenticate(request);
-      const body = writes ? await readJsonBody(request, deps.maxBodyBytes ?? MAX_BODY_BYTES) : undefined;
-      const { handler } = found.route;
+      if (writes || route.sameSiteOnly) refuseCrossSite(request, trusted);
+      if (writes) requireJsonType(request, route.bodyRequired);
+      const principal = anonymous ? ANONYMOUS : await deps.authenticate(request);
+      const body = writes ? await readJsonBody(request, Math.min(route.maxBodyBytes ?? maxBodyBytes, maxBodyBytes)) : undefined;
       const input = {
         principal,
         services: deps.services,
@@ -127,27 +155,31 @@ function createRestRouter(deps: RestRouterDeps): (request: Request, url: URL, Re
         query: url.searchParams,
         body,
         clientAddress: clientAddress(request),
+        request,
+        site: deps.site,
       };
-      const result = await deps.services.access.run(principal, () => handler(input));
-      response = jsonAnswer(ResponseClass, found.route.status ?? 200, result);
+      const result = anonymous ? await route.handler(input) : await deps.services.access.run(principal, () => route.handler(input));
+      return result instanceof Response ? result : jsonAnswer(ResponseClass, route.status ?? 200, result);
     } catch (error) {
-      response = errorResponse(error, deps.log);
+      const response = errorResponse(error, deps.log);
+      return anonymous ? anonymousFailure(response) : response;
     }
-    return response;
   };
+  return { owns, answer };
 }
 
 /**
- * Yoga plugin answering every path under /api/ from the route tables (404 for unknown paths,
- * 405 for a known path with another method); other paths go on to yoga.
+ * Yoga plugin answering every path under /api/ from the route table (404 for unknown paths,
+ * 405 for a known path with another method) and the table's sign-in paths for their methods;
+ * other requests go on to yoga.
  */
 export function useRestRoutes(deps: RestRouterDeps): Plugin {
   const rest = createRestRouter(deps);
   return {
-    // Not async: requests outside /api/ (GraphQL, the console) pass without a promise to await.
+    // Not async: requests to other paths (GraphQL, the console) pass without a promise to await.
     onRequest({ request, url, endResponse, fetchAPI }) {
-      if (!url.pathname.startsWith('/api/')) return;
-      return rest(request, url, fetchAPI.Response).then((response) => {
+      if (!rest.owns(url.pathname)) return;
+      return rest.answer(request, url, fetchAPI.Response).then((response) => {
         if (response) endResponse(response);
       });
     },

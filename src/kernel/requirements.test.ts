@@ -1,8 +1,8 @@
 /**
  * Table tests of the requirement declaration: one object gives the evaluator a service checks for
  * concrete parameters, and the text both doors document (placeholders for the parameters, the
- * note on what is checked besides). The route table's requirements against the spec's
- * "Required permissions" table: src/http/routes.test.ts.
+ * note on what is checked besides). The route table's requirements against what each service
+ * enforces: test/http/route-requirements.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { all, any, PermissionIndex, permission } from './evaluator.js';

@@ -1,10 +1,10 @@
 /**
  * No N+1 (issue #3 item 3): `viewer { permissions, roles, teams { roles } }`, `user(id) { roles,
  * permissions }`, `team(id) { roles }` and `serviceAccount(id) { roles, permissions }` cost a
- * constant number of SQL statements whatever the number of roles and permissions (STYLE.md
- * habit 6). Each query runs with a cold permission cache, with 1 and then 30 roles per subject,
- * 4 permissions per role. (The viewer query costs 2 statements per team of the caller:
- * Team.roles and its permissions.)
+ * constant number of SQL statements whatever the number of roles and permissions (Prisma-backed
+ * fields spread `...query`, so a nested selection is one query). Each query runs with a cold
+ * permission cache, with 1 and then 30 roles per subject, 4 permissions per role. (The viewer
+ * query costs 2 statements per team of the caller: Team.roles and its permissions.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';

@@ -11,7 +11,7 @@ import { routes } from '../../src/http/routes.js';
 import { DomainError, grafanaPermissionsText } from '../../src/kernel/errors.js';
 import { principalOf } from '../../src/kernel/principal.js';
 import { createTestApp, type TestApp } from '../support/app.js';
-import { expectOutcome, rest } from '../support/requests.js';
+import { expectOutcome, handlerInput, rest } from '../support/requests.js';
 import { type Actor, createUser, seedFixtures } from '../support/subjects.js';
 
 let app: TestApp;
@@ -42,7 +42,7 @@ afterAll(async () => {
   await app?.close();
 });
 
-const guarded = routes.filter((r) => r.requires !== 'signed-in');
+const guarded = routes.filter((r) => r.requires !== 'signed-in' && r.requires !== 'anonymous');
 
 describe('every guarded route answers 403 naming its declared requirement', () => {
   it('covers the route table', () => {
@@ -58,7 +58,7 @@ describe('every guarded route answers 403 naming its declared requirement', () =
       return value;
     });
     const requirement = route.requires;
-    if (requirement === 'signed-in') throw new Error('guarded holds no signed-in route');
+    if (requirement === 'signed-in' || requirement === 'anonymous') throw new Error('guarded holds no signed-in or anonymous route');
     const firstId = Object.values(params)[0] ?? '1';
     const expected = requirement.for({ id: firstId, ...params }).describe();
     const out = await rest(app, route.method, path, {
@@ -72,7 +72,7 @@ describe('every guarded route answers 403 naming its declared requirement', () =
     // The same denial from the handler itself: its details name the evaluator with its scopes.
     const principal = principalOf({ ...nobody, isServiceAccount: false, isServiceAdmin: false }, 1, 'None', 'basic');
     const denial = await route
-      .handler({ principal, services: app.services, params, query: new URLSearchParams(), body: WELL_FORMED_BODY, clientAddress: 'test' })
+      .handler(handlerInput(app, { principal, params, query: new URLSearchParams(), body: WELL_FORMED_BODY, clientAddress: 'test' }))
       .then(
         () => undefined,
         (error: unknown) => error,

@@ -1,6 +1,7 @@
 /**
  * The build named by `GET /api/health` and `portcullis_build_info`: COMMIT_SHA when set, else the
- * commit `.git` points to (loose ref, packed ref or detached HEAD), else `unknown`.
+ * commit `.git` points to (loose ref, packed ref or detached HEAD; a clone or a linked worktree), else
+ * `unknown`.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,7 +47,21 @@ describe('buildInfo', () => {
     expect(buildInfo(undefined, checkout({}))).toEqual({ version: '9.8.7', commit: 'unknown' });
     expect(buildInfo(undefined, checkout({ HEAD: 'ref: refs/heads/../../../etc/passwd\n' })).commit).toBe('unknown');
   });
-  it('names the commit of this checkout as git does', () => {
+  it('reads a linked worktree: .git is a file naming its git directory, shared refs in the common one', () => {
+    const main = checkout({ 'packed-refs': `${SHA} refs/heads/feature\n`, 'worktrees/wt/HEAD': 'ref: refs/heads/feature\n' });
+    writeFileSync(join(main, '.git/worktrees/wt/commondir'), '../..\n');
+    const worktree = mkdtempSync(join(tmpdir(), 'portcullis-worktree-'));
+    dirs.push(worktree);
+    writeFileSync(join(worktree, 'package.json'), JSON.stringify({ version: '1.0.0' }));
+    writeFileSync(join(worktree, '.git'), `gitdir: ${join(main, '.git/worktrees/wt')}\n`);
+    expect(buildInfo(undefined, worktree)).toEqual({ version: '1.0.0', commit: SHA });
+    // A loose ref in the common directory wins over the packed one, as in git.
+    const other = 'c0ffee0e7b6f0d1c2a3b4c5d6e7f8091a2b3c4d5';
+    mkdirSync(join(main, '.git/refs/heads'), { recursive: true });
+    writeFileSync(join(main, '.git/refs/heads/feature'), `${other}\n`);
+    expect(buildInfo(undefined, worktree).commit).toBe(other);
+  });
+  it('names the commit of this checkout as git does (a clone or a worktree)', () => {
     const head = execFileSync('git', ['rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
     expect(buildInfo(undefined).commit).toBe(head);
   });

@@ -1,17 +1,11 @@
 /**
  * The answers operations depend on (issue #12): health with the real version and commit,
- * readiness that follows the process's life, a JSON 404 for paths nothing answers, and
- * compressed responses (the GraphiQL page was 9 MB uncompressed).
+ * readiness that follows the process's life, and a JSON 404 for paths nothing answers.
+ * Compressed responses: compression.test.ts.
  */
-import { promisify } from 'node:util';
-import { brotliDecompress, gunzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MIN_BYTES, negotiateEncoding } from '../../src/http/use-compression.js';
 import { buildInfo } from '../../src/platform/build-info.js';
 import { createObservedApp, type ObservedApp } from './observed-app.js';
-
-const unbrotli = promisify(brotliDecompress);
-const ungzip = promisify(gunzip);
 
 let app: ObservedApp;
 beforeAll(async () => {
@@ -89,74 +83,5 @@ describe('paths nothing answers', () => {
     const graphql = await app.graphql('{ viewer { login } }');
     expect(graphql.status).toBe(200);
     expect(await graphql.json()).toEqual({ data: { viewer: { login: 'admin' } } });
-  });
-});
-
-describe('compression', () => {
-  it.each([
-    ['br', 'br'],
-    ['gzip', 'gzip'],
-    ['gzip, deflate, br', 'br'],
-    ['br;q=0, gzip', 'gzip'],
-    ['gzip;q=0.5, br;q=0.4', 'gzip'],
-    ['*', 'br'],
-    ['*;q=0, gzip', 'gzip'],
-    ['identity', null],
-    ['br;q=0, gzip;q=0', null],
-    ['', null],
-  ])('Accept-Encoding %j -> %s', (header, expected) => {
-    expect(negotiateEncoding(header)).toBe(expected);
-  });
-
-  it('sends the GraphiQL page compressed: the same page, a fraction of the bytes', async () => {
-    const page = (encoding: string) => app.request('/graphql', { headers: { accept: 'text/html', 'accept-encoding': encoding } });
-    const plain = await page('identity');
-    expect(plain.headers.get('content-encoding')).toBeNull();
-    const html = Buffer.from(await plain.arrayBuffer());
-    expect(html.byteLength).toBeGreaterThan(1_000_000);
-    for (const [encoding, decode] of [
-      ['br', unbrotli],
-      ['gzip', ungzip],
-    ] as const) {
-      const res = await page(encoding);
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-encoding')).toBe(encoding);
-      expect(res.headers.get('vary')).toMatch(/accept-encoding/i);
-      const body = Buffer.from(await res.arrayBuffer());
-      expect(Number(res.headers.get('content-length'))).toBe(body.byteLength);
-      expect(body.byteLength).toBeLessThan(html.byteLength / 3);
-      expect((await decode(body)).equals(html)).toBe(true);
-      // The security headers were computed on the page before it was compressed.
-      expect(res.headers.get('content-security-policy')).toBe(plain.headers.get('content-security-policy'));
-    }
-  });
-
-  it('compresses a large JSON answer, and leaves a small one as it is (still varying)', async () => {
-    const large = await app.request('/api/access-control/roles?includeHidden=true', { headers: { 'accept-encoding': 'gzip' } });
-    expect(large.headers.get('content-encoding')).toBe('gzip');
-    const roles = JSON.parse((await ungzip(Buffer.from(await large.arrayBuffer()))).toString('utf8')) as unknown[];
-    expect(roles.length).toBeGreaterThan(10);
-
-    const small = await app.request('/api/health', { auth: null, headers: { 'accept-encoding': 'gzip, br' } });
-    expect(small.headers.get('content-encoding')).toBeNull();
-    expect(small.headers.get('vary')).toMatch(/accept-encoding/i);
-    const text = await small.text();
-    expect(text.length).toBeLessThan(MIN_BYTES);
-    expect(JSON.parse(text)).toMatchObject({ database: 'ok' });
-  });
-
-  it('compresses GraphQL answers too, and nothing for HEAD', async () => {
-    const query = '{ roles(includeHidden: true) { uid name description permissions { action scope } } }';
-    const res = await app.request('/graphql', { method: 'POST', json: { query }, headers: { 'accept-encoding': 'br' } });
-    expect(res.status).toBe(200);
-    expect(res.headers.get('content-encoding')).toBe('br');
-    const body = JSON.parse((await unbrotli(Buffer.from(await res.arrayBuffer()))).toString('utf8')) as { data: { roles: unknown[] } };
-    expect(body.data.roles.length).toBeGreaterThan(10);
-
-    const head = await app.request('/api/access-control/roles?includeHidden=true', {
-      method: 'HEAD',
-      headers: { 'accept-encoding': 'br' },
-    });
-    expect(head.headers.get('content-encoding')).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 /**
- * The layer rules of STYLE.md (`.dependency-cruiser.cjs`, run by `npm run lint` in CI) fail on a
+ * The layer rules of docs/architecture.md (`.dependency-cruiser.cjs`, run by `npm run lint` in CI) fail on a
  * planted violation: each case writes a tiny tree under a temporary `src/` and runs
  * dependency-cruiser with the project's configuration on it, in process through its API (the
  * `cruise` call its command line makes; a process start per case cost a second of CPU). A tree

@@ -265,7 +265,7 @@ PRAGMA defer_foreign_keys=OFF;
 
 describe.skipIf(onPostgres)('migrateDatabase: databases from the earlier hand-written migrator', () => {
   /**
-   * What src/db/migrate.ts `applyMigrations` (up to commit f72ff95) left: its verbatim copy of
+   * What `applyMigrations` of src/db/migrate.ts (removed after commit f72ff95) left: its verbatim copy of
    * Prisma's history DDL, each script run by better-sqlite3, and rows with epoch-ms timestamps.
    */
   function legacyMigrate(path: string, migrationsDir: string): void {

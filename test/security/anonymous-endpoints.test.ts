@@ -1,10 +1,10 @@
 /**
  * Issue 18 item 8: SECURITY.md's list of what answers without credentials ("What answers without
  * credentials") is the service's. Every endpoint the service has is sent without credentials:
- * each route of the route table (src/http/routes.ts), each operation of the OpenAPI document
- * (which adds the probes and the document itself), and each path the plugins answer outside
- * them (sign-in, the console's pages and the assets its page loads, the reference page and the
- * files it loads, /metrics, GraphQL). An endpoint answers anonymously unless it refuses (401, or
+ * each route of the route table (src/http/routes.ts, the sign-in routes included), each operation
+ * of the OpenAPI document (which adds the probes and the document itself), and each path the
+ * plugins answer outside them (the console's pages and the assets its page loads, the reference
+ * page and the files it loads, /metrics, GraphQL). An endpoint answers anonymously unless it refuses (401, or
  * 403 as GraphQL's CSRF prevention answers a GET without its header) or has nothing there (404,
  * 405). The set that answered must be exactly SECURITY.md's list, so a new
  * open endpoint fails here until it is documented, and a documented one that closed does too.
@@ -13,7 +13,6 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../src/http/routes.js';
 import { HEALTH_PATH, READY_PATH } from '../../src/http/use-health.js';
-import { OAUTH_PATH } from '../../src/http/use-login-routes.js';
 import { METRICS_PATH } from '../../src/http/use-metrics.js';
 import { OPENAPI_PATH, REFERENCE_PATH } from '../../src/http/use-openapi.js';
 import { CONSOLE_PATHS } from '../../web/paths.js';
@@ -87,11 +86,10 @@ async function probes(): Promise<Probe[]> {
     ...Object.entries(openApi.paths).flatMap(([path, operations]) =>
       Object.keys(operations).map((method) => ({ method: method.toUpperCase(), path: filled(path) })),
     ),
-    ...[HEALTH_PATH, READY_PATH, OPENAPI_PATH, REFERENCE_PATH, METRICS_PATH, OAUTH_PATH, '/logout'].map((path) => ({
+    ...[HEALTH_PATH, READY_PATH, OPENAPI_PATH, REFERENCE_PATH, METRICS_PATH].map((path) => ({
       method: 'GET',
       path,
     })),
-    { method: 'POST', path: '/login' },
     ...CONSOLE_PATHS.map((path) => ({ method: 'GET', path, accept: 'text/html' })),
     ...loadedBy(consolePage, '/assets/'),
     ...loadedBy(referencePage, `${REFERENCE_PATH}/assets/`),
@@ -124,8 +122,14 @@ describe("SECURITY.md's list of what answers without credentials", () => {
     expect([...open].sort(), JSON.stringify(statuses, null, 1)).toEqual([...documented()].sort());
   });
 
-  it('every REST route and GraphQL asks for credentials: 401', async () => {
-    for (const route of routes) {
+  it("the route table's anonymous routes are the sign-in ones, each listed", () => {
+    const anonymous = routes.filter((r) => r.requires === 'anonymous').map((r) => `${r.method} ${r.path}`);
+    expect(anonymous.sort()).toEqual(['GET /login', 'GET /login/generic_oauth', 'GET /logout', 'POST /login']);
+    for (const route of anonymous) expect(documented()).toContain(route);
+  });
+
+  it('every REST route but the sign-in ones (anonymous) and GraphQL asks for credentials: 401', async () => {
+    for (const route of routes.filter((r) => r.requires !== 'anonymous')) {
       expect({ route: `${route.method} ${route.path}`, status: await send({ method: route.method, path: filled(route.path) }) }).toEqual({
         route: `${route.method} ${route.path}`,
         status: 401,

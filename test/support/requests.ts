@@ -6,6 +6,8 @@
  */
 import { expect } from 'vitest';
 import { ERROR_STATUS, type ErrorCode } from '../../src/kernel/errors.js';
+import type { RouteRequest } from '../../src/modules/shared/rest.js';
+import { createLogger } from '../../src/platform/logger.js';
 import type { Credentials, TestApp } from './app.js';
 
 /** Outcome of one request through either door: HTTP status, error code and message (if any), body. */
@@ -136,4 +138,15 @@ export async function mustGraphql<T = Record<string, unknown>>(
     throw new Error(`GraphQL operation failed (${res.status}): ${JSON.stringify(res.body)}\n${query}`);
   }
   return res.body.data;
+}
+
+/**
+ * A route handler's input (src/modules/shared/rest.ts RouteRequest) for a test that calls a
+ * handler directly: `fields` plus a bare request to http://test/ and sign-in settings of a
+ * silent test service (only the sign-in routes read these two).
+ */
+export function handlerInput(app: TestApp, fields: Omit<RouteRequest, 'services' | 'request' | 'site'>): RouteRequest {
+  const cookie = { name: app.config.auth.cookieName, secure: false, maxAgeSeconds: app.config.auth.lifetimeSeconds };
+  const site = { cookie, rootUrl: app.config.auth.rootUrl, allowSignUp: false, log: createLogger('silent') };
+  return { ...fields, services: app.services, request: new Request('http://test/'), site };
 }

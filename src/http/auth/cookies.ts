@@ -1,6 +1,6 @@
 /**
  * The session cookie and what one request carries besides its headers: its connection (client
- * address and whether it arrived over TLS, set by useLoginRoutes from the socket before anything
+ * address and whether it arrived over TLS, set by useConnection from the socket before anything
  * authenticates) and the cookies to set on its response (a rotated session token, or clearing an
  * ended one). Keyed by the Request object, which yoga passes unchanged to every plugin hook and
  * to the context factory.

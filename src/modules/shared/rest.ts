@@ -10,6 +10,7 @@ import { type ZodType, z } from 'zod';
 import { DomainError } from '../../kernel/errors.js';
 import type { Principal } from '../../kernel/principal.js';
 import type { Requirement } from '../../kernel/requirements.js';
+import type { Logger } from '../../platform/logger.js';
 import type { Services } from '../services.js';
 import type { TeamJson } from './directory.js';
 
@@ -25,6 +26,24 @@ export interface RouteRequest {
   body: unknown;
   /** The client's address (socket, or the trusted proxy's X-Forwarded-For), for throttling; "unknown" in-process. */
   clientAddress: string;
+  /**
+   * The request itself, for the browser sign-in routes only (they read and set cookies, and
+   * answer redirects); every other handler reads the fields above.
+   */
+  request: Request;
+  /** The settings the browser sign-in routes answer with (src/http/sign-in-routes.ts). */
+  site: SiteSettings;
+}
+
+/** Settings of the browser sign-in routes: the session cookie, where a login lands, sign-up. */
+export interface SiteSettings {
+  /** The session cookie: name, `Secure` (else decided per request by TLS), Max-Age in seconds. */
+  cookie: { name: string; secure: boolean; maxAgeSeconds: number };
+  /** ROOT_URL, ending with "/": where a completed OAuth login lands. */
+  rootUrl: string;
+  /** AUTH_GENERIC_OAUTH_ALLOW_SIGN_UP: an OAuth login may create its user. */
+  allowSignUp: boolean;
+  log: Logger;
 }
 
 /**
@@ -41,15 +60,29 @@ export interface QueryParam {
 
 export interface Route {
   method: Method;
-  /** `/api/...` with `:name` parameters. */
+  /**
+   * `/api/...` with `:name` parameters; or one of the browser's sign-in paths outside /api
+   * (`/login`, `/logout`, `/login/generic_oauth`, Grafana's), which only these routes answer.
+   */
   path: string;
   /**
    * The permission the route needs, declared by the feature service that checks it (the same
    * object writes the 403 text and the GraphQL description); `'signed-in'` for routes any
-   * authenticated caller may use.
+   * authenticated caller may use; `'anonymous'` for the sign-in routes, which authenticate no
+   * one (SECURITY.md "What answers without credentials" lists each).
    */
-  requires: Requirement<string> | 'signed-in';
+  requires: Requirement<string> | 'signed-in' | 'anonymous';
+  /**
+   * The JSON answer's value; or a `Response`, sent as it is (the sign-in routes' redirects,
+   * cookies and page).
+   */
   handler: (req: RouteRequest) => Promise<unknown>;
+  /** Refuse a request from another site's page even for GET (`GET /logout` ends a session). */
+  sameSiteOnly?: true;
+  /** A write must send a JSON body: without one, 400 UNSUPPORTED_CONTENT_TYPE (body.ts). */
+  bodyRequired?: true;
+  /** Largest body, bytes, when below MAX_REQUEST_BODY_BYTES (`POST /login`: 16 KiB). */
+  maxBodyBytes?: number;
   /** One line for the OpenAPI document (src/http/openapi.ts): what the route does. */
   summary?: string;
   /** The zod schema the service parses the JSON body with, for the OpenAPI document. */
