@@ -1,9 +1,13 @@
 #!/usr/bin/env node
 /**
  * Builds the server (src/main.ts and everything it imports from src/) into dist/server/main.js
- * with esbuild: one ES module, our TypeScript only (every npm package stays an import, resolved
- * from node_modules at run time), names kept, a source map beside it (`node --enable-source-maps`
- * reads it), and manifest.json with the hash of the sources it was built from. dist/server/ sits
+ * with esbuild: ES modules, our TypeScript only (every npm package stays an import, resolved
+ * from node_modules at run time), names kept, source maps beside them (`node --enable-source-maps`
+ * reads them), and manifest.json with the hash of the sources it was built from. What the sources
+ * load with a dynamic `import()` (the PostgreSQL driver on SQLite, the LDAP and OpenID clients:
+ * issue #20, memory) goes into chunks of its own (`<name>-<hash>.js` beside main.js), so it
+ * and the packages it imports are loaded only when used. Chunks of earlier builds are left in
+ * place: a server still running an earlier build may load its chunks later. dist/server/ sits
  * two folders below the project folder, as every file under src/ does, so paths the code
  * resolves against its own location (`new URL('../..', import.meta.url)`: migrations, the
  * console, package.json) point at the same places.
@@ -84,6 +88,8 @@ export async function buildServer({ force = false } = {}) {
       absWorkingDir: ROOT,
       entryPoints: ['src/main.ts'],
       bundle: true,
+      splitting: true,
+      chunkNames: '[name]-[hash]',
       packages: 'external',
       platform: 'node',
       format: 'esm',
@@ -93,11 +99,13 @@ export async function buildServer({ force = false } = {}) {
       keepNames: true,
       legalComments: 'none',
       write: false,
-      outfile: SERVER_ENTRY,
+      outdir: SERVER_DIR,
       logLevel: 'warning',
     });
     mkdirSync(SERVER_DIR, { recursive: true });
-    for (const file of result.outputFiles) writeAtomically(file.path, file.contents);
+    // The entry last (before the manifest): the chunks it imports are in place when it is.
+    const files = [...result.outputFiles].sort((a, b) => Number(a.path === SERVER_ENTRY) - Number(b.path === SERVER_ENTRY));
+    for (const file of files) writeAtomically(file.path, file.contents);
     writeAtomically(MANIFEST, `${JSON.stringify({ sourceHash, builtAt: new Date().toISOString() }, null, 2)}\n`);
   } finally {
     await esbuild.stop();

@@ -18,6 +18,7 @@ import { isDomainError } from './kernel/errors.js';
 import { adminPasswordIgnoredNotice, firstAdminNotice, seed } from './kernel/seed.js';
 import { openDatabase } from './platform/database.js';
 import { createLogger } from './platform/logger.js';
+import { tuneRuntime } from './platform/runtime-tuning.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -53,6 +54,7 @@ const starting: Handler = (_request, response) => {
 };
 
 async function main(): Promise<void> {
+  tuneRuntime();
   let config: ReturnType<typeof loadConfig>;
   try {
     config = loadConfig();

@@ -19,6 +19,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import { PrismaClient } from '../generated/prisma/client.js';
 import type { ChangeCounter, OpenedClient, ProviderOpenOptions } from './database-types.js';
 import { migrateDatabase } from './migrations.js';
+import { queryCompilerOverride } from './query-compiler-wasm.js';
 
 /**
  * Opens (creating when missing) and migrates the SQLite file at `path` (absolute).
@@ -46,7 +47,12 @@ export async function openSqliteDatabase(path: string, options: ProviderOpenOpti
     counter = () => Number(dataVersion.get());
   });
   // Query events always on: they feed observeQueryTime (metrics) as well as onQuery.
-  const prisma = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
+  const prisma = new PrismaClient({
+    adapter,
+    log: [{ emit: 'event', level: 'query' }],
+    // @ts-expect-error: Prisma's `__internal` option is accepted at run time but not typed (query-compiler-wasm.ts).
+    __internal: queryCompilerOverride('sqlite'),
+  });
   prisma.$on('query', (e) => options.onQuery(e.query, e.duration));
   await prisma.$connect();
   return { prisma, changeCounter: counter, close: () => prisma.$disconnect() };

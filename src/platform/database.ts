@@ -9,8 +9,6 @@
 
 import type pg from 'pg';
 import type { Prisma } from '../generated/prisma/client.js';
-import { openPostgresDatabase } from './database-postgres.js';
-import { openSqliteDatabase } from './database-sqlite.js';
 import type { ChangeCounter, Db, Tx } from './database-types.js';
 import type { DatabaseProvider } from './database-url.js';
 import { databaseLocation, databaseTarget } from './database-url.js';
@@ -81,10 +79,12 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       for (const listener of listeners) listener(ms);
     },
   };
+  // Each provider's module (its Prisma client, driver and adapter) is loaded only when that
+  // provider is used: a SQLite service never loads node-postgres (issue #20, memory).
   const opened =
     target.provider === 'sqlite'
-      ? await openSqliteDatabase(target.path, providerOptions)
-      : await openPostgresDatabase(target.url, providerOptions);
+      ? await (await import('./database-sqlite.js')).openSqliteDatabase(target.path, providerOptions)
+      : await (await import('./database-postgres.js')).openPostgresDatabase(target.url, providerOptions);
   registry.set(opened.prisma, {
     provider: target.provider,
     counter: opened.changeCounter,

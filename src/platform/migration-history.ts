@@ -13,7 +13,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseTarget } from './database-url.js';
 
 /** Name of the history table Prisma Migrate reads and writes. */
@@ -114,7 +114,9 @@ function sqliteHistory(path: string, busyTimeoutMs: number): MigrationHistory {
 
 /** Opens one connection to `url`, runs `fn`, closes it. */
 async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
+  // Loaded here, so a SQLite service never loads node-postgres (issue #20, memory).
+  const { default: driver } = await import('pg');
+  const client = new driver.Client({ connectionString: url });
   client.on('error', () => undefined); // a dropped connection fails the pending query instead
   await client.connect();
   try {

@@ -6,13 +6,18 @@
  * user) is verified against a dummy hash with the same parameters, so it costs the same time as
  * a known user with a wrong password and the answer time does not reveal which logins exist.
  */
-import { hash, verify } from '@node-rs/argon2';
+
+/**
+ * The argon2 binding (a native addon), loaded by the first hash or check: a start on an existing
+ * database and a service answering API keys only never load it (issue #20, memory and start).
+ */
+const argon2 = () => import('@node-rs/argon2');
 
 let dummyHash: Promise<string> | undefined;
 
 /** Hashes a password; takes tens of milliseconds by design. */
-export function hashPassword(password: string): Promise<string> {
-  return hash(password);
+export async function hashPassword(password: string): Promise<string> {
+  return (await argon2()).hash(password);
 }
 
 /**
@@ -26,6 +31,7 @@ export type PasswordVerifier = (stored: string | null, password: string) => Prom
  * null the password is checked against a dummy hash (same cost) and the answer is always false.
  */
 export async function verifyPassword(stored: string | null, password: string): Promise<boolean> {
+  const { hash, verify } = await argon2();
   if (stored === null) {
     dummyHash ??= hash('portcullis-dummy-password-never-matches');
     await verify(await dummyHash, password).catch(() => false);

@@ -4,14 +4,13 @@
  * scripts, PostgreSQL's `"char"` catalog columns). Connections are tracked so they can be closed.
  */
 import { PrismaBetterSqlite3 } from '@prisma/adapter-better-sqlite3';
-import { PrismaPg } from '@prisma/adapter-pg';
 import {
   ColumnTypeEnum,
   type SqlDriverAdapter,
   type SqlMigrationAwareDriverAdapterFactory,
   type SqlResultSet,
 } from '@prisma/driver-adapter-utils';
-import pg from 'pg';
+import type pg from 'pg';
 import type { DatabaseTarget } from './database-url.js';
 
 /**
@@ -73,20 +72,22 @@ function charAsText<T>(result: T): T {
  * deserialized"), while the engine wants it as a character. Results label such columns text for
  * the adapter, and the engine's queryRaw (withScriptExecuteRaw) labels them Character again.
  */
-class EngineClient extends pg.Client {
-  override query(...args: unknown[]): never {
-    const run = pg.Client.prototype.query as (...a: unknown[]) => unknown;
-    const last = args.at(-1);
-    if (typeof last === 'function') {
-      const callback = last as (err: Error | null, result?: unknown) => void;
-      return run.apply(this, [
-        ...args.slice(0, -1),
-        (err: Error | null, result?: unknown) => callback(err, result && charAsText(result)),
-      ]) as never;
+function engineClientOf(driver: typeof pg): typeof pg.Client {
+  return class EngineClient extends driver.Client {
+    override query(...args: unknown[]): never {
+      const run = driver.Client.prototype.query as (...a: unknown[]) => unknown;
+      const last = args.at(-1);
+      if (typeof last === 'function') {
+        const callback = last as (err: Error | null, result?: unknown) => void;
+        return run.apply(this, [
+          ...args.slice(0, -1),
+          (err: Error | null, result?: unknown) => callback(err, result && charAsText(result)),
+        ]) as never;
+      }
+      const out = run.apply(this, args);
+      return (out instanceof Promise ? out.then(charAsText) : out) as never;
     }
-    const out = run.apply(this, args);
-    return (out instanceof Promise ? out.then(charAsText) : out) as never;
-  }
+  };
 }
 
 /** The adapter's result with the `"char"` columns EngineClient noted typed Character. */
@@ -99,9 +100,9 @@ function withCharacters(result: SqlResultSet): SqlResultSet {
 }
 
 /** Runs a script whole on the adapter's node-postgres pool (see withScriptExecuteRaw). */
-function pgScript(adapter: SqlDriverAdapter): (sql: string) => Promise<void> {
+function pgScript(adapter: SqlDriverAdapter, Pool: typeof pg.Pool): (sql: string) => Promise<void> {
   const driver = (adapter as unknown as { underlyingDriver?: () => unknown }).underlyingDriver?.();
-  if (!(driver instanceof pg.Pool)) throw new Error('@prisma/adapter-pg changed: no node-postgres pool behind the adapter');
+  if (!(driver instanceof Pool)) throw new Error('@prisma/adapter-pg changed: no node-postgres pool behind the adapter');
   return async (sql) => {
     await driver.query(sql);
   };
@@ -115,20 +116,33 @@ function pgScript(adapter: SqlDriverAdapter): (sql: string) => Promise<void> {
  * closed: `SchemaEngine.free()` does not dispose them, and an open connection would keep the
  * SQLite file locked or the PostgreSQL database in use.
  */
-export function adapterFactory(
+export async function adapterFactory(
   target: DatabaseTarget | undefined,
   timeout: number,
-): { factory: SqlMigrationAwareDriverAdapterFactory; closeAll(): Promise<void> } {
+): Promise<{ factory: SqlMigrationAwareDriverAdapterFactory; closeAll(): Promise<void> }> {
   const opened: SqlDriverAdapter[] = [];
   const track = (adapter: SqlDriverAdapter): SqlDriverAdapter => {
     opened.push(adapter);
     return adapter;
   };
+  // node-postgres and its adapter are loaded for a PostgreSQL target only (issue #20, memory).
+  const postgres =
+    target?.provider === 'postgresql'
+      ? await Promise.all([import('pg'), import('@prisma/adapter-pg')]).then(([{ default: driver }, { PrismaPg }]) => ({
+          driver,
+          PrismaPg,
+        }))
+      : undefined;
   const wrap = (adapter: SqlDriverAdapter) =>
-    withScriptExecuteRaw(adapter, target?.provider === 'postgresql' ? pgScript(adapter) : (sql) => adapter.executeScript(sql));
+    withScriptExecuteRaw(adapter, postgres ? pgScript(adapter, postgres.driver.Pool) : (sql) => adapter.executeScript(sql));
   const inner =
     target?.provider === 'postgresql'
-      ? new PrismaPg({ connectionString: target.url, max: 1, options: `-c lock_timeout=${timeout}`, Client: EngineClient })
+      ? new (postgres as NonNullable<typeof postgres>).PrismaPg({
+          connectionString: target.url,
+          max: 1,
+          options: `-c lock_timeout=${timeout}`,
+          Client: engineClientOf((postgres as NonNullable<typeof postgres>).driver),
+        })
       : new PrismaBetterSqlite3({ url: target ? `file:${target.path}` : ':memory:', timeout });
   return {
     factory: {

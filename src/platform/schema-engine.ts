@@ -173,7 +173,7 @@ export async function withEngine<T>(options: EngineOptions, fn: (engine: SchemaE
     ? [[options.schemaPath, await readFile(options.schemaPath, 'utf8')]]
     : undefined;
   const Engine = await loadEngineClass();
-  const { factory, closeAll } = adapterFactory(options.target, options.busyTimeoutMs ?? 5000);
+  const { factory, closeAll } = await adapterFactory(options.target, options.busyTimeoutMs ?? 5000);
   const adapter = bindMigrationAwareSqlAdapterFactory(factory);
   let engine: SchemaEngine | undefined;
   try {

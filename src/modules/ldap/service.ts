@@ -10,7 +10,7 @@
  * error are for the log (and for Service Admins: the status route, the CLI), never for a caller
  * that has not signed in.
  */
-import { Client, InvalidCredentialsError } from 'ldapts';
+import type { Client } from 'ldapts';
 import type { AccessService } from '../../kernel/access.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError } from '../../kernel/errors.js';
@@ -77,8 +77,21 @@ function toAttrs(entry: Record<string, unknown>): Attrs {
   return out;
 }
 
+let ldapts: Promise<typeof import('ldapts')> | undefined;
+/** The ldapts client library, loaded on the first LDAP connection: most services configure no LDAP (issue #20, memory). */
+const loadLdapts = () => {
+  ldapts ??= import('ldapts');
+  return ldapts;
+};
+
+/** True when `error` is ldapts's answer to a wrong password (LDAP result 49, invalidCredentials). */
+async function isInvalidCredentials(error: unknown): Promise<boolean> {
+  return error instanceof (await loadLdapts()).InvalidCredentialsError;
+}
+
 async function connect(server: LdapServer): Promise<Client> {
   const ms = server.timeout * 1000;
+  const { Client } = await loadLdapts();
   const client = new Client({
     url: url(server),
     timeout: ms,
@@ -238,7 +251,7 @@ export class LdapService implements DirectoryAuthenticator {
       try {
         await client.bind(dn, password);
       } catch (error) {
-        if (error instanceof InvalidCredentialsError) return { kind: 'refused', reason: REFUSAL.wrongPassword };
+        if (await isInvalidCredentials(error)) return { kind: 'refused', reason: REFUSAL.wrongPassword };
         throw error;
       }
       const groups = [...(entry[a.member_of.toLowerCase()] ?? [])];
@@ -259,8 +272,7 @@ export class LdapService implements DirectoryAuthenticator {
       const name = [first(entry, a.name), first(entry, a.surname)].filter(Boolean).join(' ');
       return { kind: 'found', identity: { login: username, email: first(entry, a.email) || `${username}@ldap`, name, ...mapped, groups } };
     } catch (error) {
-      if (error instanceof InvalidCredentialsError && server.bind_dn.includes('%s'))
-        return { kind: 'refused', reason: REFUSAL.refusedBind };
+      if (server.bind_dn.includes('%s') && (await isInvalidCredentials(error))) return { kind: 'refused', reason: REFUSAL.refusedBind };
       throw error;
     } finally {
       await client.unbind().catch(() => undefined);

@@ -23,7 +23,7 @@
  * cookie, so a callback is only accepted from the browser that started it.
  */
 import { LRUCache } from 'lru-cache';
-import * as oidc from 'openid-client';
+import type * as oidc from 'openid-client';
 import { DomainError } from '../../kernel/errors.js';
 import type { ExternalIdentity } from '../sign-in/service.js';
 import { type ClaimPaths, identityOf, oauthFailed } from './claims.js';
@@ -93,6 +93,20 @@ async function jsonObject(response: Response, what: string): Promise<Record<stri
   return body as Record<string, unknown>;
 }
 
+/**
+ * openid-client (with jose beneath it), loaded by the first login or discovery: most services
+ * configure no OAuth (issue #20, memory). Every path to the provider starts with serverMetadata(),
+ * which loads it, so the methods after it use it as loaded.
+ */
+let openid: typeof oidc;
+let openidLoading: Promise<void> | undefined;
+function loadOpenid(): Promise<void> {
+  openidLoading ??= import('openid-client').then((module) => {
+    openid = module;
+  });
+  return openidLoading;
+}
+
 export class OAuthService {
   private metadata: Promise<oidc.ServerMetadata> | null = null;
   /** Signature keys openid-client fetched, kept from one login's configuration to the next. */
@@ -119,16 +133,16 @@ export class OAuthService {
   async begin(next = '/'): Promise<{ url: string; state: string }> {
     const settings = this.require();
     const config = this.configuration(await this.serverMetadata());
-    const state = oidc.randomState();
-    const nonce = oidc.randomNonce();
-    const verifier = oidc.randomPKCECodeVerifier();
+    const state = openid.randomState();
+    const nonce = openid.randomNonce();
+    const verifier = openid.randomPKCECodeVerifier();
     const params: Record<string, string> = { redirect_uri: settings.redirectUri, scope: settings.scopes.join(' '), state, nonce };
     if (settings.usePkce) {
-      params.code_challenge = await oidc.calculatePKCECodeChallenge(verifier);
+      params.code_challenge = await openid.calculatePKCECodeChallenge(verifier);
       params.code_challenge_method = 'S256';
     }
     this.pending.set(state, { verifier, nonce, next });
-    return { url: oidc.buildAuthorizationUrl(config, params).href, state };
+    return { url: openid.buildAuthorizationUrl(config, params).href, state };
   }
 
   /**
@@ -153,7 +167,7 @@ export class OAuthService {
     const current = new URL(`${redirect.origin}${redirect.pathname}${callbackUrl.search}`);
     try {
       const discovered = settings.issuer !== undefined;
-      const tokens = await oidc
+      const tokens = await openid
         .authorizationCodeGrant(config, current, {
           expectedState: state,
           ...(discovered && { expectedNonce: pending.nonce, idTokenExpected: true }),
@@ -194,7 +208,7 @@ export class OAuthService {
   ): Promise<Record<string, unknown>> {
     const claims: Record<string, unknown> = { ...(tokens.claims() ?? {}) };
     if (!config.serverMetadata().userinfo_endpoint) return claims;
-    return { ...claims, ...(await oidc.fetchUserInfo(config, tokens.access_token, String(claims.sub))), sub: claims.sub };
+    return { ...claims, ...(await openid.fetchUserInfo(config, tokens.access_token, String(claims.sub))), sub: claims.sub };
   }
 
   /** Without discovery: the ID token only when verified with the configured keys, then API_URL's answer. */
@@ -211,7 +225,7 @@ export class OAuthService {
       claims = await this.idTokens.verify(answer.idToken, pending.nonce);
     }
     if (!s.apiUrl) return claims;
-    const response = await oidc.fetchProtectedResource(config, tokens.access_token, new URL(s.apiUrl), 'GET');
+    const response = await openid.fetchProtectedResource(config, tokens.access_token, new URL(s.apiUrl), 'GET');
     const info = await jsonObject(response, 'user-info endpoint');
     // A verified ID token names the person: user info about someone else is refused.
     if (claims.sub !== undefined && info.sub !== undefined && info.sub !== claims.sub) {
@@ -228,10 +242,12 @@ export class OAuthService {
   /** The provider's metadata: discovered once (again after a failure), or built from the settings. */
   private serverMetadata(): Promise<oidc.ServerMetadata> {
     const s = this.require();
-    this.metadata ??= this.discover(s).catch((error: unknown) => {
-      this.metadata = null; // try again on the next login
-      throw new DomainError('IDENTITY_PROVIDER_UNAVAILABLE', `OAuth provider unavailable: ${(error as Error).message}`);
-    });
+    this.metadata ??= loadOpenid()
+      .then(() => this.discover(s))
+      .catch((error: unknown) => {
+        this.metadata = null; // try again on the next login
+        throw new DomainError('IDENTITY_PROVIDER_UNAVAILABLE', `OAuth provider unavailable: ${(error as Error).message}`);
+      });
     return this.metadata;
   }
 
@@ -243,8 +259,8 @@ export class OAuthService {
         token_endpoint: s.tokenUrl as string,
       };
     }
-    const execute = isLoopbackHttp(s.issuer) ? [oidc.allowInsecureRequests] : [];
-    const config = await oidc.discovery(new URL(s.issuer), s.clientId, undefined, undefined, { execute, timeout: PROVIDER_TIMEOUT_S });
+    const execute = isLoopbackHttp(s.issuer) ? [openid.allowInsecureRequests] : [];
+    const config = await openid.discovery(new URL(s.issuer), s.clientId, undefined, undefined, { execute, timeout: PROVIDER_TIMEOUT_S });
     return config.serverMetadata();
   }
 
@@ -254,20 +270,20 @@ export class OAuthService {
    */
   private configuration(meta: oidc.ServerMetadata, answer?: TokenAnswer): oidc.Configuration {
     const s = this.require();
-    const auth = s.clientSecret ? oidc.ClientSecretPost(s.clientSecret) : oidc.None();
-    const config = new oidc.Configuration(meta, s.clientId, undefined, auth);
-    if (isLoopbackHttp(meta.token_endpoint as string)) oidc.allowInsecureRequests(config);
+    const auth = s.clientSecret ? openid.ClientSecretPost(s.clientSecret) : openid.None();
+    const config = new openid.Configuration(meta, s.clientId, undefined, auth);
+    if (isLoopbackHttp(meta.token_endpoint as string)) openid.allowInsecureRequests(config);
     config.timeout = PROVIDER_TIMEOUT_S;
     if (s.issuer) {
-      oidc.enableNonRepudiationChecks(config);
-      if (this.jwksCache) oidc.setJwksCache(config, this.jwksCache);
+      openid.enableNonRepudiationChecks(config);
+      if (this.jwksCache) openid.setJwksCache(config, this.jwksCache);
     }
-    if (answer) config[oidc.customFetch] = watchTokenAnswer(meta.token_endpoint as string, answer, !s.issuer);
+    if (answer) config[openid.customFetch] = watchTokenAnswer(meta.token_endpoint as string, answer, !s.issuer);
     return config;
   }
 
   /** Keeps the keys one login fetched for the next (called after a code exchange). */
   private keepKeys(config: oidc.Configuration): void {
-    this.jwksCache = oidc.getJwksCache(config) ?? this.jwksCache;
+    this.jwksCache = openid.getJwksCache(config) ?? this.jwksCache;
   }
 }

@@ -11,7 +11,7 @@
  *   audience = the client id, expiry, nonce), and ignored otherwise (the claims then come from the
  *   user-info endpoint).
  */
-import { createRemoteJWKSet, errors as joseErrors, jwtVerify } from 'jose';
+import type { createRemoteJWKSet } from 'jose';
 import type * as oidc from 'openid-client';
 import { DomainError } from '../../kernel/errors.js';
 import { oauthFailed } from './claims.js';
@@ -66,15 +66,14 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 
 /** The ID token verifier of a provider without discovery: its key set, fetched and cached by jose. */
 export class IdTokenVerifier {
-  private readonly keys: ReturnType<typeof createRemoteJWKSet>;
+  /** The key set, made by the first verification: jose is loaded only when a login needs it (issue #20, memory). */
+  private keys: ReturnType<typeof createRemoteJWKSet> | undefined;
 
   constructor(
-    jwkSetUrl: string,
+    private readonly jwkSetUrl: string,
     private readonly clientId: string,
-    timeoutSeconds: number,
-  ) {
-    this.keys = createRemoteJWKSet(new URL(jwkSetUrl), { timeoutDuration: timeoutSeconds * 1000 });
-  }
+    private readonly timeoutSeconds: number,
+  ) {}
 
   /**
    * The claims of `idToken` once its signature (a key of the set), audience (the client id),
@@ -83,6 +82,8 @@ export class IdTokenVerifier {
    *   IDENTITY_PROVIDER_UNAVAILABLE (401) when the keys cannot be fetched.
    */
   async verify(idToken: string, nonce: string): Promise<Record<string, unknown>> {
+    const { createRemoteJWKSet, errors: joseErrors, jwtVerify } = await import('jose');
+    this.keys ??= createRemoteJWKSet(new URL(this.jwkSetUrl), { timeoutDuration: this.timeoutSeconds * 1000 });
     let claims: Record<string, unknown>;
     try {
       ({ payload: claims } = await jwtVerify(idToken, this.keys, {
