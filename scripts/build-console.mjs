@@ -21,7 +21,7 @@ import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 /** Packages bundled into the console: their versions are part of the source hash. */
-const BUNDLED = ['preact', 'preact-iso', '@urql/core', '@urql/preact', 'wonka', '@0no-co/graphql.web', 'esbuild'];
+const BUNDLED = ['preact', 'preact-iso', '@urql/core', '@urql/preact', 'wonka', '@0no-co/graphql.web', 'gql.tada', 'esbuild'];
 const COMPRESSIBLE = new Set(['.js', '.css', '.svg']);
 
 /** Every file under `dir` whose name `keep` accepts, relative to ROOT, sorted (also scripts/build-server.mjs). */

@@ -83,19 +83,22 @@ export function TextField({
 }
 
 /** One choice of a SelectField: a value shown as itself, or a value with its label. */
-export type Choice = string | { value: string; label: string };
+export type Choice<T extends string = string> = T | { value: T; label: string };
 
-const asOption = (c: Choice) => (typeof c === 'string' ? { value: c, label: c } : c);
+const asOption = <T extends string>(c: Choice<T>) => (typeof c === 'string' ? { value: c, label: c } : c);
 
-/** A select in a Field (a "Choose…" entry is just the first choice). */
-export function SelectField(props: {
+/**
+ * A select in a Field (a "Choose…" entry is just the first choice). `onValue` gets one of the
+ * choices' values, typed as they are (an OrgRole's names, say).
+ */
+export function SelectField<T extends string>(props: {
   id: string;
   label: string;
   hint?: ComponentChildren;
   wide?: boolean;
-  value: string;
-  onValue: (value: string) => void;
-  choices: readonly Choice[];
+  value: T;
+  onValue: (value: T) => void;
+  choices: readonly Choice<T>[];
 }) {
   return (
     <Field id={props.id} label={props.label} hint={props.hint} wide={props.wide}>
@@ -103,7 +106,8 @@ export function SelectField(props: {
         id={props.id}
         value={props.value}
         aria-describedby={describedBy(props.id, props.hint)}
-        onChange={(e) => props.onValue(e.currentTarget.value)}
+        // The select offers only the choices' values.
+        onChange={(e) => props.onValue(e.currentTarget.value as T)}
       >
         {props.choices.map(asOption).map((c) => (
           <option key={c.value} value={c.value}>

@@ -4,21 +4,27 @@
  * permissions (for showing controls). `null` viewer: not signed in.
  */
 
-import { useClient } from '@urql/preact';
+import { type CombinedError, useClient } from '@urql/preact';
 import { type ComponentChildren, createContext } from 'preact';
 import { useCallback, useContext, useEffect, useMemo, useState } from 'preact/hooks';
 import { Access, type Held } from './access.js';
 import { errorCode, errorMessage, isUnauthenticated, rest } from './api.js';
+import { graphql, type ResultOf, readFragment } from './graphql.js';
 
-export interface ViewerInfo {
-  id: number;
-  login: string;
-  kind: 'user' | 'serviceAccount' | 'apiKey';
-  orgId: number;
-  orgRole: string;
-  isServiceAdmin: boolean;
-  permissions: Held[];
-}
+/** Who the caller is: what both editions answer. */
+const ViewerBasics = graphql(`fragment ViewerBasics on Viewer { id login kind orgId orgRole isServiceAdmin }`);
+
+const VIEWER_QUERY = graphql(
+  `query ConsoleViewer {
+    viewer { ...ViewerBasics permissions { action scope } }
+  }`,
+  [ViewerBasics],
+);
+
+const VIEWER_BASICS_QUERY = graphql(`query ConsoleViewerBasics { viewer { ...ViewerBasics } }`, [ViewerBasics]);
+
+/** The signed-in caller with its effective permissions (on the oss edition, the ones its org role implies). */
+export type ViewerInfo = ResultOf<typeof ViewerBasics> & { permissions: Held[] };
 
 /** An organization of the signed-in user (GET /api/user/orgs). */
 export interface OrgOfUser {
@@ -46,12 +52,6 @@ export interface Session {
   switchOrg(orgId: number): Promise<void>;
 }
 
-const VIEWER_QUERY = `query ConsoleViewer {
-  viewer { id login kind orgId orgRole isServiceAdmin permissions { action scope } }
-}`;
-
-const VIEWER_BASICS_QUERY = `query ConsoleViewerBasics { viewer { id login kind orgId orgRole isServiceAdmin } }`;
-
 /**
  * The oss edition hides permissions; its one rule the console needs is Grafana OSS's for API
  * keys: org role Admin (src/modules/api-keys/service.ts `authorize`).
@@ -68,8 +68,28 @@ function ossPermissions(orgRole: string): Held[] {
 const NOBODY = new Access([]);
 const SessionContext = createContext<Session | null>(null);
 
-export function SessionProvider({ children }: { children: ComponentChildren }) {
+/**
+ * The caller from GraphQL `viewer`, with its permissions; on the oss edition (the server answers
+ * ACCESS_CONTROL_UNAVAILABLE to `permissions`) the basics and the permissions its org role implies.
+ */
+function useViewerLoader(): () => Promise<{ viewer: ViewerInfo | null; rbac: boolean; error: CombinedError | undefined }> {
   const client = useClient();
+  return useCallback(async () => {
+    const full = await client.query(VIEWER_QUERY, {}).toPromise();
+    if (errorCode(full.error) !== 'ACCESS_CONTROL_UNAVAILABLE') {
+      const found = full.data?.viewer;
+      const viewer = found && !full.error ? { ...readFragment(ViewerBasics, found), permissions: found.permissions } : null;
+      return { viewer, rbac: true, error: full.error };
+    }
+    const basics = await client.query(VIEWER_BASICS_QUERY, {}).toPromise();
+    const found = basics.data ? readFragment(ViewerBasics, basics.data.viewer) : null;
+    const viewer = found && !basics.error ? { ...found, permissions: ossPermissions(found.orgRole) } : null;
+    return { viewer, rbac: false, error: basics.error };
+  }, [client]);
+}
+
+export function SessionProvider({ children }: { children: ComponentChildren }) {
+  const loadViewer = useViewerLoader();
   const [state, setState] = useState<{
     loading: boolean;
     viewer: ViewerInfo | null;
@@ -79,23 +99,16 @@ export function SessionProvider({ children }: { children: ComponentChildren }) {
   }>({ loading: true, viewer: null, orgs: [], rbac: true, error: null });
 
   const reload = useCallback(async () => {
-    let result = await client.query<{ viewer: ViewerInfo }>(VIEWER_QUERY, {}).toPromise();
-    let rbac = true;
-    if (errorCode(result.error) === 'ACCESS_CONTROL_UNAVAILABLE') {
-      rbac = false;
-      result = await client.query<{ viewer: ViewerInfo }>(VIEWER_BASICS_QUERY, {}).toPromise();
-      if (result.data) result.data.viewer.permissions = ossPermissions(result.data.viewer.orgRole);
-    }
-    if (result.error || !result.data) {
-      const signedOut = isUnauthenticated(result.error);
-      setState({ loading: false, viewer: null, orgs: [], rbac, error: signedOut ? null : errorMessage(result.error) });
+    const { viewer, rbac, error } = await loadViewer();
+    if (error || !viewer) {
+      const signedOut = isUnauthenticated(error);
+      setState({ loading: false, viewer: null, orgs: [], rbac, error: signedOut ? null : errorMessage(error) });
       return;
     }
-    const viewer = result.data.viewer;
     // Only a user has organizations to switch between; a key or token is bound to one.
     const orgs = viewer.kind === 'user' ? await rest<OrgOfUser[]>('GET', '/api/user/orgs').catch(() => []) : [];
     setState({ loading: false, viewer, orgs, rbac, error: null });
-  }, [client]);
+  }, [loadViewer]);
 
   const switchOrg = useCallback(
     async (orgId: number) => {

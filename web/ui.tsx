@@ -5,7 +5,7 @@
  * formatting of dates and roles (format.tsx), form fields (fields.tsx).
  */
 
-import { type AnyVariables, type CombinedError, type DocumentInput, useQuery } from '@urql/preact';
+import { type AnyVariables, type CombinedError, type TypedDocumentNode, useQuery } from '@urql/preact';
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef } from 'preact/hooks';
 import { errorMessage, isUnauthenticated } from './api.js';
@@ -37,9 +37,13 @@ export function Page({ title, intro, children }: { title: string; intro?: Compon
   );
 }
 
-/** Query hook: always from the network, with a `refresh` that fetches again; a 401 ends the session in the page. */
+/**
+ * Query hook: always from the network, with a `refresh` that fetches again; a 401 ends the
+ * session in the page. `query` is a typed document (web/graphql.ts), never a plain string, so its
+ * data and variables are the schema's.
+ */
 export function useGraphql<Data, Variables extends AnyVariables = AnyVariables>(
-  query: DocumentInput<Data, Variables>,
+  query: TypedDocumentNode<Data, Variables>,
   variables: Variables,
   pause = false,
 ): { data: Data | undefined; error: CombinedError | undefined; fetching: boolean; refresh: () => void } {

@@ -10,37 +10,36 @@ import { useState } from 'preact/hooks';
 import { ConfirmButton, SecretReveal } from '../dialogs.js';
 import { SelectField, TextField } from '../fields.js';
 import { when } from '../format.js';
+import { graphql, type ResultOf } from '../graphql.js';
 import { apiKeysOffer } from '../nav.js';
 import { Loading, Notice } from '../notice.js';
 import { useSession } from '../session.js';
 import { Page, QueryError, useGraphql } from '../ui.js';
-import { DEFAULT_LIFETIME, grantableRoles, LIFETIMES, lifetime, type Status, useSecretCreation } from './credentials.js';
-import { type ServiceAccount, ServiceAccountsSection } from './service-account-tokens.js';
+import {
+  DEFAULT_LIFETIME,
+  type GrantableRole,
+  grantableRoles,
+  LIFETIMES,
+  lifetime,
+  type Status,
+  useSecretCreation,
+} from './credentials.js';
+import { ServiceAccountFields, ServiceAccountsSection } from './service-account-tokens.js';
 
-const QUERY = `query ConsoleApiKeys($keys: Boolean!, $accounts: Boolean!) {
-  apiKeys(includeExpired: true) @include(if: $keys) { id name role expiration lastUsedAt }
-  serviceAccounts @include(if: $accounts) {
-    id name login role isDisabled
-    tokens { id name created expiration hasExpired lastUsedAt }
-  }
-}`;
+const QUERY = graphql(
+  `query ConsoleApiKeys($keys: Boolean!, $accounts: Boolean!) {
+    apiKeys(includeExpired: true) @include(if: $keys) { id name role expiration lastUsedAt }
+    serviceAccounts @include(if: $accounts) { ...ServiceAccountFields }
+  }`,
+  [ServiceAccountFields],
+);
 
-const CREATE_KEY = `mutation ConsoleCreateApiKey($input: CreateApiKeyInput!) {
+const CREATE_KEY = graphql(`mutation ConsoleCreateApiKey($input: CreateApiKeyInput!) {
   createApiKey(input: $input) { id name key }
-}`;
-const DELETE_KEY = `mutation ConsoleDeleteApiKey($id: Int!) { deleteApiKey(id: $id) { message } }`;
+}`);
+const DELETE_KEY = graphql(`mutation ConsoleDeleteApiKey($id: Int!) { deleteApiKey(id: $id) { message } }`);
 
-interface ApiKey {
-  id: number;
-  name: string;
-  role: string;
-  expiration: string | null;
-  lastUsedAt: string | null;
-}
-interface Data {
-  apiKeys?: ApiKey[];
-  serviceAccounts?: ServiceAccount[];
-}
+type ApiKey = NonNullable<ResultOf<typeof QUERY>['apiKeys']>[number];
 
 function isExpired(expiration: string | null): boolean {
   return expiration !== null && new Date(expiration).getTime() <= Date.now();
@@ -53,7 +52,7 @@ export function ApiKeysPage() {
   // The navigation's name for this page: "Service account tokens" to those who may not list keys.
   const title = apiKeysOffer(access)?.label ?? 'API key settings';
   const accounts = access.can('serviceaccounts:read');
-  const { data, error, fetching, refresh } = useGraphql<Data>(QUERY, { keys, accounts });
+  const { data, error, fetching, refresh } = useGraphql(QUERY, { keys, accounts });
   const [done, setDone] = useState<string | null>(null);
   const status: Status = {
     said: (message) => {
@@ -86,13 +85,13 @@ export function ApiKeysPage() {
   );
 }
 
-function ApiKeysSection({ keys, onChanged, status }: { keys: ApiKey[]; onChanged: () => void; status: Status }) {
+function ApiKeysSection({ keys, onChanged, status }: { keys: readonly ApiKey[]; onChanged: () => void; status: Status }) {
   const { access, viewer } = useSession();
-  const creation = useSecretCreation(CREATE_KEY, 'createApiKey', onChanged);
+  const creation = useSecretCreation(CREATE_KEY, (d) => d.createApiKey, onChanged);
   const [, deleteKey] = useMutation(DELETE_KEY);
   const roles = grantableRoles(viewer?.orgRole ?? 'Viewer', viewer?.isServiceAdmin ?? false);
   const [name, setName] = useState('');
-  const [role, setRole] = useState(roles[0] ?? 'Viewer');
+  const [role, setRole] = useState<GrantableRole>(roles[0] ?? 'Viewer');
   const [ttl, setTtl] = useState(DEFAULT_LIFETIME);
   const { secret, error, busy } = creation;
 

@@ -13,51 +13,48 @@ import { errorMessage } from '../api.js';
 import { ConfirmButton } from '../dialogs.js';
 import { Segmented, SelectField } from '../fields.js';
 import { KindTag, roleTitle } from '../format.js';
+import { type FragmentOf, graphql, type ResultOf, readFragment } from '../graphql.js';
 import { Loading, NotAllowed, Notice } from '../notice.js';
 import { useSession } from '../session.js';
 import { Page, QueryError, useGraphql } from '../ui.js';
-import { EffectivePermissions, type Grant } from './effective-permissions.js';
+import { EffectivePermissions, GrantFields } from './effective-permissions.js';
 
 type SubjectKind = 'user' | 'team' | 'sa';
 
-const QUERY = `query ConsoleAssignments(
-  $users: Boolean!, $teams: Boolean!, $accounts: Boolean!, $assignable: Boolean!, $id: Int!,
-  $isUser: Boolean!, $isTeam: Boolean!, $isSa: Boolean!, $roles: Boolean!, $sources: Boolean!
-) {
-  users @include(if: $users) { id login name }
-  teams @include(if: $teams) { id name }
-  serviceAccounts @include(if: $accounts) { id name }
-  assignable: roles(delegatable: true) @include(if: $assignable) { uid name displayName global }
-  user(id: $id) @include(if: $isUser) { id login name roles @include(if: $roles) { uid name displayName global } }
-  team(id: $id) @include(if: $isTeam) { id name members { id login } roles @include(if: $roles) { uid name displayName global } }
-  serviceAccount(id: $id) @include(if: $isSa) { id name role roles @include(if: $roles) { uid name displayName global } }
-  userPermissionSources(userId: $id) @include(if: $sources) { source role { uid name displayName } permission { action scope } }
-}`;
+/** A role as the page lists it: assigned to the subject, or assignable by the caller. */
+const RoleRefFields = graphql(`fragment RoleRefFields on Role { uid name displayName global }`);
+type RoleRef = ResultOf<typeof RoleRefFields>;
 
-const USER_ROLES = `query ConsoleUserRoles($id: Int!) { user(id: $id) { roles { uid } } }`;
-const ADD_USER = `mutation ConsoleAddUserRole($userId: Int!, $roleUid: String!) { addUserRole(userId: $userId, roleUid: $roleUid) { message } }`;
-const REMOVE_USER = `mutation ConsoleRemoveUserRole($userId: Int!, $roleUid: String!, $global: Boolean) {
+const QUERY = graphql(
+  `query ConsoleAssignments(
+    $users: Boolean!, $teams: Boolean!, $accounts: Boolean!, $assignable: Boolean!, $id: Int!,
+    $isUser: Boolean!, $isTeam: Boolean!, $isSa: Boolean!, $roles: Boolean!, $sources: Boolean!
+  ) {
+    users @include(if: $users) { id login name }
+    teams @include(if: $teams) { id name }
+    serviceAccounts @include(if: $accounts) { id name }
+    assignable: roles(delegatable: true) @include(if: $assignable) { ...RoleRefFields }
+    user(id: $id) @include(if: $isUser) { id login name roles @include(if: $roles) { ...RoleRefFields } }
+    team(id: $id) @include(if: $isTeam) { id name members { id login } roles @include(if: $roles) { ...RoleRefFields } }
+    serviceAccount(id: $id) @include(if: $isSa) { id name role roles @include(if: $roles) { ...RoleRefFields } }
+    userPermissionSources(userId: $id) @include(if: $sources) { ...GrantFields }
+  }`,
+  [RoleRefFields, GrantFields],
+);
+
+const USER_ROLES = graphql(`query ConsoleUserRoles($id: Int!) { user(id: $id) { roles { uid } } }`);
+const ADD_USER = graphql(
+  `mutation ConsoleAddUserRole($userId: Int!, $roleUid: String!) { addUserRole(userId: $userId, roleUid: $roleUid) { message } }`,
+);
+const REMOVE_USER = graphql(`mutation ConsoleRemoveUserRole($userId: Int!, $roleUid: String!, $global: Boolean) {
   removeUserRole(userId: $userId, roleUid: $roleUid, global: $global) { message }
-}`;
-const ADD_TEAM = `mutation ConsoleAddTeamRole($teamId: Int!, $roleUid: String!) { addTeamRole(teamId: $teamId, roleUid: $roleUid) { message } }`;
-const REMOVE_TEAM = `mutation ConsoleRemoveTeamRole($teamId: Int!, $roleUid: String!) { removeTeamRole(teamId: $teamId, roleUid: $roleUid) { message } }`;
-
-interface RoleRef {
-  uid: string;
-  name: string;
-  displayName: string;
-  global: boolean;
-}
-interface Data {
-  users?: { id: number; login: string; name: string }[];
-  teams?: { id: number; name: string }[];
-  serviceAccounts?: { id: number; name: string }[];
-  assignable?: RoleRef[];
-  user?: { id: number; login: string; name: string; roles?: RoleRef[] };
-  team?: { id: number; name: string; members: { id: number; login: string }[]; roles?: RoleRef[] };
-  serviceAccount?: { id: number; name: string; role: string; roles?: RoleRef[] };
-  userPermissionSources?: Grant[];
-}
+}`);
+const ADD_TEAM = graphql(
+  `mutation ConsoleAddTeamRole($teamId: Int!, $roleUid: String!) { addTeamRole(teamId: $teamId, roleUid: $roleUid) { message } }`,
+);
+const REMOVE_TEAM = graphql(
+  `mutation ConsoleRemoveTeamRole($teamId: Int!, $roleUid: String!) { removeTeamRole(teamId: $teamId, roleUid: $roleUid) { message } }`,
+);
 
 const KINDS: { value: SubjectKind; label: string }[] = [
   { value: 'user', label: 'User' },
@@ -85,7 +82,7 @@ export function AssignmentsPage() {
     roles: id > 0 && access.can(roleRead, subjectScope),
     sources: id > 0 && kind !== 'team' && access.can('users.permissions:read', subjectScope),
   };
-  const { data, error, fetching, refresh } = useGraphql<Data>(QUERY, variables);
+  const { data, error, fetching, refresh } = useGraphql(QUERY, variables);
   const [status, setStatus] = useState<string | null>(null);
 
   const choose = (next: SubjectKind, nextId = 0) => {
@@ -171,8 +168,9 @@ function AssignedRoles(props: {
   kind: SubjectKind;
   id: number;
   name: string;
-  roles: RoleRef[] | undefined;
-  assignable: RoleRef[] | undefined;
+  /** Null or absent: the caller may not read them. */
+  roles: readonly FragmentOf<typeof RoleRefFields>[] | null | undefined;
+  assignable: readonly FragmentOf<typeof RoleRefFields>[] | undefined;
   canAdd: boolean;
   canRemove: boolean;
   readNeeds: string;
@@ -187,8 +185,9 @@ function AssignedRoles(props: {
   const [, removeTeam] = useMutation(REMOVE_TEAM);
   const [chosen, setChosen] = useState('');
   const [error, setError] = useState<string | null>(null);
-  const assigned = new Set((props.roles ?? []).map((r) => r.uid));
-  const choices = (props.assignable ?? []).filter((r) => !assigned.has(r.uid));
+  const roles = props.roles ? readFragment(RoleRefFields, props.roles) : null;
+  const assigned = new Set((roles ?? []).map((r) => r.uid));
+  const choices = readFragment(RoleRefFields, props.assignable ?? []).filter((r) => !assigned.has(r.uid));
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -214,20 +213,20 @@ function AssignedRoles(props: {
     if (result.error || team || !role.global || !viewer?.isServiceAdmin) return result;
     // A global role may also be assigned globally (in every organization): remove that too.
     const still = await client.query(USER_ROLES, { id: props.id }).toPromise();
-    const roles = (still.data as { user?: { roles: { uid: string }[] } } | undefined)?.user?.roles ?? [];
-    return roles.some((r) => r.uid === role.uid) ? removeUser({ userId: props.id, roleUid: role.uid, global: true }) : result;
+    const held = still.data?.user.roles ?? [];
+    return held.some((r) => r.uid === role.uid) ? removeUser({ userId: props.id, roleUid: role.uid, global: true }) : result;
   };
 
   return (
     <section aria-labelledby="assigned-heading">
       <h2 id="assigned-heading">Roles of {props.name}</h2>
-      {props.roles === undefined ? (
+      {!roles ? (
         <NotAllowed what="see these roles" needs={props.readNeeds} />
-      ) : props.roles.length === 0 ? (
+      ) : roles.length === 0 ? (
         <p>No roles assigned{team ? '' : ' directly (the basic role of the org role and team roles still apply)'}.</p>
       ) : (
         <ul class="assigned">
-          {props.roles.map((r) => (
+          {roles.map((r) => (
             <li key={r.uid}>
               <KindTag name={r.name} />
               <span class="role-title">{roleTitle(r)}</span>

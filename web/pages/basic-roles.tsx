@@ -10,25 +10,26 @@ import { useState } from 'preact/hooks';
 import { ESCALATE } from '../access.js';
 import { ConfirmButton } from '../dialogs.js';
 import { permissionText, plural, roleTitle } from '../format.js';
+import { graphql, readFragment } from '../graphql.js';
 import { Loading, NotAllowed, NotInEdition, Notice } from '../notice.js';
 import { useSession } from '../session.js';
 import { Page, QueryError, useGraphql } from '../ui.js';
-import { PermissionTable, ROLE_FIELDS, type RoleRow } from './roles.js';
+import { PermissionTable, RoleFields } from './roles.js';
 
-const QUERY = `query ConsoleBasicRoles {
-  roles(includeHidden: true) { ${ROLE_FIELDS} grantedRoles { uid name permissions { action scope } } }
-}`;
-const RESET = `mutation ConsoleResetBasicRoles { resetBasicRoles(basicRoles: true) { message } }`;
-
-/** A role with the roles products registered for it (empty unless it is a basic role). */
-type BasicRoleRow = RoleRow & { grantedRoles: { uid: string; name: string; permissions: { action: string; scope: string }[] }[] };
+const QUERY = graphql(
+  `query ConsoleBasicRoles {
+    roles(includeHidden: true) { ...RoleFields grantedRoles { uid name permissions { action scope } } }
+  }`,
+  [RoleFields],
+);
+const RESET = graphql(`mutation ConsoleResetBasicRoles { resetBasicRoles(basicRoles: true) { message } }`);
 
 const ORDER = ['basic:viewer', 'basic:editor', 'basic:admin', 'basic:service_admin'];
 
 export function BasicRolesPage() {
   const { access, rbac } = useSession();
   const canRead = access.can('roles:read', 'roles:*');
-  const { data, error, fetching, refresh } = useGraphql<{ roles: BasicRoleRow[] }>(QUERY, {}, !canRead);
+  const { data, error, fetching, refresh } = useGraphql(QUERY, {}, !canRead);
   const [, reset] = useMutation(RESET);
   const [done, setDone] = useState<string | null>(null);
 
@@ -39,7 +40,9 @@ export function BasicRolesPage() {
       </Page>
     );
   }
+  // Each role with the roles products registered for it (empty unless it is a basic role).
   const basics = (data?.roles ?? [])
+    .map((r) => ({ ...readFragment(RoleFields, r), grantedRoles: r.grantedRoles }))
     .filter((r) => r.name.startsWith('basic:'))
     .sort((a, b) => (ORDER.indexOf(a.name) + 1 || 99) - (ORDER.indexOf(b.name) + 1 || 99));
 

@@ -3,17 +3,20 @@
  * (service-account-tokens.tsx) share: the roles the caller may grant, the lifetimes offered, the
  * page's status line, and the hook that holds a created secret until it has been copied.
  */
-import { useClient } from '@urql/preact';
+import { type AnyVariables, type TypedDocumentNode, useClient } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { errorMessage } from '../api.js';
 import type { Choice } from '../fields.js';
 
-const ROLE_ORDER = ['Viewer', 'Editor', 'Admin'];
+const ROLE_ORDER = ['Viewer', 'Editor', 'Admin'] as const;
+
+/** An org role a key or service account may be created with (GraphQL enum OrgRole, but None). */
+export type GrantableRole = (typeof ROLE_ORDER)[number];
 
 /** Roles a key or account may get: at most the caller's own org role (any for a Service Admin). */
-export function grantableRoles(orgRole: string, isServiceAdmin: boolean): string[] {
-  if (isServiceAdmin) return ROLE_ORDER;
-  return ROLE_ORDER.slice(0, ROLE_ORDER.indexOf(orgRole) + 1);
+export function grantableRoles(orgRole: string, isServiceAdmin: boolean): GrantableRole[] {
+  if (isServiceAdmin) return [...ROLE_ORDER];
+  return ROLE_ORDER.slice(0, (ROLE_ORDER as readonly string[]).indexOf(orgRole) + 1);
 }
 
 const DAY = 86_400;
@@ -50,22 +53,27 @@ interface Secret {
 }
 
 /**
- * Creating a key or a token (`field` of the mutation's answer): the secret lives in this hook's
- * state until `dismiss` ("I have copied it"). Sent through the client, not useMutation, whose
- * state would keep the answer, secret included, for as long as the page stays open.
- * `create` resolves true once created (and `onCreated` has run), false with `error` set.
+ * Creating a key or a token with the mutation `document` (`secretOf` picks the created one from
+ * its answer): the secret lives in this hook's state until `dismiss` ("I have copied it"). Sent
+ * through the client, not useMutation, whose state would keep the answer, secret included, for
+ * as long as the page stays open. `create` resolves true once created (and `onCreated` has run),
+ * false with `error` set.
  */
-export function useSecretCreation(document: string, field: string, onCreated: () => void) {
+export function useSecretCreation<Data, Variables extends AnyVariables>(
+  document: TypedDocumentNode<Data, Variables>,
+  secretOf: (data: Data) => Secret | null | undefined,
+  onCreated: () => void,
+) {
   const client = useClient();
   const [secret, setSecret] = useState<Secret | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const create = async (variables: Record<string, unknown>): Promise<boolean> => {
+  const create = async (variables: Variables): Promise<boolean> => {
     setBusy(true);
     setError(null);
     const result = await client.mutation(document, variables).toPromise();
     setBusy(false);
-    const created = (result.data as Record<string, Secret | null> | undefined)?.[field];
+    const created = result.data ? secretOf(result.data) : null;
     if (result.error || !created) {
       setError(errorMessage(result.error));
       return false;

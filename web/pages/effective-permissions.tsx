@@ -6,16 +6,19 @@
 import { useState } from 'preact/hooks';
 import { TextField } from '../fields.js';
 import { plural, roleTitle, sourceLabel } from '../format.js';
+import { type FragmentOf, graphql, readFragment } from '../graphql.js';
 
-/** One way a permission reaches the subject: `userPermissionSources`' row. */
-export interface Grant {
-  source: string;
-  role: { uid: string; name: string; displayName: string };
-  permission: { action: string; scope: string };
-}
+/**
+ * One way a permission reaches a user: a row of `userPermissionSources` (this table) and of
+ * `checkAccess.grantedBy` (the Why? page).
+ */
+export const GrantFields = graphql(`
+  fragment GrantFields on AccessGrant { source role { uid name displayName } permission { action scope } }
+`);
 
-/** The table of `grants` of the subject called `name`, with a text filter. */
-export function EffectivePermissions({ grants, name }: { grants: Grant[]; name: string }) {
+/** The table of the `grants` (GrantFields) of the subject called `name`, with a text filter. */
+export function EffectivePermissions({ grants: refs, name }: { grants: readonly FragmentOf<typeof GrantFields>[]; name: string }) {
+  const grants = readFragment(GrantFields, refs);
   const [text, setText] = useState('');
   const needle = text.trim().toLowerCase();
   const shown = grants.filter(

@@ -1,22 +1,19 @@
 /** Overview: who is signed in, where, with which roles, and the sections this caller may use. */
 
 import { KindTag, plural, roleTitle } from '../format.js';
+import { graphql } from '../graphql.js';
 import { offeredSections } from '../nav.js';
 import { Loading, Notice } from '../notice.js';
 import { useSession } from '../session.js';
 import { Page, QueryError, useGraphql } from '../ui.js';
 
-const QUERY = `query ConsoleOverview {
+const QUERY = graphql(`query ConsoleOverview {
   viewer { roles { uid name displayName } teams { id name } }
-}`;
-
-interface Data {
-  viewer: { roles: { uid: string; name: string; displayName: string }[]; teams: { id: number; name: string }[] };
-}
+}`);
 
 export function OverviewPage() {
   const { viewer, access, orgs, rbac } = useSession();
-  const { data, error, fetching } = useGraphql<Data>(QUERY, {}, !rbac);
+  const { data, error, fetching } = useGraphql(QUERY, {}, !rbac);
   if (!viewer) return null;
   const org = orgs.find((o) => o.orgId === viewer.orgId)?.name ?? `organization ${viewer.orgId}`;
   return (

@@ -13,20 +13,27 @@ import { ESCALATE } from '../access.js';
 import { errorCode, errorMessage } from '../api.js';
 import { Field, TextField } from '../fields.js';
 import { roleKind } from '../format.js';
+import { graphql, readFragment } from '../graphql.js';
 import { Loading, NotAllowed, NotInEdition, Notice } from '../notice.js';
 import { useSession } from '../session.js';
 import { Page, QueryError, useGraphql } from '../ui.js';
-import { ROLE_FIELDS, type RoleRow } from './roles.js';
+import { RoleFields } from './roles.js';
 
-const QUERY = `query ConsoleRoleEditor($uid: String!, $edit: Boolean!) {
-  role(uid: $uid) @include(if: $edit) { ${ROLE_FIELDS} }
-  actions { action }
-}`;
-const CREATE = `mutation ConsoleCreateRole($input: CreateRoleInput!) { createRole(input: $input) { uid } }`;
-const UPDATE = `mutation ConsoleUpdateRole($uid: String!, $input: UpdateRoleInput!) { updateRole(uid: $uid, input: $input) { uid version } }`;
+const QUERY = graphql(
+  `query ConsoleRoleEditor($uid: String!, $edit: Boolean!) {
+    role(uid: $uid) @include(if: $edit) { ...RoleFields }
+    actions { action }
+  }`,
+  [RoleFields],
+);
+const CREATE = graphql(`mutation ConsoleCreateRole($input: CreateRoleInput!) { createRole(input: $input) { uid } }`);
+const UPDATE = graphql(
+  `mutation ConsoleUpdateRole($uid: String!, $input: UpdateRoleInput!) { updateRole(uid: $uid, input: $input) { uid version } }`,
+);
 
 const MAX_VERSION = 2_147_483_647;
 
+/** A permission being edited (no scope: ""). */
 interface Perm {
   action: string;
   scope: string;
@@ -38,11 +45,7 @@ export function RoleEditorPage() {
   const uid = path === '/roles/edit' ? (query.uid ?? '') : '';
   const editing = uid !== '';
   const allowed = rbac && access.can('roles:read', 'roles:*') && access.canManage('roles:write');
-  const { data, error, fetching, refresh } = useGraphql<{ role?: RoleRow; actions: { action: string }[] }>(
-    QUERY,
-    { uid, edit: editing },
-    !allowed,
-  );
+  const { data, error, fetching, refresh } = useGraphql(QUERY, { uid, edit: editing }, !allowed);
   const [, createRole] = useMutation(CREATE);
   const [, updateRole] = useMutation(UPDATE);
 
@@ -58,7 +61,7 @@ export function RoleEditorPage() {
   const [saveError, setSaveError] = useState<{ message: string; conflict: boolean } | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const loaded = data?.role;
+  const loaded = readFragment(RoleFields, data?.role);
   useEffect(() => {
     if (!loaded) return;
     setName(loaded.name);
@@ -134,7 +137,7 @@ export function RoleEditorPage() {
       });
       return;
     }
-    const saved = (result.data as { createRole?: { uid: string }; updateRole?: { uid: string } }).createRole?.uid ?? uid;
+    const saved = result.data && 'createRole' in result.data ? result.data.createRole.uid : uid;
     route(`/roles?saved=${encodeURIComponent(saved)}`);
   };
 

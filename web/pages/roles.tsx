@@ -12,28 +12,23 @@ import { errorCode } from '../api.js';
 import { ConfirmDialog, landFocus } from '../dialogs.js';
 import { Segmented, TextField } from '../fields.js';
 import { KindTag, plural, type RoleKind, roleKind, roleTitle } from '../format.js';
+import { graphql, type ResultOf, readFragment } from '../graphql.js';
 import { Loading, NotAllowed, NotInEdition, Notice } from '../notice.js';
 import { useSession } from '../session.js';
 import { Page, QueryError, useGraphql } from '../ui.js';
 
-/** The fields of a RoleRow, for the pages that list or edit roles. */
-export const ROLE_FIELDS = 'uid name displayName description group global version permissions { action scope }';
+/** A role's fields as the pages that list or edit roles show them (read with `readFragment`). */
+export const RoleFields = graphql(`
+  fragment RoleFields on Role { uid name displayName description group global version permissions { action scope } }
+`);
 
-const QUERY = `query ConsoleRoles { roles(includeHidden: true) { ${ROLE_FIELDS} } }`;
-const DELETE = `mutation ConsoleDeleteRole($uid: String!, $global: Boolean, $force: Boolean) {
+/** A role as the role pages show it. */
+export type RoleRow = ResultOf<typeof RoleFields>;
+
+const QUERY = graphql(`query ConsoleRoles { roles(includeHidden: true) { ...RoleFields } }`, [RoleFields]);
+const DELETE = graphql(`mutation ConsoleDeleteRole($uid: String!, $global: Boolean, $force: Boolean) {
   deleteRole(uid: $uid, global: $global, force: $force) { message }
-}`;
-
-export interface RoleRow {
-  uid: string;
-  name: string;
-  displayName: string;
-  description: string;
-  group: string;
-  global: boolean;
-  version: number;
-  permissions: { action: string; scope: string }[];
-}
+}`);
 
 const KINDS: { value: RoleKind | 'all'; label: string }[] = [
   { value: 'all', label: 'All' },
@@ -44,7 +39,7 @@ const KINDS: { value: RoleKind | 'all'; label: string }[] = [
 ];
 
 /** A role's permissions as a table. */
-export function PermissionTable({ permissions, caption }: { permissions: { action: string; scope: string }[]; caption: string }) {
+export function PermissionTable({ permissions, caption }: { permissions: readonly { action: string; scope: string }[]; caption: string }) {
   if (permissions.length === 0) return <p>No permissions.</p>;
   // Two narrow columns fit a phone as they are: no stacking.
   return (
@@ -76,7 +71,7 @@ export function RolesPage() {
   const { access, viewer, rbac } = useSession();
   const { query } = useLocation();
   const canRead = access.can('roles:read', 'roles:*');
-  const { data, error, fetching, refresh } = useGraphql<{ roles: RoleRow[] }>(QUERY, {}, !canRead);
+  const { data, error, fetching, refresh } = useGraphql(QUERY, {}, !canRead);
   const [kind, setKind] = useState<RoleKind | 'all'>('all');
   const [text, setText] = useState('');
   const [deleting, setDeleting] = useState<{ role: RoleRow; force: boolean } | null>(null);
@@ -92,7 +87,8 @@ export function RolesPage() {
   const canDelete = access.canManage('roles:delete');
   const editable = (r: RoleRow) => roleKind(r.name) === 'custom' && (!r.global || viewer?.isServiceAdmin === true);
   const needle = text.trim().toLowerCase();
-  const roles = (data?.roles ?? [])
+  const all = readFragment(RoleFields, data?.roles ?? []);
+  const roles = all
     .filter((r) => kind === 'all' || roleKind(r.name) === kind)
     .filter(
       (r) =>
@@ -141,7 +137,7 @@ export function RolesPage() {
       {!data && fetching && <Loading what="roles" />}
       {data && (
         <p class="hint" role="status">
-          {roles.length} of {plural(data.roles.length, 'role')} shown.
+          {roles.length} of {plural(all.length, 'role')} shown.
         </p>
       )}
       <ul class="role-list">

@@ -10,46 +10,50 @@ import { errorMessage } from '../api.js';
 import { ConfirmButton, SecretReveal } from '../dialogs.js';
 import { SelectField, TextField } from '../fields.js';
 import { when } from '../format.js';
-import { Notice } from '../notice.js';
+import { type FragmentOf, graphql, type ResultOf, readFragment } from '../graphql.js';
+import { NotAllowed, Notice } from '../notice.js';
 import { useSession } from '../session.js';
-import { DEFAULT_LIFETIME, grantableRoles, LIFETIMES, lifetime, type Status, useSecretCreation } from './credentials.js';
+import {
+  DEFAULT_LIFETIME,
+  type GrantableRole,
+  grantableRoles,
+  LIFETIMES,
+  lifetime,
+  type Status,
+  useSecretCreation,
+} from './credentials.js';
 
-const CREATE_ACCOUNT = `mutation ConsoleCreateServiceAccount($input: CreateServiceAccountInput!) {
+/** A service account as the API key settings page lists it, with its tokens (read with `readFragment`). */
+export const ServiceAccountFields = graphql(`
+  fragment ServiceAccountFields on ServiceAccount {
+    id name login role isDisabled
+    tokens { id name created expiration hasExpired lastUsedAt }
+  }
+`);
+type ServiceAccount = ResultOf<typeof ServiceAccountFields>;
+
+const CREATE_ACCOUNT = graphql(`mutation ConsoleCreateServiceAccount($input: CreateServiceAccountInput!) {
   createServiceAccount(input: $input) { id name }
-}`;
-const DELETE_ACCOUNT = `mutation ConsoleDeleteServiceAccount($id: Int!) { deleteServiceAccount(id: $id) { message } }`;
-const CREATE_TOKEN = `mutation ConsoleCreateToken($serviceAccountId: Int!, $name: String!, $secondsToLive: Int) {
+}`);
+const DELETE_ACCOUNT = graphql(`mutation ConsoleDeleteServiceAccount($id: Int!) { deleteServiceAccount(id: $id) { message } }`);
+const CREATE_TOKEN = graphql(`mutation ConsoleCreateToken($serviceAccountId: Int!, $name: String!, $secondsToLive: Int) {
   createServiceAccountToken(serviceAccountId: $serviceAccountId, name: $name, secondsToLive: $secondsToLive) { id name key }
-}`;
-const DELETE_TOKEN = `mutation ConsoleDeleteToken($serviceAccountId: Int!, $tokenId: Int!) {
+}`);
+const DELETE_TOKEN = graphql(`mutation ConsoleDeleteToken($serviceAccountId: Int!, $tokenId: Int!) {
   deleteServiceAccountToken(serviceAccountId: $serviceAccountId, tokenId: $tokenId) { message }
-}`;
-
-interface Token {
-  id: number;
-  name: string;
-  created: string;
-  expiration: string | null;
-  hasExpired: boolean;
-  lastUsedAt: string | null;
-}
-/** A service account as the page's query lists it, with its tokens. */
-export interface ServiceAccount {
-  id: number;
-  name: string;
-  login: string;
-  role: string;
-  isDisabled: boolean;
-  tokens: Token[];
-}
+}`);
 
 /** The service accounts the caller may read, a form to create one, and each account's tokens. */
-export function ServiceAccountsSection(props: { accounts: ServiceAccount[]; onChanged: () => void; status: Status }) {
+export function ServiceAccountsSection(props: {
+  accounts: readonly FragmentOf<typeof ServiceAccountFields>[];
+  onChanged: () => void;
+  status: Status;
+}) {
   const { access, viewer } = useSession();
   const [, createAccount] = useMutation(CREATE_ACCOUNT);
   const roles = grantableRoles(viewer?.orgRole ?? 'Viewer', viewer?.isServiceAdmin ?? false);
   const [name, setName] = useState('');
-  const [role, setRole] = useState(roles[0] ?? 'Viewer');
+  const [role, setRole] = useState<GrantableRole>(roles[0] ?? 'Viewer');
   const [error, setError] = useState<string | null>(null);
 
   const submit = async (e: Event) => {
@@ -80,7 +84,7 @@ export function ServiceAccountsSection(props: { accounts: ServiceAccount[]; onCh
         </form>
       )}
       {props.accounts.length === 0 && <p>You see no service accounts in this organization.</p>}
-      {props.accounts.map((sa) => (
+      {readFragment(ServiceAccountFields, props.accounts).map((sa) => (
         <ServiceAccountCard key={sa.id} account={sa} onChanged={props.onChanged} status={props.status} />
       ))}
     </section>
@@ -89,7 +93,7 @@ export function ServiceAccountsSection(props: { accounts: ServiceAccount[]; onCh
 
 function ServiceAccountCard({ account, onChanged, status }: { account: ServiceAccount; onChanged: () => void; status: Status }) {
   const { access } = useSession();
-  const creation = useSecretCreation(CREATE_TOKEN, 'createServiceAccountToken', onChanged);
+  const creation = useSecretCreation(CREATE_TOKEN, (d) => d.createServiceAccountToken, onChanged);
   const [, deleteToken] = useMutation(DELETE_TOKEN);
   const [, deleteAccount] = useMutation(DELETE_ACCOUNT);
   const scope = `serviceaccounts:id:${account.id}`;
@@ -133,7 +137,9 @@ function ServiceAccountCard({ account, onChanged, status }: { account: ServiceAc
           onDone={creation.dismiss}
         />
       )}
-      {account.tokens.length === 0 ? (
+      {account.tokens === null ? (
+        <NotAllowed what="see its tokens" needs={`serviceaccounts:read on ${scope}`} />
+      ) : account.tokens.length === 0 ? (
         <p>No tokens.</p>
       ) : (
         <table class="responsive">

@@ -10,45 +10,33 @@ import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { SelectField, TextField } from '../fields.js';
 import { permissionText, roleTitle, sourceLabel } from '../format.js';
+import { graphql, readFragment } from '../graphql.js';
 import { Loading, Notice } from '../notice.js';
 import { useSession } from '../session.js';
 import { Page, QueryError, useGraphql } from '../ui.js';
+import { GrantFields } from './effective-permissions.js';
 
-const PICKERS = `query ConsoleWhyPickers($users: Boolean!, $accounts: Boolean!, $actions: Boolean!) {
+const PICKERS = graphql(`query ConsoleWhyPickers($users: Boolean!, $accounts: Boolean!, $actions: Boolean!) {
   users @include(if: $users) { id login name }
   serviceAccounts @include(if: $accounts) { id name }
   actions @include(if: $actions) { action }
-}`;
-const CHECK = `query ConsoleWhy($userId: Int, $action: String!, $scopes: [String!]) {
-  checkAccess(userId: $userId, action: $action, scopes: $scopes) {
-    allowed
-    grantedBy { source role { uid name displayName } permission { action scope } }
-    missing { action scope }
-  }
-}`;
-
-interface Pickers {
-  users?: { id: number; login: string; name: string }[];
-  serviceAccounts?: { id: number; name: string }[];
-  actions?: { action: string }[];
-}
-interface Check {
-  checkAccess: {
-    allowed: boolean;
-    grantedBy: {
-      source: string;
-      role: { uid: string; name: string; displayName: string };
-      permission: { action: string; scope: string };
-    }[];
-    missing: { action: string; scope: string }[];
-  };
-}
+}`);
+const CHECK = graphql(
+  `query ConsoleWhy($userId: Int, $action: String!, $scopes: [String!]) {
+    checkAccess(userId: $userId, action: $action, scopes: $scopes) {
+      allowed
+      grantedBy { ...GrantFields }
+      missing { action scope }
+    }
+  }`,
+  [GrantFields],
+);
 
 export function WhyPage() {
   const { access, viewer } = useSession();
   const { query, route } = useLocation();
   const others = access.can('users.permissions:read');
-  const pickers = useGraphql<Pickers>(PICKERS, {
+  const pickers = useGraphql(PICKERS, {
     users: others && access.can('org.users:read'),
     accounts: others && access.can('serviceaccounts:read'),
     actions: access.can('roles:read', 'roles:*'),
@@ -58,7 +46,7 @@ export function WhyPage() {
     action: (query.action ?? '').trim(),
     scope: (query.scope ?? '').trim(),
   };
-  const check = useGraphql<Check>(
+  const check = useGraphql(
     CHECK,
     { userId: asked.userId, action: asked.action, ...(asked.scope && { scopes: [asked.scope] }) },
     asked.action === '',
@@ -149,7 +137,7 @@ export function WhyPage() {
                 </tr>
               </thead>
               <tbody>
-                {answer.grantedBy.map((g) => (
+                {readFragment(GrantFields, answer.grantedBy).map((g) => (
                   <tr key={`${g.role.uid} ${g.source} ${g.permission.scope}`}>
                     <td data-label="Role">
                       {roleTitle(g.role)} <span class="mono muted">{g.role.name}</span>
