@@ -50,6 +50,7 @@ const rounds = flags.quick ? 5 : Number(flags.rounds);
 const batch = flags.quick ? 100 : Number(flags.batch);
 const PASSWORD = 'bench-password-0';
 const VIEWER = JSON.stringify({ query: '{ viewer { login roles { name } permissions { action scope } } }' });
+const VIEWER_LOGIN = JSON.stringify({ query: '{ viewer { login } }' });
 
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-bench-budget-'));
 try {
@@ -133,12 +134,18 @@ try {
   for (const [kind, request] of Object.entries(requests) as [string, Shape][]) {
     const expected = await send(app.yoga, request);
     const full: Variant = { name: `full request: ${request.name}`, run: () => send(app.yoga, request) };
-    const measured = await timeVariants([floor, full, ...(kind === 'rest' ? steps : [])], rounds, batch);
+    // The GraphQL door's own cost apart from the viewer's lists: the same request selecting the login only.
+    const loginOnly: Variant = {
+      name: 'same request, `{ viewer { login } }` only (the difference is executing roles and permissions)',
+      run: () => send(app.yoga, { ...requests.graphql, init: { ...requests.graphql.init, body: VIEWER_LOGIN } }),
+    };
+    const variants = [floor, full, ...(kind === 'rest' ? steps : [loginOnly])];
+    const measured = await timeVariants(variants, rounds, batch);
     const total = measured.get(full.name)?.cpu ?? Number.NaN;
     const share = (n: number) => `${fmt((100 * n) / total, 1)} %`;
-    const rows = [floor, full, ...(kind === 'rest' ? steps : [])].map((v) => {
+    const rows = variants.map((v) => {
       const t = measured.get(v.name)?.cpu ?? Number.NaN;
-      return [v === floor || v === full ? v.name : `step: ${v.name}`, us(t), share(t)];
+      return [v === floor || v === full || v === loginOnly ? v.name : `step: ${v.name}`, us(t), share(t)];
     });
 
     // Each plugin's hooks, timed on an app whose plugins are wrapped (hook-timer.ts).

@@ -29,12 +29,17 @@ import { requireSignedIn } from './guards.js';
 import { heldRolesWhere } from './held-roles.js';
 import {
   DEFAULT_CACHE_LIMITS,
+  type HeldAccess,
+  type HeldEntry,
   MAX_LOAD_ATTEMPTS,
   PermissionCache,
   type PermissionCacheLimits,
   type PermissionCacheObserver,
 } from './permission-cache.js';
 import type { Principal, SignedInPrincipal } from './principal.js';
+
+/** Order of held roles: by name, then id (a global and a local role may share a name). */
+const BY_NAME_THEN_ID: Prisma.RoleOrderByWithRelationInput[] = [{ name: 'asc' }, { id: 'asc' }];
 
 /** Permissions, checks and the one write path (rules in the module comment). */
 export class AccessService {
@@ -77,19 +82,24 @@ export class AccessService {
    */
   async permissionsOf(principal: Principal): Promise<PermissionIndex> {
     if (principal.kind === 'anonymous') return PermissionIndex.EMPTY;
+    return (await this.entryOf(principal)).index;
+  }
+
+  /** The cached entry of a signed-in principal (index and held roles), behind its fence as `permissionsOf` says. */
+  private async entryOf(principal: SignedInPrincipal): Promise<HeldEntry> {
     this.sync();
     const fence = this.fences.get(principal);
-    if (!fence) return this.cache.indexOf(principal);
+    if (!fence) return this.cache.entryOf(principal);
     // The principal's own facts (org role, flag) may be what a write changed: check them again
     // whenever the generation moved, also while the index was loading.
-    let index = PermissionIndex.EMPTY;
+    let entry: HeldEntry = { index: PermissionIndex.EMPTY, roles: [] };
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
       if (fence.generation !== this.generation) await this.recheck(fence, this.db);
-      index = await this.cache.indexOf(principal);
+      entry = await this.cache.entryOf(principal);
       if (fence.generation === this.generation) break;
     }
-    fence.index = index;
-    return index;
+    fence.index = entry.index;
+    return entry;
   }
 
   /**
@@ -183,7 +193,7 @@ export class AccessService {
   private async recheck(fence: RequestFence, tx: Pick<Tx, 'user' | 'apiKey' | 'role'>): Promise<void> {
     const generation = this.generation;
     if (!(await factsHold(fence.principal, tx))) throw credentialsChanged();
-    if (fence.index && !sameIndex(fence.index, PermissionIndex.from(await this.load(fence.principal, tx)))) throw credentialsChanged();
+    if (fence.index && !sameIndex(fence.index, PermissionIndex.from((await this.load(fence.principal, tx)).permissions))) throw credentialsChanged();
     fence.generation = generation;
   }
 
@@ -239,20 +249,38 @@ export class AccessService {
 
   /**
    * Every role behind the principal's permissions: basic roles, direct roles (org and global)
-   * and team roles of its organization, by name. `query` passes a Pothos selection through.
+   * and team roles of its organization, by name then id. `query` passes a Pothos selection
+   * through. Without one (scalar fields only: `viewer { roles { name } }`) the rows come from the
+   * permission cache, loaded with the permissions by the same statement and fenced alike
+   * (`permissionsOf`); a selection of relations reads them from the database.
+   * @throws DomainError CREDENTIALS_CHANGED (409) as `permissionsOf`.
    */
   async heldRoles(principal: Principal, query: { include?: Prisma.RoleInclude; select?: Prisma.RoleSelect } = {}): Promise<Role[]> {
     if (principal.kind === 'anonymous') return [];
-    return this.db.role.findMany({ ...query, where: heldRolesWhere(principal), orderBy: [{ name: 'asc' }] });
+    const scalarsOnly = query.select === undefined && (query.include === undefined || Object.keys(query.include).length === 0);
+    if (scalarsOnly) return [...(await this.entryOf(principal)).roles];
+    return this.db.role.findMany({ ...query, where: heldRolesWhere(principal), orderBy: BY_NAME_THEN_ID });
   }
 
-  /** Loads the permissions behind `principal` through `db` (default the client; rules in the module comment). */
-  private async load(principal: SignedInPrincipal, db: Pick<Tx, 'role'> = this.db): Promise<PermissionPair[]> {
-    const roles = await db.role.findMany({
+  /**
+   * Loads the permissions behind `principal` and the rows of the roles holding them through `db`
+   * (default the client; a write's own transaction for the fence recheck), in one statement
+   * (rules in the module comment).
+   */
+  private async load(principal: SignedInPrincipal, db: Pick<Tx, 'role'> = this.db): Promise<HeldAccess> {
+    const rows = await db.role.findMany({
       where: heldRolesWhere(principal),
-      select: { permissions: { select: { action: true, scope: true } } },
+      include: { permissions: { select: { action: true, scope: true } } },
+      orderBy: BY_NAME_THEN_ID,
     });
-    return roles.flatMap((r) => r.permissions);
+    const permissions: PermissionPair[] = [];
+    // The rows are kept without their permissions: a GraphQL `permissions` field of a role must
+    // not mistake this partial list (no ids, no order) for the relation it loads itself.
+    const roles = rows.map(({ permissions: own, ...role }) => {
+      for (const p of own) permissions.push(p);
+      return role;
+    });
+    return { permissions, roles };
   }
 }
 

@@ -35,6 +35,8 @@ const PREFIX_SCAN_LIMIT = 8;
 /** Immutable index of a set of permissions, keyed by action. */
 export class PermissionIndex {
   private readonly byAction: Map<string, ActionScopes>;
+  /** `list()`'s pairs, once asked (the index is immutable). */
+  private sortedPairs: readonly PermissionPair[] | undefined;
 
   private constructor(byAction: Map<string, ActionScopes>) {
     this.byAction = byAction;
@@ -108,19 +110,32 @@ export class PermissionIndex {
   /** Map action -> sorted scopes, the shape of GET /api/access-control/user/permissions. */
   toScopeMap(): Record<string, string[]> {
     const out: Record<string, string[]> = {};
-    for (const action of [...this.byAction.keys()].sort()) {
-      out[action] = this.scopesOf(action);
+    for (const { action, scope } of this.sorted()) {
+      const scopes = out[action];
+      if (scopes) scopes.push(scope);
+      else out[action] = [scope];
     }
     return out;
   }
 
-  /** Every held permission, sorted by action then scope. */
+  /** Every held permission, sorted by action then scope (a new array each call). */
   list(): PermissionPair[] {
-    const out: PermissionPair[] = [];
-    for (const action of [...this.byAction.keys()].sort()) {
-      for (const scope of this.scopesOf(action)) out.push({ action, scope });
+    return [...this.sorted()];
+  }
+
+  /**
+   * The sorted pairs, computed once: an index never changes after `from`, and a cached one is
+   * listed by every request of its principal (issue 20: the sort ran on each of them).
+   */
+  private sorted(): readonly PermissionPair[] {
+    if (!this.sortedPairs) {
+      const out: PermissionPair[] = [];
+      for (const action of [...this.byAction.keys()].sort()) {
+        for (const scope of this.scopesOf(action)) out.push({ action, scope });
+      }
+      this.sortedPairs = out;
     }
-    return out;
+    return this.sortedPairs;
   }
 
   /** Number of distinct (action, scope) pairs held. */

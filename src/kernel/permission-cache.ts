@@ -5,8 +5,13 @@
  * generation it started in and is neither stored nor returned if an invalidation happened
  * meanwhile, so no in-flight request can put back or use a stale entry after a write was
  * acknowledged (issue #10 "revocation race").
+ *
+ * An entry also holds the rows of the roles the index was built from (issue 20: `viewer { roles }`
+ * read them again on every request), loaded by the same statement, so the two always agree and
+ * are dropped together by the same generation.
  */
 import { LRUCache } from 'lru-cache';
+import type { Role } from '../generated/prisma/client.js';
 import type { PermissionPair } from './catalogue.js';
 import { PermissionIndex } from './evaluator.js';
 import { type Principal, principalKey, type SignedInPrincipal } from './principal.js';
@@ -30,34 +35,51 @@ export interface PermissionCacheObserver {
 /** Loads of one index that may overlap invalidations (see `indexOf`). */
 export const MAX_LOAD_ATTEMPTS = 8;
 
-/** Estimated bytes of an index: two UTF-16 strings per permission plus Map/Set overhead. */
-function estimateBytes(permissions: readonly PermissionPair[]): number {
+/** What a load reads for a principal: its permissions and the rows of the roles holding them (by name, then id). */
+export interface HeldAccess {
+  permissions: PermissionPair[];
+  roles: Role[];
+}
+
+/** A cached entry: the index and the held roles' rows (never mutated: callers copy the list). */
+export interface HeldEntry {
+  index: PermissionIndex;
+  roles: readonly Role[];
+}
+
+/**
+ * Estimated bytes of an entry: two UTF-16 strings per permission plus Map/Set overhead, and each
+ * role's strings plus the row object's overhead.
+ */
+function estimateBytes(entry: HeldEntry): number {
   let bytes = 256;
-  for (const p of permissions) bytes += 2 * (p.action.length + p.scope.length) + 96;
+  for (const p of entry.index.list()) bytes += 2 * (p.action.length + p.scope.length) + 96;
+  for (const r of entry.roles)
+    bytes += 2 * (r.uid.length + r.name.length + r.displayName.length + r.description.length + r.group.length) + 256;
   return bytes;
 }
 
-/** Cached permission indexes by principal, invalidated all at once by generation. */
+/** Cached permission indexes (and held roles) by principal, invalidated all at once by generation. */
 export class PermissionCache {
-  private readonly cache: LRUCache<string, PermissionIndex>;
+  private readonly cache: LRUCache<string, HeldEntry>;
   /** In-flight loads by cache key, so concurrent requests of one principal load once. */
-  private readonly loading = new Map<string, Promise<PermissionIndex>>();
+  private readonly loading = new Map<string, Promise<HeldEntry>>();
   private current = 0;
   private observer: PermissionCacheObserver | undefined;
 
   /**
-   * @param load reads a principal's permissions from the database.
+   * @param load reads a principal's permissions and held roles from the database.
    * @param catchUp called after each load: may invalidate (other connections' commits).
    */
   constructor(
     limits: PermissionCacheLimits,
-    private readonly load: (principal: SignedInPrincipal) => Promise<PermissionPair[]>,
+    private readonly load: (principal: SignedInPrincipal) => Promise<HeldAccess>,
     private readonly catchUp: () => void,
   ) {
-    this.cache = new LRUCache<string, PermissionIndex>({
+    this.cache = new LRUCache<string, HeldEntry>({
       maxSize: limits.maxBytes,
       ttl: limits.ttlMs,
-      sizeCalculation: (index) => estimateBytes(index.list()),
+      sizeCalculation: estimateBytes,
     });
   }
 
@@ -75,19 +97,24 @@ export class PermissionCache {
    * with a lower role never meets its old index.
    */
   async indexOf(principal: SignedInPrincipal): Promise<PermissionIndex> {
+    return (await this.entryOf(principal)).index;
+  }
+
+  /** `indexOf`'s entry: the index with the rows of the roles it was built from. */
+  async entryOf(principal: SignedInPrincipal): Promise<HeldEntry> {
     const key = `${principalKey(principal)}:${principal.orgRole}:${principal.isServiceAdmin ? 1 : 0}`;
-    let index = PermissionIndex.EMPTY;
+    let entry: HeldEntry = { index: PermissionIndex.EMPTY, roles: [] };
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
       const cached = this.cache.get(key);
       // One event per lookup: a load retried after a write is still the same miss.
       if (attempt === 0) this.observer?.permissionCache(cached ? 'hit' : 'miss');
       if (cached) return cached;
       const generation = this.current;
-      const load: Promise<PermissionIndex> =
+      const load: Promise<HeldEntry> =
         this.loading.get(key) ??
         this.load(principal)
-          .then((permissions) => {
-            const loaded = PermissionIndex.from(permissions);
+          .then(({ permissions, roles }) => {
+            const loaded: HeldEntry = { index: PermissionIndex.from(permissions), roles };
             if (generation === this.current) this.cache.set(key, loaded);
             return loaded;
           })
@@ -95,11 +122,11 @@ export class PermissionCache {
             if (this.loading.get(key) === load) this.loading.delete(key);
           });
       if (!this.loading.has(key)) this.loading.set(key, load);
-      index = await load;
+      entry = await load;
       this.catchUp();
-      if (generation === this.current) return index;
+      if (generation === this.current) return entry;
     }
-    return index;
+    return entry;
   }
 
   /** Drops every cached index and forgets in-flight loads (they finish but are not stored). */

@@ -137,7 +137,9 @@ describe('revocation race', () => {
           const reached = new Promise<void>((resolve) => {
             armed = { point, reached: resolve, release: new Promise<void>((r) => (release = r)) };
           });
-          if (point === 'permissions') app.services.access.invalidate(); // so the request loads
+          // So the request loads its permissions, or checks its password: a credential verified
+          // under the current generation reads nothing (sign-in/verified-passwords.ts).
+          app.services.access.invalidate();
           const inFlight = permissionsNow();
           expect(await Promise.race([reached.then(() => 'held'), inFlight.then(() => 'not held')])).toBe('held');
           await c.revoke(); // acknowledged

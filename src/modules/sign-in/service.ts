@@ -43,7 +43,7 @@ export interface SignInDeps extends FeatureDeps {
   /** AUTH_OAUTH_ALLOW_INSECURE_EMAIL_LOOKUP (external-match.ts). */
   allowInsecureEmailLookup: boolean;
   /** Basic-auth credentials that passed a check (verified-passwords.ts); default 60 s. */
-  verifiedPasswords?: VerifiedPasswords;
+  verifiedPasswords?: VerifiedPasswords<UserWithOrgs>;
   /** The clock of the verified-password TTL; default the system clock. */
   clock?: Clock;
 }
@@ -56,7 +56,8 @@ export interface PasswordSignIn {
 
 /** The user row with its memberships, as `principalFor` reads it. */
 const USER_ORGS = { orgs: { select: { orgId: true, role: true } } } as const;
-type UserWithOrgs = Prisma.UserGetPayload<{ include: typeof USER_ORGS }>;
+/** A user row with its memberships (what a remembered Basic credential keeps: verified-passwords.ts). */
+export type UserWithOrgs = Prisma.UserGetPayload<{ include: typeof USER_ORGS }>;
 
 /** A sign-in's request origin: a bare client address (no request id) or the whole origin. */
 function originOf(from: string | RequestOrigin): RequestOrigin {
@@ -65,7 +66,7 @@ function originOf(from: string | RequestOrigin): RequestOrigin {
 
 /** Signing in: password checks, external users and the principal (`services.signIn`); rules in the module comment. */
 export class SignInService {
-  private readonly verified: VerifiedPasswords;
+  private readonly verified: VerifiedPasswords<UserWithOrgs>;
   private readonly clock: Clock;
 
   constructor(private readonly deps: SignInDeps) {
@@ -76,9 +77,9 @@ export class SignInService {
   /**
    * The principal of a Basic-auth request (`Authorization: Basic login:password`): a credential
    * that passed a check under the current access generation, less than the TTL ago, is honoured
-   * without a new argon2 check when the user's row still matches it and the throttle holds no
-   * lock for the name, the account or the address (verified-passwords.ts); anything else is a
-   * full `checkPassword`, counted by the throttle, then `principalFor`. Rules of the cache:
+   * without a new argon2 check and without reading the user's row again, when the throttle holds
+   * no lock for the name, the account or the address (verified-passwords.ts); anything else is a
+   * full `checkPassword`, counted by the throttle, then the row is read. Rules of the cache:
    * issue 20 item 2.
    * @throws as `checkPassword` and `principalFor`.
    */
@@ -91,29 +92,17 @@ export class SignInService {
     const generation = this.deps.access.currentGeneration();
     const hit = key === null ? undefined : this.verified.get(key, generation, this.clock.now().getTime());
     if (key !== null && hit) {
+      // The lock is not part of the generation (failed attempts write nothing): asked on every hit.
       const blocked = await this.deps.throttle.blocked({ typed: login, userId: hit.userId }, options.origin.clientAddress);
-      // The row is read as a password check reads it (by name, enabled, local, the same hash).
-      const user = blocked
-        ? null
-        : await this.deps.db.user.findFirst({ where: { id: hit.userId, isServiceAccount: false }, include: USER_ORGS });
-      const holds =
-        user &&
-        !user.isDisabled &&
-        user.authModule === AUTH_MODULE.local &&
-        user.passwordHash === hit.passwordHash &&
-        (user.login === login || user.email === login);
-      if (holds) return this.principalOfRow(user, { orgHeader: options.orgHeader, authMethod: 'basic' });
+      if (!blocked) return this.principalOfRow(hit.user, { orgHeader: options.orgHeader, authMethod: 'basic' });
       this.verified.delete(key);
     }
     const checked = await this.check(login, password, options.origin);
-    const principal = await this.principalFor(checked.userId, { orgHeader: options.orgHeader, authMethod: 'basic' });
-    if (key !== null && checked.passwordHash !== null) {
-      this.verified.set(key, {
-        userId: checked.userId,
-        generation,
-        passwordHash: checked.passwordHash,
-        verifiedAt: this.clock.now().getTime(),
-      });
+    // Read after the generation was: a write in between moves it, and the entry is never served.
+    const user = await this.enabledUser(checked.userId);
+    const principal = await this.principalOfRow(user, { orgHeader: options.orgHeader, authMethod: 'basic' });
+    if (key !== null && checked.passwordHash !== null && user.passwordHash === checked.passwordHash) {
+      this.verified.set(key, { userId: checked.userId, generation, user, verifiedAt: this.clock.now().getTime() });
     }
     return principal;
   }
@@ -206,9 +195,14 @@ export class SignInService {
     userId: number,
     options: { orgHeader: number | null; preferredOrgId?: number | null; authMethod: AuthMethod; sessionId?: number },
   ): Promise<UserPrincipal> {
+    return this.principalOfRow(await this.enabledUser(userId), options);
+  }
+
+  /** The row of user `userId` with its memberships. @throws DomainError INVALID_CREDENTIALS (401: gone, disabled or a service account). */
+  private async enabledUser(userId: number): Promise<UserWithOrgs> {
     const user = await this.deps.db.user.findUnique({ where: { id: userId }, include: USER_ORGS });
     if (!user || user.isDisabled || user.isServiceAccount) throw invalidCredentials();
-    return this.principalOfRow(user, options);
+    return user;
   }
 
   /** `principalFor` of a row already read and found enabled. @throws DomainError ORG_NOT_ACCESSIBLE (401). */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { VerifiedPasswords } from './verified-passwords.js';
 
-const entry = { userId: 7, generation: 3, passwordHash: '$argon2id$stub', verifiedAt: 1_000 };
+const entry = { userId: 7, generation: 3, user: { id: 7, passwordHash: '$argon2id$stub' }, verifiedAt: 1_000 };
 
 describe('VerifiedPasswords', () => {
   it('keys by an HMAC under a per-process key: neither the password nor its plain SHA-256 appears, and another process gets another key', () => {

@@ -1,0 +1,89 @@
+/**
+ * The hot path reads no SQL once warm (issue 20): a key or a Basic credential verified under the
+ * current access generation, then the caller's permissions and held roles from the permission
+ * cache entry, loaded together by one statement (kernel/access.ts). A write through the one write
+ * path moves the generation, so the very next request reads again and sees it: fewer statements,
+ * never a stale answer.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Credentials } from '../support/app.js';
+import { createTestApp, type TestApp } from '../support/app.js';
+import { expectOutcome, gql, rest } from '../support/requests.js';
+import { createKey, createRole, createUser, p } from '../support/subjects.js';
+
+const VIEWER = '{ viewer { login roles { name } permissions { action scope } } }';
+
+let app: TestApp;
+let key: Credentials;
+let basic: Credentials;
+let userId: number;
+
+/** Runs `request` once to warm every cache, lets the last-seen writes land, then counts the statements of a second run. */
+async function warmStatements(request: () => Promise<unknown>): Promise<string[]> {
+  await request();
+  await app.services.sessions.seenWritesSettled();
+  app.resetQueries();
+  await request();
+  await app.services.sessions.seenWritesSettled();
+  return [...app.queries];
+}
+
+beforeAll(async () => {
+  app = await createTestApp();
+  key = { token: (await createKey(app, { name: 'hot-key', role: 'Viewer' })).key };
+  const user = await createUser(app, 'hot-user', { orgRole: 'Viewer' });
+  basic = user.auth;
+  userId = user.id;
+});
+afterAll(() => app.close());
+
+describe('a warm request reads no SQL statement', () => {
+  it.each([
+    ['API key', () => key],
+    ['Basic', () => basic],
+  ])('REST user/permissions and the GraphQL viewer with its roles, %s', async (_name, auth) => {
+    const restStatements = await warmStatements(async () =>
+      expectOutcome(await rest(app, 'GET', '/api/access-control/user/permissions', { auth: auth() }), 200),
+    );
+    expect(restStatements).toEqual([]);
+    const graphqlStatements = await warmStatements(async () => {
+      const out = await gql(app, VIEWER, {}, { auth: auth() });
+      expectOutcome(out, 200);
+      expect((out.data?.viewer as { roles: { name: string }[] }).roles.map((r) => r.name)).toContain('basic:viewer');
+    });
+    expect(graphqlStatements).toEqual([]);
+  });
+});
+
+describe('the cached held roles are never stale', () => {
+  it('a role assigned, then removed, is listed by viewer { roles } at the next request', async () => {
+    const roleNames = async () => {
+      const out = await gql(app, '{ viewer { roles { name } permissions { action } } }', {}, { auth: basic });
+      expectOutcome(out, 200);
+      const viewer = out.data?.viewer as { roles: { name: string }[]; permissions: { action: string }[] };
+      return { roles: viewer.roles.map((r) => r.name), actions: viewer.permissions.map((x) => x.action) };
+    };
+    await createRole(app, 'hot-role', [p('hot:act')]);
+    expect((await roleNames()).roles).not.toContain('custom:hot-role'); // warm
+    expectOutcome(await rest(app, 'POST', `/api/access-control/users/${userId}/roles`, { json: { roleUid: 'hot-role' } }), 200);
+    expect(await roleNames()).toMatchObject({
+      roles: expect.arrayContaining(['custom:hot-role']),
+      actions: expect.arrayContaining(['hot:act']),
+    });
+    expectOutcome(await rest(app, 'DELETE', `/api/access-control/users/${userId}/roles/hot-role`), 200);
+    const after = await roleNames();
+    expect([after.roles.includes('custom:hot-role'), after.actions.includes('hot:act')]).toEqual([false, false]);
+  });
+
+  it('a selection of role relations reads them from the database, in the order of the cached list', async () => {
+    const out = await gql(app, '{ viewer { roles { name } } }', {}, { auth: basic });
+    const withPermissions = await gql(app, '{ viewer { roles { name permissions { action } } } }', {}, { auth: basic });
+    expectOutcome(withPermissions, 200);
+    const names = (data: typeof out.data) => (data?.viewer as { roles: { name: string }[] }).roles.map((r) => r.name);
+    expect(names(withPermissions.data)).toEqual(names(out.data));
+    const basicViewer = (withPermissions.data?.viewer as { roles: { name: string; permissions: { action: string }[] }[] }).roles.find(
+      (r) => r.name === 'basic:viewer',
+    );
+    expect(basicViewer?.permissions.length).toBeGreaterThan(0);
+  });
+});
