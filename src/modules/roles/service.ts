@@ -32,7 +32,7 @@ import {
   roleTaken,
 } from './listing.js';
 
-export { findRolesByName, type RoleQuery } from './listing.js';
+export { findRolesByName, type RoleQuery, rolesByIds } from './listing.js';
 
 const DELEGATION =
   'and every permission of the role (delegation) unless the action is held on permissions:type:escalate; a global role also needs a Service Admin';

@@ -6,6 +6,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import { visibleMemberships } from '../../kernel/guards.js';
 import { needs } from '../../kernel/requirements.js';
+import { userRolesBatch } from '../assignments/graphql.js';
 import { userRoleRequirements } from '../assignments/service.js';
 import { permissionRequirements } from '../permissions/service.js';
 import { builder, DEFAULT_LIST_BOUND, DENIABLE } from '../shared/builder.js';
@@ -47,7 +48,7 @@ export const UserType = builder.prismaObject('User', {
       nullable: true,
       description: `Roles assigned directly to the user in the current organization and globally; not basic roles, not team roles. ${needs(userRoleRequirements.read)} ${DENIABLE}`,
       args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
-      resolve: (query, user, args, ctx) => ctx.services.userRoles.list(ctx.principal, user.id, args, query),
+      resolve: (query, user, args, ctx, info) => userRolesBatch(user.id, { args, query }, ctx, info),
     }),
     permissions: t.field({
       type: [PermissionEntry],
