@@ -160,7 +160,13 @@ describe('SQL statements of per-row fields over 5 and 200 rows', () => {
     app.services.access.invalidate();
   }
 
-  type Row = { id: number; roles?: { uid: string; permissions?: unknown[] }[]; members?: unknown[]; grantedRoles?: unknown[] };
+  type Row = {
+    id: number;
+    roles?: { uid: string; permissions?: unknown[] }[];
+    members?: unknown[];
+    teams?: unknown[];
+    grantedRoles?: unknown[];
+  };
 
   /** Statements of `query` as the organization's Admin, after a warm-up run (the permission cache full), and its rows. */
   async function statementsOf(query: string): Promise<{ statements: number; rows: Row[] }> {
@@ -189,6 +195,10 @@ describe('SQL statements of per-row fields over 5 and 200 rows', () => {
     'serviceAccounts { roles }': {
       query: '{ serviceAccounts { id roles { uid } } }',
       row: (r) => r.roles?.length === 1 && r.roles[0]?.uid.startsWith('s') === true,
+    },
+    'users { teams }': {
+      query: '{ users { id teams { id name } } }',
+      row: (r) => r.id === admin.id || r.teams?.length === 1,
     },
     'users { permissions }': { query: '{ users { id permissions { action } } }', row: () => true },
     // The listing itself reads 500 roles per statement (roles/listing.ts): counted apart.

@@ -91,3 +91,27 @@ describe('a batched roles field answers each row as alone, on both doors', () =>
     expect((await expectEachRowAsAlone('teams', (id) => `/api/access-control/teams/${id}/roles`, fx.orgAdmin.auth)).refused).toBe(0);
   });
 });
+
+describe('users { teams } in one batch answers each row as user(id) { teams } alone', () => {
+  it.each([
+    ['a reader of org users', () => reader],
+    ['a Viewer', () => fx.viewer],
+    ['an Admin', () => fx.orgAdmin],
+  ])('%s', async (_who, actor) => {
+    const auth = actor().auth;
+    const out = await gql(app, '{ users { id teams { id } } }', {}, { auth });
+    expect(out.status).toBe(200);
+    const rows = (out.body as { data?: { users: { id: number; teams: { id: number }[] | null }[] } }).data?.users ?? [];
+    expect(rows.length).toBeGreaterThanOrEqual(4);
+    const withTeams = rows.filter((r) => (r.teams?.length ?? 0) > 0);
+    for (const row of rows) {
+      const alone = await gql(app, 'query ($id: Int!) { user(id: $id) { teams { id } } }', { id: row.id }, { auth });
+      expect({ id: row.id, teams: row.teams }).toEqual({
+        id: row.id,
+        teams: (alone.data as { user: { teams: unknown } } | null)?.user.teams,
+      });
+    }
+    // The fixture team's members (editor, viewer) list it wherever the caller may read teams.
+    if (withTeams.length > 0) expect(withTeams.map((r) => r.id)).toEqual(expect.arrayContaining([fx.editor.id, fx.viewer.id]));
+  });
+});

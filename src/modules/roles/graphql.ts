@@ -50,8 +50,10 @@ export const RoleObject = builder.prismaObject('Role', {
       type: ['Role'],
       description:
         "Fixed roles registered by products (plugins:<productId>:<name>) that this basic role grants, by name, Viewer -> Editor -> Admin inheritance included (a grant to Viewer is listed on Editor and Admin too; Service Admin only when named); empty for other roles. Every holder of the basic role gets their permissions, beside the basic role's own `permissions`: they are kept apart (Grafana Enterprise assigns plugin roles to basic roles as fixed roles), so updating the basic role neither copies nor removes them, and a product's re-registration withdraws them. Rule: plugin.json `grants` (upstream-behaviour.md \"Escalation and provisioning\", issue #9 item 3). REST keeps Grafana's role shape and has no such field: GET /api/access-control/roles/:uid answers the basic role's own permissions only.",
-      // Roles that are not basic grant none: no batch. `query` is read first, which Pothos takes as its use.
-      resolve: (query, role, _args, ctx, info) => (isBasicRoleName(role.name) ? grantedRolesBatch(role.name, query, ctx, info) : []),
+      resolve: (query, role, _args, ctx, info) => {
+        const selection = { ...query }; // read for every row: the Prisma plugin's sign that `query` was used (shared/batch.ts)
+        return isBasicRoleName(role.name) ? grantedRolesBatch(role.name, selection, ctx, info) : []; // other roles grant none
+      },
     }),
   }),
 });

@@ -44,7 +44,7 @@ export const ServiceAccountType = builder.prismaObject('User', {
       nullable: true,
       description: `Roles assigned directly to the service account in the current organization and globally; not basic roles. ${needs(userRoleRequirements.read)} ${DENIABLE}`,
       args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
-      resolve: (query, account, args, ctx, info) => userRolesBatch(account.id, { args, query }, ctx, info),
+      resolve: (query, account, args, ctx, info) => userRolesBatch(account.id, { args, query: { ...query } }, ctx, info),
     }),
     permissions: t.field({
       type: [PermissionEntry],

@@ -3,7 +3,9 @@
  * issue 21 item 4): `batchByPath` gives one DataLoader (the `dataloader` package) per request and
  * per field path (list indexes left out), through @pothos/plugin-dataloader's own path-keyed
  * getter, the one its `byPath` loadable fields use. The rows of one path share their arguments
- * and selection, so the batch function takes those of the first row with the keys of all.
+ * and selection, so the batch function takes those of the first row with the keys of all. A
+ * resolver hands over a copy of its Prisma `query` (`{ ...query }`): reading it is how the Prisma
+ * plugin knows every row's `query` was used, also when the batch was already under way.
  *
  * Why not `t.loadableList`: these fields return Prisma rows whose nested selection (a role's
  * `permissions`) must be loaded with them (the Prisma plugin's `query`). A loadable field gets no

@@ -49,7 +49,7 @@ export const TeamType = builder.prismaObject('Team', {
       nullable: true,
       description: `Roles assigned to the team; not basic roles. ${needs(teamRoleRequirements.read)} ${DENIABLE}`,
       args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
-      resolve: (query, team, args, ctx, info) => teamRolesBatch(team.id, { args, query }, ctx, info),
+      resolve: (query, team, args, ctx, info) => teamRolesBatch(team.id, { args, query: { ...query } }, ctx, info),
     }),
   }),
 });
