@@ -193,7 +193,8 @@ export class AccessService {
   private async recheck(fence: RequestFence, tx: Pick<Tx, 'user' | 'apiKey' | 'role'>): Promise<void> {
     const generation = this.generation;
     if (!(await factsHold(fence.principal, tx))) throw credentialsChanged();
-    if (fence.index && !sameIndex(fence.index, PermissionIndex.from((await this.load(fence.principal, tx)).permissions))) throw credentialsChanged();
+    if (fence.index && !sameIndex(fence.index, PermissionIndex.from((await this.load(fence.principal, tx)).permissions)))
+      throw credentialsChanged();
     fence.generation = generation;
   }
 

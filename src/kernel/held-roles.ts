@@ -7,6 +7,8 @@
  * The rule is written once, as one filter per way a role is held (heldRoleSources); the checks
  * load permissions through heldRolesWhere and a check's reason (modules/permissions/explain.ts)
  * loads the rows that make each role held through heldRoleReasons, so the two cannot disagree.
+ * The listings of assigned roles (GraphQL `users { roles }`, REST .../roles) read the same
+ * assignment filters for many subjects at once (directAssignments, teamAssignments).
  */
 import type { Prisma } from '../generated/prisma/client.js';
 import { type BasicRoleName, type Principal, SERVICE_ADMIN, type SignedInPrincipal } from './principal.js';
@@ -35,9 +37,29 @@ export function heldRoleSources(principal: SignedInPrincipal): {
   if (principal.kind === 'apiKey') return { basicGrants, userRoles: null, teamRoles: null };
   return {
     basicGrants,
-    userRoles: { userId: principal.id, orgId: { in: [0, orgId] } },
-    teamRoles: { orgId, team: { members: { some: { userId: principal.id } } } },
+    userRoles: directAssignments([principal.id], orgId),
+    teamRoles: teamAssignments(orgId, { members: { some: { userId: principal.id } } }),
   };
+}
+
+/**
+ * The assignment rows through which a role reaches users or service accounts `userIds` directly
+ * in organization `orgId`: assigned there or globally (orgId 0). heldRoleSources' `userRoles` for
+ * one principal; for many at once, the batched listings of assigned roles
+ * (modules/assignments/listing.ts, one query per batch of GraphQL rows).
+ */
+export function directAssignments(userIds: readonly number[], orgId: number): Prisma.UserRoleWhereInput {
+  return { userId: { in: [...userIds] }, orgId: { in: [0, orgId] } };
+}
+
+/**
+ * The assignment rows through which a role reaches the members of the teams matching `teams` in
+ * organization `orgId`: team assignments live in the team's organization only.
+ * heldRoleSources' `teamRoles` (the teams of one principal); for a batch of teams by id, the
+ * batched listings of assigned roles (modules/assignments/listing.ts).
+ */
+export function teamAssignments(orgId: number, teams: Prisma.TeamWhereInput): Prisma.TeamRoleWhereInput {
+  return { orgId, team: teams };
 }
 
 /** Prisma filter for the roles a signed-in principal holds in its organization (heldRoleSources, any of them). */

@@ -15,8 +15,7 @@ import type { z } from 'zod';
 import type { Prisma, Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
-import { BASIC_PREFIX, isBasicRoleName } from '../../kernel/builtin-roles.js';
-import type { PermissionPair } from '../../kernel/catalogue.js';
+import { BASIC_PREFIX } from '../../kernel/builtin-roles.js';
 import { accessDenied, DomainError } from '../../kernel/errors.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
 import { requireDelegation, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
@@ -25,11 +24,15 @@ import type { Message } from '../../kernel/message.js';
 import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';
 import type { Requirement } from '../../kernel/requirements.js';
 import type { Db, Tx } from '../../platform/database.js';
-import { findRolesByName, type RoleQuery, roleNotFound } from '../roles/service.js';
+import { type RoleQuery, rolesByIds } from '../roles/service.js';
+import { type AssignableRole, assignableRole, assignableRoles } from './assignable.js';
 import { roleUidParam } from './inputs.js';
 
-/** A role with the permissions delegation needs. */
-export type AssignableRole = Role & { permissions: PermissionPair[] };
+/** One assignment row: role `roleId` assigned to subject `subjectId`. */
+export interface Assignment {
+  subjectId: number;
+  roleId: number;
+}
 
 /** What the core needs to know about one kind of subject. */
 export interface SubjectStore {
@@ -47,31 +50,31 @@ export interface SubjectStore {
   readonly messages: { added: string; removed: string; set: string };
   /** The audit log's names: actions `<action>.add|remove|set` on the subject's resource kind. */
   readonly audit: { action: string; resourceKind: string };
-  /** @throws DomainError 404 unless subject `id` is in the caller's organization. */
-  find(db: Db | Tx, caller: SignedInPrincipal, id: number): Promise<void>;
   /**
-   * True when the caller may list subject `id`'s roles without the `read` requirement because
-   * they are its own (a team's member reading its team's); absent: never.
+   * Which of subjects `ids` are in the caller's organization (the organization wall). One query
+   * per MAX_IDS_PER_QUERY ids (platform/database.ts loadInChunks).
    */
-  readsOwn?(db: Db, caller: SignedInPrincipal, id: number): Promise<boolean>;
-  /** Filter of the roles assigned to subject `id` visible in the caller's organization. */
-  assignedTo(caller: SignedInPrincipal, id: number): Prisma.RoleWhereInput;
+  inOrg(db: Db | Tx, caller: SignedInPrincipal, ids: readonly number[]): Promise<Set<number>>;
+  /** The 404 of a subject behind the wall or unknown: USER_NOT_FOUND or TEAM_NOT_FOUND. */
+  notFound(id: number): DomainError;
+  /**
+   * Which of subjects `ids` the caller may list the roles of without the `read` requirement
+   * because they are its own (a team's member reading its team's); absent: none.
+   */
+  readsOwn?(db: Db, caller: SignedInPrincipal, ids: readonly number[]): Promise<Set<number>>;
+  /**
+   * The assignments of subjects `ids` visible in the caller's organization whose role matches
+   * `roles`, as (subject, role) pairs ordered by role name then role id (a role assigned both in
+   * the organization and globally comes twice). Filters of kernel/held-roles.ts, the rule the
+   * checks read.
+   */
+  assignments(db: Db, caller: SignedInPrincipal, ids: readonly number[], roles: Prisma.RoleWhereInput): Promise<Assignment[]>;
   /** Roles (with permissions) assigned to `id` in assignment scope `orgId` (0 = global). */
   current(tx: Tx, caller: SignedInPrincipal, id: number, orgId: number): Promise<AssignableRole[]>;
   /** Adds assignments of `roleIds` (none of them assigned yet) in scope `orgId`. */
   assign(tx: Tx, id: number, orgId: number, roleIds: number[]): Promise<void>;
   /** Removes assignments of `roleIds` in scope `orgId`; absent ones are ignored. */
   unassign(tx: Tx, id: number, orgId: number, roleIds: number[]): Promise<void>;
-}
-
-/** Options of a role listing. */
-export interface ListOptions {
-  includeHidden?: boolean | null;
-}
-
-/** Filter for roles a list may show in `orgId`: visible there, never basic, hidden on request. */
-function listableRoles(orgId: number, includeHidden: boolean | null | undefined): Prisma.RoleWhereInput {
-  return { orgId: { in: [0, orgId] }, NOT: { name: { startsWith: BASIC_PREFIX } }, ...(includeHidden ? {} : { hidden: false }) };
 }
 
 /**
@@ -93,6 +96,67 @@ export function planSet<R extends { id: number; hidden: boolean }>(
   };
 }
 
+/** Options of a role listing. */
+export interface ListOptions {
+  includeHidden?: boolean | null;
+}
+
+/** Filter for roles a list may show in `orgId`: visible there, never basic, hidden on request. */
+function listableRoles(orgId: number, includeHidden: boolean | null | undefined): Prisma.RoleWhereInput {
+  return { orgId: { in: [0, orgId] }, NOT: { name: { startsWith: BASIC_PREFIX } }, ...(includeHidden ? {} : { hidden: false }) };
+}
+
+/**
+ * The roles assigned to each of subjects `rawIds` in the caller's organization and globally, by
+ * name then id; never basic roles, never roles held another way; hidden ones only with
+ * includeHidden. Per subject: a VALIDATION_FAILED for a bad id; ACCESS_DENIED unless the caller
+ * meets the store's `read` requirement on it or it is the caller's own (`readsOwn`: a member
+ * reads its team's, issue 18 item 9); the store's 404 behind the organization wall. A fixed
+ * number of statements for any number of subjects: the wall, the assignments (ordered by role
+ * name in SQL, as every role listing) and the roles with what `query` loads, each in slices of
+ * MAX_IDS_PER_QUERY (SQLite's bound-value limit; roles/listing.ts rolesByIds).
+ */
+async function listAssignedRoles(
+  deps: FeatureDeps,
+  store: SubjectStore,
+  caller: SignedInPrincipal,
+  rawIds: readonly unknown[],
+  options: ListOptions,
+  query: RoleQuery,
+): Promise<(Role[] | DomainError)[]> {
+  const answers = new Map<number, Role[] | DomainError>();
+  const ids: number[] = [];
+  const parsed = rawIds.map((raw) => {
+    try {
+      const id = parseId(store.idField, raw);
+      ids.push(id);
+      return id;
+    } catch (error) {
+      if (error instanceof DomainError) return error;
+      throw error;
+    }
+  });
+  const denied: number[] = [];
+  for (const id of new Set(ids)) if (!(await deps.access.can(caller, store.requirements.read.for({ id })))) denied.push(id);
+  const own = denied.length > 0 && store.readsOwn ? await store.readsOwn(deps.db, caller, denied) : new Set<number>();
+  for (const id of denied) if (!own.has(id)) answers.set(id, accessDenied(store.requirements.read.for({ id }).describe()));
+  const readable = [...new Set(ids)].filter((id) => !answers.has(id));
+  const inOrg = await store.inOrg(deps.db, caller, readable);
+  for (const id of readable) if (!inOrg.has(id)) answers.set(id, store.notFound(id));
+  const found = readable.filter((id) => inOrg.has(id));
+  const assignments = await store.assignments(deps.db, caller, found, listableRoles(caller.orgId, options.includeHidden));
+  // The rows are matched to their assignments by id, also when the caller's query selects fields.
+  const withId: RoleQuery = query.select ? { select: { ...query.select, id: true } } : query;
+  const roles = new Map((await rolesByIds(deps.db, [...new Set(assignments.map((a) => a.roleId))], withId)).map((r) => [r.id, r]));
+  const bySubject = new Map<number, Map<number, Role>>(found.map((id) => [id, new Map()]));
+  for (const { subjectId, roleId } of assignments) {
+    const role = roles.get(roleId); // absent: deleted between the two reads, left out
+    if (role) bySubject.get(subjectId)?.set(roleId, role);
+  }
+  for (const [id, held] of bySubject) answers.set(id, [...held.values()]);
+  return parsed.map((id) => (id instanceof DomainError ? id : (answers.get(id) ?? store.notFound(id))));
+}
+
 /** Assignments of one kind of subject, built on its store. */
 export class SubjectAssignments {
   constructor(
@@ -101,25 +165,32 @@ export class SubjectAssignments {
   ) {}
 
   /**
-   * Roles assigned to the subject in the caller's organization and globally, by name; never basic
-   * roles, never roles held another way; hidden ones only with includeHidden. Needs the store's
-   * `read` requirement on the subject, or that they are the caller's own (`readsOwn`: a member
-   * reads its team's, issue 18 item 9). `knownInOrg` skips the lookup when the caller already
-   * holds the row and checked its organization (GraphQL parent fields).
+   * Roles assigned to the subject in the caller's organization and globally, by name (rules:
+   * listing.ts listAssignedRoles, which answers for many subjects at once).
    * @throws DomainError VALIDATION_FAILED (400: id), 401, ACCESS_DENIED (403), 404 (subject not in
    *   the caller's organization), 404 in oss.
    */
-  async list(caller: Principal, rawId: unknown, options: ListOptions, query: RoleQuery = {}, knownInOrg = false): Promise<Role[]> {
+  async list(caller: Principal, rawId: unknown, options: ListOptions, query: RoleQuery = {}): Promise<Role[]> {
+    const [roles] = await this.listMany(caller, [rawId], options, query);
+    if (roles instanceof Error || roles === undefined) throw roles;
+    return roles;
+  }
+
+  /**
+   * `list` for many subjects at once (GraphQL `users { roles }`): one answer per id, in order,
+   * each its roles or the DomainError `list` would throw for it alone. A fixed number of SQL
+   * statements whatever the number of ids (listing.ts).
+   * @throws DomainError 401, 404 in oss (for every id at once).
+   */
+  async listMany(
+    caller: Principal,
+    rawIds: readonly unknown[],
+    options: ListOptions,
+    query: RoleQuery = {},
+  ): Promise<(Role[] | DomainError)[]> {
     this.deps.edition.assertAvailable();
     requireSignedIn(caller);
-    const id = parseId(this.store.idField, rawId);
-    const needed = this.store.requirements.read.for({ id });
-    if (!(await this.deps.access.can(caller, needed)) && !(await this.store.readsOwn?.(this.deps.db, caller, id))) {
-      throw accessDenied(needed.describe());
-    }
-    if (!knownInOrg) await this.store.find(this.deps.db, caller, id);
-    const where = { ...listableRoles(caller.orgId, options.includeHidden), ...this.store.assignedTo(caller, id) };
-    return findRolesByName(this.deps.db, where, query);
+    return listAssignedRoles(this.deps, this.store, caller, rawIds, options, query);
   }
 
   /**
@@ -218,7 +289,7 @@ export class SubjectAssignments {
     if (input.global) requireServiceAdmin(caller, 'assign or remove a role globally');
     const orgId = input.global ? 0 : caller.orgId;
     const message = await this.deps.access.write(async (tx) => {
-      await this.store.find(tx, caller, id);
+      if (!(await this.store.inOrg(tx, caller, [id])).has(id)) throw this.store.notFound(id);
       const before = await this.snapshot(tx, caller, id, orgId);
       const done = await work(tx, id, orgId, index, input, caller);
       const after = await this.snapshot(tx, caller, id, orgId);
@@ -236,47 +307,4 @@ export class SubjectAssignments {
     const roleUids = (await this.store.current(tx, caller, id, orgId)).map((r) => r.uid).sort();
     return { [this.store.idField]: id, orgId, roleUids };
   }
-}
-
-/** The one role named by `uid`, assignable in `orgId`. @throws as `assignableRoles`. */
-async function assignableRole(tx: Tx, caller: SignedInPrincipal, uid: string, orgId: number): Promise<AssignableRole> {
-  const [role] = await assignableRoles(tx, caller, [uid], orgId);
-  if (!role) throw roleNotFound(uid); // unreachable: assignableRoles answers one role per uid or throws
-  return role;
-}
-
-/**
- * The roles named by `uids` (in that order) with their permissions, each assignable in `orgId`
- * (0 = global).
- * @throws DomainError ROLE_NOT_FOUND (404) for the first uid naming no role the caller can see,
- *   ROLE_NOT_ASSIGNABLE (400) for a basic role or, when `orgId` is 0, an organization's role.
- */
-async function assignableRoles(tx: Tx, caller: SignedInPrincipal, uids: readonly string[], orgId: number): Promise<AssignableRole[]> {
-  if (uids.length === 0) return [];
-  const rows = await tx.role.findMany({
-    where: { uid: { in: [...uids] }, orgId: { in: [0, caller.orgId] } },
-    include: { permissions: { select: { action: true, scope: true } } },
-  });
-  const byUid = new Map(rows.map((r) => [r.uid, r]));
-  return uids.map((uid) => {
-    const role = byUid.get(uid);
-    if (!role) throw roleNotFound(uid);
-    if (isBasicRoleName(role.name)) {
-      throw new DomainError('ROLE_NOT_ASSIGNABLE', `role "${uid}" is a basic role: it is held through an org role, not assigned`, { uid });
-    }
-    if (orgId === 0 && role.orgId !== 0) {
-      throw new DomainError('ROLE_NOT_ASSIGNABLE', `global: role "${uid}" belongs to one organization and cannot be assigned globally`, {
-        uid,
-      });
-    }
-    return role;
-  });
-}
-
-/** The non-basic roles of assignment rows, visible in `orgId`, with their permissions. */
-export function currentRoleSelect(orgId: number) {
-  return {
-    where: { orgId: { in: [0, orgId] }, NOT: { name: { startsWith: BASIC_PREFIX } } } satisfies Prisma.RoleWhereInput,
-    include: { permissions: { select: { action: true, scope: true } } } satisfies Prisma.RoleInclude,
-  };
 }

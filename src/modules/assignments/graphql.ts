@@ -1,12 +1,17 @@
 /**
  * GraphQL door of role assignments: the add, remove and set mutations for users, service
- * accounts and teams. The `roles` fields live with their types (User, ServiceAccount, Team).
+ * accounts and teams, and the batches the `roles` fields of their types (User, ServiceAccount,
+ * Team) load through, one per path and request.
  * Every resolver calls one SubjectAssignments method, the same the REST routes call; the
  * descriptions are the requirements the core checks.
  */
+import type { Role } from '../../generated/prisma/client.js';
 import { needs } from '../../kernel/requirements.js';
+import type { RoleQuery } from '../roles/service.js';
+import { batchByPath } from '../shared/batch.js';
 import { builder } from '../shared/builder.js';
 import { MessagePayload } from '../shared/message.js';
+import type { ListOptions } from './core.js';
 import { teamRoleRequirements, userRoleRequirements } from './stores.js';
 
 builder.mutationFields((t) => ({
@@ -64,3 +69,19 @@ builder.mutationFields((t) => ({
     resolve: (_root, args, ctx) => ctx.services.teamRoles.set(ctx.principal, args.teamId, args),
   }),
 }));
+
+/** The shared inputs of a batch of `roles` fields: the field's arguments and the Prisma selection of its roles. */
+interface RolesField {
+  args: ListOptions;
+  query: RoleQuery;
+}
+
+/** `User.roles` and `ServiceAccount.roles` of every row at one path, in one batch (shared/batch.ts). */
+export const userRolesBatch = batchByPath<number, Role[], RolesField>((ids, ctx, { args, query }) =>
+  ctx.services.userRoles.listMany(ctx.principal, ids, args, query),
+);
+
+/** `Team.roles` of every row at one path, in one batch (shared/batch.ts). */
+export const teamRolesBatch = batchByPath<number, Role[], RolesField>((ids, ctx, { args, query }) =>
+  ctx.services.teamRoles.listMany(ctx.principal, ids, args, query),
+);

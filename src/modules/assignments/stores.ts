@@ -9,12 +9,18 @@ import { Action, Scope } from '../../kernel/catalogue.js';
 import { notFound } from '../../kernel/errors.js';
 import { all, permission } from '../../kernel/evaluator.js';
 import { roleManagement } from '../../kernel/guards.js';
+import { directAssignments, teamAssignments } from '../../kernel/held-roles.js';
 import { requirement } from '../../kernel/requirements.js';
-import { type AssignableRole, currentRoleSelect, type SubjectStore } from './core.js';
+import { loadInChunks } from '../../platform/database.js';
+import { type AssignableRole, currentRoleSelect } from './assignable.js';
+import type { SubjectStore } from './core.js';
 import { addTeamRoleInput, addUserRoleInput, setTeamRolesInput, setUserRolesInput } from './inputs.js';
 
 const ESCALATE = 'unless the action is held on permissions:type:escalate';
 const DELEGATION = `and every permission of the role (delegation) ${ESCALATE}`;
+/** Assignments in the order of every role listing: by role name, then role id (roles/listing.ts BY_NAME). */
+const BY_ROLE_NAME = [{ role: { name: 'asc' as const } }, { roleId: 'asc' as const }];
+
 const SET_DELEGATION = `and every permission of each role added or removed (delegation) ${ESCALATE}`;
 
 /** What user and service-account assignments need (service-interface.md "Required permissions"). */
@@ -50,11 +56,23 @@ export const userStore: SubjectStore = {
   inputs: { add: addUserRoleInput, set: setUserRolesInput },
   messages: { added: 'Role added to the user.', removed: 'Role removed from user.', set: 'User roles have been updated.' },
   audit: { action: 'user_role', resourceKind: 'user' },
-  async find(db, caller, id) {
-    const row = await db.orgUser.findUnique({ where: { orgId_userId: { orgId: caller.orgId, userId: id } }, select: { userId: true } });
-    if (!row) throw notFound('USER_NOT_FOUND', 'user', id);
+  async inOrg(db, caller, ids) {
+    const rows = await loadInChunks(ids, (chunk) =>
+      db.orgUser.findMany({ where: { orgId: caller.orgId, userId: { in: chunk } }, select: { userId: true } }),
+    );
+    return new Set(rows.map((r) => r.userId));
   },
-  assignedTo: (caller, id) => ({ userRoles: { some: { userId: id, orgId: { in: [0, caller.orgId] } } } }),
+  notFound: (id) => notFound('USER_NOT_FOUND', 'user', id),
+  async assignments(db, caller, ids, roles) {
+    const rows = await loadInChunks(ids, (chunk) =>
+      db.userRole.findMany({
+        where: { ...directAssignments(chunk, caller.orgId), role: roles },
+        select: { userId: true, roleId: true },
+        orderBy: BY_ROLE_NAME,
+      }),
+    );
+    return rows.map((r) => ({ subjectId: r.userId, roleId: r.roleId }));
+  },
   async current(tx, caller, id, orgId): Promise<AssignableRole[]> {
     const rows = await tx.userRole.findMany({
       where: { orgId, userId: id, role: currentRoleSelect(caller.orgId).where },
@@ -78,16 +96,34 @@ export const teamStore: SubjectStore = {
   inputs: { add: addTeamRoleInput, set: setTeamRolesInput },
   messages: { added: 'Role added to the team.', removed: 'Role removed from team.', set: 'Team roles have been updated.' },
   audit: { action: 'team_role', resourceKind: 'team' },
-  async find(db, caller, id) {
-    const team = await db.team.findFirst({ where: { id, orgId: caller.orgId }, select: { id: true } });
-    if (!team) throw notFound('TEAM_NOT_FOUND', 'team', id);
+  async inOrg(db, caller, ids) {
+    const rows = await loadInChunks(ids, (chunk) =>
+      db.team.findMany({ where: { id: { in: chunk }, orgId: caller.orgId }, select: { id: true } }),
+    );
+    return new Set(rows.map((r) => r.id));
   },
-  /** A user reads the roles of a team of the organization it acts in when it is a member; keys and tokens belong to none. */
-  async readsOwn(db, caller, id) {
-    if (caller.kind === 'apiKey') return false;
-    return (await db.teamMember.count({ where: { teamId: id, userId: caller.id, team: { orgId: caller.orgId } } })) > 0;
+  notFound: (id) => notFound('TEAM_NOT_FOUND', 'team', id),
+  /** A user reads the roles of the teams of the organization it acts in that it is a member of; keys and tokens belong to none. */
+  async readsOwn(db, caller, ids) {
+    if (caller.kind === 'apiKey') return new Set();
+    const rows = await loadInChunks(ids, (chunk) =>
+      db.teamMember.findMany({
+        where: { teamId: { in: chunk }, userId: caller.id, team: { orgId: caller.orgId } },
+        select: { teamId: true },
+      }),
+    );
+    return new Set(rows.map((r) => r.teamId));
   },
-  assignedTo: (_caller, id) => ({ teamRoles: { some: { teamId: id } } }),
+  async assignments(db, caller, ids, roles) {
+    const rows = await loadInChunks(ids, (chunk) =>
+      db.teamRole.findMany({
+        where: { ...teamAssignments(caller.orgId, { id: { in: chunk } }), role: roles },
+        select: { teamId: true, roleId: true },
+        orderBy: BY_ROLE_NAME,
+      }),
+    );
+    return rows.map((r) => ({ subjectId: r.teamId, roleId: r.roleId }));
+  },
   async current(tx, caller, id): Promise<AssignableRole[]> {
     const rows = await tx.teamRole.findMany({
       where: { teamId: id, role: currentRoleSelect(caller.orgId).where },

@@ -8,8 +8,8 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { Role } from '../../generated/prisma/client.js';
 import { isBasicRoleName } from '../../kernel/builtin-roles.js';
 import { needs } from '../../kernel/requirements.js';
+import { batchByPath } from '../shared/batch.js';
 import { builder } from '../shared/builder.js';
-import type { GraphQLContext } from '../shared/context.js';
 import { MessagePayload } from '../shared/message.js';
 import { PageInfo, type PageInfoShape } from '../shared/page-info.js';
 import { PermissionInput } from '../shared/permission.js';
@@ -18,31 +18,14 @@ import { resetRequirements } from './reset.js';
 import { type RoleQuery, roleRequirements } from './service.js';
 
 /**
- * The granted roles of every basic role, loaded once per request, root field and selection (a
- * listing of basic roles reads the grants once, not once per role). Keyed by root field too, so
- * a mutation document that changes grants between two root fields reads them afresh.
+ * `Role.grantedRoles` of every basic role at one path of a request, from one read of the grants
+ * (shared/batch.ts): a listing of basic roles reads them once, not once per role; a mutation
+ * document that changes grants between two root fields reads them afresh (another path).
  */
-const grantLoads = new WeakMap<GraphQLContext, Map<string, Promise<Map<string, Role[]>>>>();
-
-/**
- * The roles granted to `role`: none for a role that is not basic, else its share of the one load
- * (grantLoads) for this request, root field and selection.
- */
-async function grantedTo(role: Role, ctx: GraphQLContext, info: GraphQLResolveInfo, query: RoleQuery): Promise<Role[]> {
-  let root = info.path;
-  while (root.prev) root = root.prev;
-  // Read before the early return: Pothos also takes this as the sign that `query` was used.
-  const key = `${root.key}\u0000${JSON.stringify(query)}`;
-  if (!isBasicRoleName(role.name)) return [];
-  const loads = grantLoads.get(ctx) ?? new Map<string, Promise<Map<string, Role[]>>>();
-  grantLoads.set(ctx, loads);
-  let load = loads.get(key);
-  if (!load) {
-    load = ctx.services.roles.grantedRoles(ctx.principal, query);
-    loads.set(key, load);
-  }
-  return (await load).get(role.name) ?? [];
-}
+const grantedRolesBatch = batchByPath<string, Role[], RoleQuery>(async (names, ctx, query) => {
+  const granted = await ctx.services.roles.grantedRoles(ctx.principal, query);
+  return names.map((name) => granted.get(name) ?? []);
+});
 
 /** The Role type, for fields of other types that answer rows already loaded. */
 export const RoleObject = builder.prismaObject('Role', {
@@ -71,7 +54,10 @@ export const RoleObject = builder.prismaObject('Role', {
       type: ['Role'],
       description:
         "Fixed roles registered by products (plugins:<productId>:<name>) that this basic role grants, by name, Viewer -> Editor -> Admin inheritance included (a grant to Viewer is listed on Editor and Admin too; Service Admin only when named); empty for other roles. Every holder of the basic role gets their permissions, beside the basic role's own `permissions`: they are kept apart (Grafana Enterprise assigns plugin roles to basic roles as fixed roles), so updating the basic role neither copies nor removes them, and a product's re-registration withdraws them. Rule: plugin.json `grants` (upstream-behaviour.md \"Escalation and provisioning\", issue #9 item 3). REST keeps Grafana's role shape and has no such field: GET /api/access-control/roles/:uid answers the basic role's own permissions only.",
-      resolve: (query, role, _args, ctx, info) => grantedTo(role, ctx, info, query),
+      resolve: (query, role, _args, ctx, info) => {
+        const selection = { ...query }; // read for every row: the Prisma plugin's sign that `query` was used (shared/batch.ts)
+        return isBasicRoleName(role.name) ? grantedRolesBatch(role.name, selection, ctx, info) : []; // other roles grant none
+      },
     }),
   }),
 });

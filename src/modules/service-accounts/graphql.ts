@@ -6,6 +6,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { User } from '../../generated/prisma/client.js';
 import { asOrgRole } from '../../kernel/principal.js';
 import { needs } from '../../kernel/requirements.js';
+import { userRolesBatch } from '../assignments/graphql.js';
 import { userRoleRequirements } from '../assignments/service.js';
 import { permissionRequirements } from '../permissions/service.js';
 import { builder, DENIABLE } from '../shared/builder.js';
@@ -43,7 +44,7 @@ export const ServiceAccountType = builder.prismaObject('User', {
       nullable: true,
       description: `Roles assigned directly to the service account in the current organization and globally; not basic roles. ${needs(userRoleRequirements.read)} ${DENIABLE}`,
       args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
-      resolve: (query, account, args, ctx) => ctx.services.userRoles.list(ctx.principal, account.id, args, query),
+      resolve: (query, account, args, ctx, info) => userRolesBatch(account.id, { args, query: { ...query } }, ctx, info),
     }),
     permissions: t.field({
       type: [PermissionEntry],

@@ -5,6 +5,7 @@
 import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { Team } from '../../generated/prisma/client.js';
 import { needs } from '../../kernel/requirements.js';
+import { teamRolesBatch } from '../assignments/graphql.js';
 import { teamRoleRequirements } from '../assignments/service.js';
 import { builder, DEFAULT_LIST_BOUND, DENIABLE } from '../shared/builder.js';
 import { avatarUrl } from '../shared/directory.js';
@@ -48,8 +49,7 @@ export const TeamType = builder.prismaObject('Team', {
       nullable: true,
       description: `Roles assigned to the team; not basic roles. ${needs(teamRoleRequirements.read)} ${DENIABLE}`,
       args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
-      resolve: (query, team, args, ctx) =>
-        ctx.services.teamRoles.list(ctx.principal, team.id, args, query, team.orgId === ctx.principal.orgId),
+      resolve: (query, team, args, ctx, info) => teamRolesBatch(team.id, { args, query: { ...query } }, ctx, info),
     }),
   }),
 });

@@ -4,10 +4,13 @@
  * twin (rest.ts). No field exposes the password hash.
  */
 import { queryFromInfo } from '@pothos/plugin-prisma';
+import type { Team } from '../../generated/prisma/client.js';
 import { visibleMemberships } from '../../kernel/guards.js';
 import { needs } from '../../kernel/requirements.js';
+import { userRolesBatch } from '../assignments/graphql.js';
 import { userRoleRequirements } from '../assignments/service.js';
 import { permissionRequirements } from '../permissions/service.js';
+import { batchByPath } from '../shared/batch.js';
 import { builder, DEFAULT_LIST_BOUND, DENIABLE } from '../shared/builder.js';
 import type { SearchPage } from '../shared/directory.js';
 import { MessagePayload } from '../shared/message.js';
@@ -15,7 +18,10 @@ import { OrgRoleEnum } from '../shared/org-role.js';
 import { MAX_PAGE_SIZE, pageSize, requestedRows } from '../shared/paging.js';
 import { PermissionEntry } from '../shared/permission.js';
 import type { SearchedUser } from './search.js';
-import { userRequirements } from './service.js';
+import { type TeamQuery, userRequirements } from './service.js';
+
+/** `User.teams` of every row at one path, in one batch (shared/batch.ts). */
+const teamsOfUsers = batchByPath<number, Team[], TeamQuery>((ids, ctx, query) => ctx.services.users.teamsOfMany(ctx.principal, ids, query));
 
 export const UserType = builder.prismaObject('User', {
   description: 'A user. Its numeric id is the one REST paths take as :userId.',
@@ -37,8 +43,8 @@ export const UserType = builder.prismaObject('User', {
       args: { first: t.arg.int({ description: `How many (default ${DEFAULT_LIST_BOUND}, at most ${MAX_PAGE_SIZE}).` }) },
       // Bounded, so the cost estimate (use-graphql-limits.ts) is an upper bound: teams of team members multiply.
       complexity: (args) => ({ field: 1, multiplier: requestedRows(args.first, DEFAULT_LIST_BOUND) }),
-      resolve: async (query, user, args, ctx) =>
-        (await ctx.services.users.teamsOf(ctx.principal, user.id, query)).slice(0, pageSize('first', args.first, DEFAULT_LIST_BOUND)),
+      resolve: async (query, user, args, ctx, info) =>
+        (await teamsOfUsers(user.id, { ...query }, ctx, info)).slice(0, pageSize('first', args.first, DEFAULT_LIST_BOUND)),
     }),
     created: t.expose('created', { type: 'DateTime' }),
     updated: t.expose('updated', { type: 'DateTime' }),
@@ -47,7 +53,7 @@ export const UserType = builder.prismaObject('User', {
       nullable: true,
       description: `Roles assigned directly to the user in the current organization and globally; not basic roles, not team roles. ${needs(userRoleRequirements.read)} ${DENIABLE}`,
       args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
-      resolve: (query, user, args, ctx) => ctx.services.userRoles.list(ctx.principal, user.id, args, query),
+      resolve: (query, user, args, ctx, info) => userRolesBatch(user.id, { args, query: { ...query } }, ctx, info),
     }),
     permissions: t.field({
       type: [PermissionEntry],

@@ -10,13 +10,13 @@
  * user's sessions except the caller's current one. Every change is audited with orgId 0, users
  * being global objects.
  */
-import type { User } from '../../generated/prisma/client.js';
+import type { Prisma, User } from '../../generated/prisma/client.js';
 import type { AccessService } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { AUTH_MODULE } from '../../kernel/auth-module.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { alreadyExists, DomainError } from '../../kernel/errors.js';
-import { permission } from '../../kernel/evaluator.js';
+import { any, permission } from '../../kernel/evaluator.js';
 import { authorizeAccountControl, DELEGATION_NOTES } from '../../kernel/gains.js';
 import { requireServiceAdmin } from '../../kernel/guards.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
@@ -55,6 +55,24 @@ export async function authorizeServiceAdminChange(access: AccessService, caller:
 
 /** Rows that are people, not service accounts (which share the table and have their own module). */
 export const PEOPLE = { isServiceAccount: false } as const;
+
+/**
+ * Checks that `caller` may read user `id` (UserService.get): with `global` (REST, Grafana's
+ * rule) users:read on global.users:id:<id>; without, that or org.users:read on users:id:<id>.
+ * True when it may read the user wherever it is, false when only behind the organization wall.
+ * @throws DomainError ACCESS_DENIED (403) when neither.
+ */
+export async function readsGlobally(access: AccessService, caller: SignedInPrincipal, id: number, global: boolean): Promise<boolean> {
+  const globalRead = userRequirements.read.for({ id });
+  const index = await access.check(caller, global ? globalRead : any(globalRead, permission(Action.OrgUsersRead, Scope.user(id))));
+  return globalRead.evaluate(index);
+}
+
+/** The `where` that finds users `ids` as `get` reads them: anywhere when `globally`, else behind the organization wall. */
+export function readableWhere(caller: SignedInPrincipal, ids: readonly number[], globally: boolean): Prisma.UserWhereInput {
+  const where = { id: ids.length === 1 ? ids[0] : { in: [...ids] }, ...PEOPLE };
+  return globally ? where : { ...where, orgs: { some: { orgId: caller.orgId } } };
+}
 
 /**
  * 404 USER_NOT_FOUND with Grafana's text, "user not found" (pkg/services/user ErrUserNotFound,
