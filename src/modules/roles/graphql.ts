@@ -4,7 +4,6 @@
  * method, the same the REST routes call; descriptions name the requirement the service checks.
  */
 import { queryFromInfo } from '@pothos/plugin-prisma';
-import type { GraphQLResolveInfo } from 'graphql';
 import type { Role } from '../../generated/prisma/client.js';
 import { isBasicRoleName } from '../../kernel/builtin-roles.js';
 import { needs } from '../../kernel/requirements.js';
