@@ -49,7 +49,7 @@ describe('a warm request reads no SQL statement', () => {
     const graphqlStatements = await warmStatements(async () => {
       const out = await gql(app, VIEWER, {}, { auth: auth() });
       expectOutcome(out, 200);
-      expect((out.data?.viewer as { roles: { name: string }[] }).roles.map((r) => r.name)).toContain('basic:viewer');
+      expect((out.data as { viewer: { roles: { name: string }[] } }).viewer.roles.map((r) => r.name)).toContain('basic:viewer');
     });
     expect(graphqlStatements).toEqual([]);
   });
@@ -79,11 +79,11 @@ describe('the cached held roles are never stale', () => {
     const out = await gql(app, '{ viewer { roles { name } } }', {}, { auth: basic });
     const withPermissions = await gql(app, '{ viewer { roles { name permissions { action } } } }', {}, { auth: basic });
     expectOutcome(withPermissions, 200);
-    const names = (data: typeof out.data) => (data?.viewer as { roles: { name: string }[] }).roles.map((r) => r.name);
+    const names = (data: typeof out.data) => (data as { viewer: { roles: { name: string }[] } }).viewer.roles.map((r) => r.name);
     expect(names(withPermissions.data)).toEqual(names(out.data));
-    const basicViewer = (withPermissions.data?.viewer as { roles: { name: string; permissions: { action: string }[] }[] }).roles.find(
-      (r) => r.name === 'basic:viewer',
-    );
+    const basicViewer = (
+      withPermissions.data as { viewer: { roles: { name: string; permissions: { action: string }[] }[] } }
+    ).viewer.roles.find((r) => r.name === 'basic:viewer');
     expect(basicViewer?.permissions.length).toBeGreaterThan(0);
   });
 });

@@ -30,16 +30,6 @@ export function rolesByIds(db: Db, ids: readonly number[], query: RoleQuery): Pr
 }
 
 /**
- * Every role matching `where`, by name then id, each with what `query` loads (its permissions,
- * for instance), for listings of any size: the ids first, then the rows in slices
- * (`rolesByIds`). Rows deleted between the two reads are left out.
- */
-export async function findRolesByName(db: Db, where: Prisma.RoleWhereInput, query: RoleQuery = {}): Promise<Role[]> {
-  const ids = (await db.role.findMany({ where, select: { id: true }, orderBy: BY_NAME })).map((r) => r.id);
-  return rolesByIds(db, ids, query);
-}
-
-/**
  * The ids of rows `offset` to `offset + limit` of the roles listed in organization `orgId` (its
  * own and the global ones, hidden ones only with `includeHidden`), by name then id, without
  * reading the whole listing: each organization's first `offset + limit` rows are walked in the

@@ -26,7 +26,7 @@ import { grantedRolesByBasicRole, knownActions, permissionsOfRole, type RoleQuer
 import { RoleListingCache } from './listing-cache.js';
 import { cursorWindow, listRoles, type RoleListOptions, type RoleSlice, type RoleWindow, restWindow } from './listing-page.js';
 
-export { findRolesByName, type RoleQuery, rolesByIds } from './listing.js';
+export { type RoleQuery, rolesByIds } from './listing.js';
 
 const DELEGATION =
   'and every permission of the role (delegation) unless the action is held on permissions:type:escalate; a global role also needs a Service Admin';
