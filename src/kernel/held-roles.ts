@@ -46,7 +46,7 @@ export function heldRoleSources(principal: SignedInPrincipal): {
  * The assignment rows through which a role reaches users or service accounts `userIds` directly
  * in organization `orgId`: assigned there or globally (orgId 0). heldRoleSources' `userRoles` for
  * one principal; for many at once, the batched listings of assigned roles
- * (modules/assignments/listing.ts, one query per batch of GraphQL rows).
+ * (modules/assignments/stores.ts, one query per batch of GraphQL rows).
  */
 export function directAssignments(userIds: readonly number[], orgId: number): Prisma.UserRoleWhereInput {
   return { userId: { in: [...userIds] }, orgId: { in: [0, orgId] } };
@@ -56,7 +56,7 @@ export function directAssignments(userIds: readonly number[], orgId: number): Pr
  * The assignment rows through which a role reaches the members of the teams matching `teams` in
  * organization `orgId`: team assignments live in the team's organization only.
  * heldRoleSources' `teamRoles` (the teams of one principal); for a batch of teams by id, the
- * batched listings of assigned roles (modules/assignments/listing.ts).
+ * batched listings of assigned roles (modules/assignments/stores.ts).
  */
 export function teamAssignments(orgId: number, teams: Prisma.TeamWhereInput): Prisma.TeamRoleWhereInput {
   return { orgId, team: teams };

@@ -38,7 +38,8 @@ function sourceFiles(folder: string): string[] {
   return readdirSync(join(ROOT, folder), { withFileTypes: true }).flatMap((entry) => {
     const path = posix.join(folder, entry.name);
     if (entry.isDirectory()) return SKIPPED.has(entry.name) ? [] : sourceFiles(path);
-    return SOURCE.test(entry.name) ? [path] : [];
+    // Generated files (gql.tada's web/graphql-env.d.ts) carry their tool's comments, not ours.
+    return SOURCE.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
   });
 }
 
