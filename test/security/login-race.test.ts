@@ -221,3 +221,57 @@ describe('locked answers tell no email from another (issue #18 item 4)', () => {
     expect(unknown).toEqual(known);
   });
 });
+
+/** Fires `attempts` while checks are held; releases once each answered, holds a real check or joined one (SignInService.checkOnce). */
+async function atOnceShared(attempts: (() => Promise<Response>)[]): Promise<{ statuses: number[]; joined: number }> {
+  const joinedBefore = app.services.signIn.joinedChecks;
+  const joined = () => app.services.signIn.joinedChecks - joinedBefore;
+  verifier.hold();
+  let answered = 0;
+  const pending = attempts.map((a) =>
+    a().then((res) => {
+      answered++;
+      return res.status;
+    }),
+  );
+  await new Promise<void>((resolve) => {
+    const poll = () => (answered + verifier.real + joined() >= attempts.length ? resolve() : setImmediate(poll));
+    poll();
+  });
+  verifier.release();
+  return { statuses: await Promise.all(pending), joined: joined() };
+}
+
+describe('a client with the right password is not refused for its own concurrency', () => {
+  const N = 4 * LIMIT;
+
+  it('20 Basic requests at once right after a write (REST and GraphQL) share one check and all answer 200', async () => {
+    const u = await createUser(app, 'race-right-parallel');
+    await createUser(app, 'race-right-parallel-write'); // a write: no remembered credential survives it
+    verifier.reset();
+    const { statuses, joined } = await atOnceShared(
+      Array.from({ length: N }, (_, i) => () => (i % 2 ? basicRest : basicGraphql)(u.login, SUBJECT_PASSWORD)),
+    );
+    expect(tally(statuses)).toEqual({ 200: N });
+    expect(verifier.real).toBe(1);
+    expect(joined).toBe(N - 1);
+  });
+
+  it('the same wrong password 20 times at once is one failed check: the account is not locked by it', async () => {
+    const u = await createUser(app, 'race-same-wrong');
+    verifier.reset();
+    const { statuses } = await atOnceShared(Array.from({ length: N }, () => () => basicRest(u.login, 'the-same-wrong')));
+    expect(tally(statuses)).toEqual({ 401: N });
+    expect(verifier.real).toBe(1);
+    expect((await basicRest(u.login, SUBJECT_PASSWORD)).status).toBe(200);
+  });
+
+  it('different wrong passwords do not share: still at most 5 checks', async () => {
+    const u = await createUser(app, 'race-different-wrong');
+    verifier.reset();
+    const { statuses, joined } = await atOnceShared(Array.from({ length: N }, (_, i) => () => basicRest(u.login, `wrong-${i}`)));
+    expect(joined).toBe(0);
+    expect(verifier.real).toBe(LIMIT);
+    expect(tally(statuses)).toEqual({ 401: LIMIT, 429: N - LIMIT });
+  });
+});

@@ -56,6 +56,9 @@ export interface PasswordSignIn {
 
 /** The user row with its memberships, as `principalFor` reads it. */
 const USER_ORGS = { orgs: { select: { orgId: true, role: true } } } as const;
+/** A password check's outcome with the local argon2 hash verified (null for the directory). */
+type CheckedPassword = PasswordSignIn & { passwordHash: string | null };
+
 /** A user row with its memberships (what a remembered Basic credential keeps: verified-passwords.ts). */
 export type UserWithOrgs = Prisma.UserGetPayload<{ include: typeof USER_ORGS }>;
 
@@ -68,6 +71,10 @@ function originOf(from: string | RequestOrigin): RequestOrigin {
 export class SignInService {
   private readonly verified: VerifiedPasswords<UserWithOrgs>;
   private readonly clock: Clock;
+  /** Basic checks running now, by credential, address and generation (`checkOnce`). */
+  private readonly inFlight = new Map<string, Promise<{ checked: CheckedPassword; user: UserWithOrgs }>>();
+  /** Basic requests that shared a check already running (`checkOnce`) since start: a count, for tests. */
+  joinedChecks = 0;
 
   constructor(private readonly deps: SignInDeps) {
     this.verified = deps.verifiedPasswords ?? new VerifiedPasswords();
@@ -79,8 +86,9 @@ export class SignInService {
    * that passed a check under the current access generation, less than the TTL ago, is honoured
    * without a new argon2 check and without reading the user's row again, when the throttle holds
    * no lock for the name, the account or the address (verified-passwords.ts); anything else is a
-   * full `checkPassword`, counted by the throttle, then the row is read. Rules of the cache:
-   * issue 20 item 2.
+   * full `checkPassword`, counted by the throttle, then the row is read; identical credentials
+   * arriving while one is checked share that check (`checkOnce`). Rules of the cache: issue 20
+   * item 2.
    * @throws as `checkPassword` and `principalFor`.
    */
   async basicPrincipal(
@@ -88,23 +96,59 @@ export class SignInService {
     password: string,
     options: { orgHeader: number | null; origin: RequestOrigin },
   ): Promise<UserPrincipal> {
-    const key = this.verified.enabled ? this.verified.keyOf(login, password) : null;
+    const key = this.verified.keyOf(login, password);
     const generation = this.deps.access.currentGeneration();
-    const hit = key === null ? undefined : this.verified.get(key, generation, this.clock.now().getTime());
-    if (key !== null && hit) {
+    const hit = this.verified.get(key, generation, this.clock.now().getTime());
+    if (hit) {
       // The lock is not part of the generation (failed attempts write nothing): asked on every hit.
       const blocked = await this.deps.throttle.blocked({ typed: login, userId: hit.userId }, options.origin.clientAddress);
       if (!blocked) return this.principalOfRow(hit.user, { orgHeader: options.orgHeader, authMethod: 'basic' });
       this.verified.delete(key);
     }
-    const checked = await this.check(login, password, options.origin);
-    // Read after the generation was: a write in between moves it, and the entry is never served.
-    const user = await this.enabledUser(checked.userId);
+    const { checked, user } = await this.checkOnce(key, generation, login, password, options.origin);
     const principal = await this.principalOfRow(user, { orgHeader: options.orgHeader, authMethod: 'basic' });
-    if (key !== null && checked.passwordHash !== null && user.passwordHash === checked.passwordHash) {
+    if (this.verified.enabled && checked.passwordHash !== null && user.passwordHash === checked.passwordHash) {
       this.verified.set(key, { userId: checked.userId, generation, user, verifiedAt: this.clock.now().getTime() });
     }
     return principal;
+  }
+
+  /**
+   * One full check of a Basic credential per (keyed hash of login and password, client address,
+   * access generation) at a time: requests that arrive while the same credential from the same
+   * address is being checked share that check's outcome (its user row, or its error) instead of
+   * each reserving a throttle point and running argon2. Without this, a client sending more
+   * parallel requests than the attempt limit right after any write (which drops remembered
+   * credentials) was refused with its correct password. Brute force is not helped: only
+   * identical guesses share a check, and repeating a guess teaches nothing new, so counting it
+   * once loses nothing; different passwords each reserve their own point (throttle.ts). The map
+   * holds a flight only while its check runs (bounded by the requests in flight), and the
+   * generation in its key means a check started before a write is never joined after it.
+   * The user's row is read after the check, under `generation` (so a write in between moves the
+   * generation, and the remembered entry is never served).
+   * @throws as `checkPassword` and `enabledUser`.
+   */
+  private checkOnce(
+    key: string,
+    generation: number,
+    login: string,
+    password: string,
+    origin: RequestOrigin,
+  ): Promise<{ checked: CheckedPassword; user: UserWithOrgs }> {
+    const flightKey = `${generation}\u0000${origin.clientAddress}\u0000${key}`;
+    const joined = this.inFlight.get(flightKey);
+    if (joined) {
+      this.joinedChecks++;
+      return joined;
+    }
+    const flight = (async () => {
+      const checked = await this.check(login, password, origin);
+      return { checked, user: await this.enabledUser(checked.userId) };
+    })();
+    this.inFlight.set(flightKey, flight);
+    const done = () => this.inFlight.delete(flightKey);
+    flight.then(done, done);
+    return flight;
   }
 
   /**
@@ -125,11 +169,7 @@ export class SignInService {
   }
 
   /** `checkPassword`, also returning the local argon2 hash verified (null for the directory). */
-  private async check(
-    login: string,
-    password: string,
-    from: string | RequestOrigin,
-  ): Promise<PasswordSignIn & { passwordHash: string | null }> {
+  private async check(login: string, password: string, from: string | RequestOrigin): Promise<CheckedPassword> {
     const { throttle, directory, db, verifyPassword } = this.deps;
     const origin = originOf(from);
     // Looked up before the throttle is asked, for known and unknown names alike (same cost).
