@@ -22,7 +22,7 @@
  * start racing a build loads either build whole, never half of one.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { filesUnder } from './build-console.mjs';
@@ -40,10 +40,10 @@ const MANIFEST = join(SERVER_DIR, 'manifest.json');
  * absent (an installed copy without sources: the build present is used as it is).
  */
 export function serverSourceHash() {
-  const files = filesUnder(join(ROOT, 'src'), (name) => !name.endsWith('.test.ts'));
+  const files = sourceFiles();
   if (files.length === 0) return null;
   const hash = createHash('sha256');
-  for (const file of [...files, 'tsconfig.json', relative(ROOT, fileURLToPath(import.meta.url))]) {
+  for (const file of files) {
     hash.update(`${file}\0`);
     if (existsSync(join(ROOT, file))) hash.update(readFileSync(join(ROOT, file)));
     hash.update('\0');
@@ -56,16 +56,55 @@ export function serverSourceHash() {
   return hash.digest('hex');
 }
 
-/** True when dist/server holds a build of the current sources. */
+/** What the build depends on, relative to the project: src/ but tests, tsconfig.json, this script. */
+function sourceFiles() {
+  const files = filesUnder(join(ROOT, 'src'), (name) => !name.endsWith('.test.ts'));
+  if (files.length === 0) return [];
+  return [...files, 'tsconfig.json', relative(ROOT, fileURLToPath(import.meta.url))];
+}
+
+/**
+ * SHA-1 (hex) of the names, sizes and modification times of the files serverSourceHash reads:
+ * a stat of each, no reading, so `npm start` checks its build in a few milliseconds (issue #20,
+ * start time; hashing the whole src/ tree, the generated Prisma client included, took ~80 ms on a
+ * loaded machine). Only a fast path: a different signature (a touched file, a checkout) falls
+ * back to the content hash, so an edit is never missed because its mtime went backwards, and a
+ * touch alone rebuilds nothing.
+ */
+export function serverStatSignature() {
+  const hash = createHash('sha1');
+  // esbuild's package.json stands for its version (an upgrade rewrites it).
+  for (const file of [...sourceFiles(), join('node_modules', 'esbuild', 'package.json')]) {
+    const stat = statSync(join(ROOT, file), { throwIfNoEntry: false });
+    hash.update(`${file}\0${stat ? `${stat.size}\0${stat.mtimeMs}` : '-'}\0`);
+  }
+  return hash.digest('hex');
+}
+
+/**
+ * True when dist/server holds a build of the current sources: the stat signature recorded in
+ * the manifest matches, or else the content hash does (the manifest then records the new
+ * signature, so the next start takes the fast path again).
+ */
 export function serverBuildIsCurrent() {
   if (!existsSync(SERVER_ENTRY)) return false;
-  const source = serverSourceHash();
-  if (source === null) return true;
+  let manifest;
   try {
-    return JSON.parse(readFileSync(MANIFEST, 'utf8')).sourceHash === source;
+    manifest = JSON.parse(readFileSync(MANIFEST, 'utf8'));
   } catch {
     return false;
   }
+  const signature = serverStatSignature();
+  if (manifest.statSignature === signature) return true;
+  const source = serverSourceHash();
+  if (source === null) return true;
+  if (manifest.sourceHash !== source) return false;
+  try {
+    writeAtomically(MANIFEST, `${JSON.stringify({ ...manifest, statSignature: signature }, null, 2)}\n`);
+  } catch {
+    // A read-only install: the content hash is checked on every start, as before.
+  }
+  return true;
 }
 
 /** Writes `body` to `path` through a temporary file renamed into place. */
@@ -82,6 +121,7 @@ function writeAtomically(path, body) {
 export async function buildServer({ force = false } = {}) {
   if (!force && serverBuildIsCurrent()) return false;
   const sourceHash = serverSourceHash();
+  const statSignature = serverStatSignature();
   const esbuild = await import('esbuild');
   try {
     const result = await esbuild.build({
@@ -106,7 +146,7 @@ export async function buildServer({ force = false } = {}) {
     // The entry last (before the manifest): the chunks it imports are in place when it is.
     const files = [...result.outputFiles].sort((a, b) => Number(a.path === SERVER_ENTRY) - Number(b.path === SERVER_ENTRY));
     for (const file of files) writeAtomically(file.path, file.contents);
-    writeAtomically(MANIFEST, `${JSON.stringify({ sourceHash, builtAt: new Date().toISOString() }, null, 2)}\n`);
+    writeAtomically(MANIFEST, `${JSON.stringify({ sourceHash, statSignature, builtAt: new Date().toISOString() }, null, 2)}\n`);
   } finally {
     await esbuild.stop();
   }

@@ -17,6 +17,7 @@ import { useBadRequestStatus } from './http/use-bad-request-status.js';
 import { useConnection } from './http/use-connection.js';
 import { useConsole } from './http/use-console.js';
 import { graphiqlOptions, renderGraphiQL, useGraphiQLAuth } from './http/use-graphiql-auth.js';
+import { useGraphiQLCompression } from './http/use-graphiql-compression.js';
 import { Lifecycle, useHealth, useReadiness } from './http/use-health.js';
 import { useMetrics } from './http/use-metrics.js';
 import { useNotFound } from './http/use-not-found.js';
@@ -132,6 +133,7 @@ export function createApp(deps: AppDeps): App {
       }),
       useGraphiQLAuth(auth, log),
       ...hardened.last,
+      useGraphiQLCompression(), // after the security headers (they read the page): its compressed copies, made once
       useOpenApiHeaders(), // after the security headers: the reference page's own policy and cache
       useNotFound('/graphql', log), // after every plugin that answers paths of its own
       useRequestLog({ log, metrics }), // last: logs, counts and labels the answer as sent

@@ -10,6 +10,7 @@
 import { GraphQLError } from 'graphql';
 import { httpStatusOf, isDomainError } from '../kernel/errors.js';
 import type { Logger } from '../platform/logger.js';
+import { retryableDatabaseError } from './database-failures.js';
 
 /**
  * True for a GraphQLError from any copy of graphql-js: yoga and this code may load the CommonJS
@@ -22,7 +23,12 @@ function asGraphQLError(error: unknown): GraphQLError | undefined {
 /** A GraphQLError carrying the DomainError's code and HTTP status. */
 export function toGraphQLError(error: unknown, log: Logger): GraphQLError {
   const base = asGraphQLError(error);
-  const original = base?.originalError ?? error;
+  let original = base?.originalError ?? error;
+  const retryable = isDomainError(original) ? undefined : retryableDatabaseError(original);
+  if (retryable) {
+    log.warn({ err: original, code: retryable.code }, 'database failure a retry resolves');
+    original = retryable;
+  }
   if (isDomainError(original)) {
     return new GraphQLError(original.message, {
       nodes: base?.nodes,

@@ -6,6 +6,7 @@
 import { randomInt } from 'node:crypto';
 import { type DomainError, httpStatusOf, isDomainError } from '../kernel/errors.js';
 import type { Logger } from '../platform/logger.js';
+import { retryableDatabaseError } from './database-failures.js';
 
 /**
  * JSON response with `status`: the body is one line of JSON ended by a newline, as Grafana's
@@ -40,10 +41,16 @@ function errorBody(error: DomainError, log: Logger): Record<string, string> {
 
 /**
  * Response for an error: a DomainError gives its status and `{message, code}` (403: see
- * errorBody); anything else is logged with its stack and answered 500
- * `{"message": "Internal server error"}`.
+ * errorBody); a retryable database failure (database-failures.ts) is logged (warn, with its
+ * cause) and answered 503 DATABASE_BUSY / DATABASE_UNAVAILABLE; anything else is logged with its
+ * stack and answered 500 `{"message": "Internal server error"}`.
  */
 export function errorResponse(error: unknown, log: Logger): Response {
+  const retryable = isDomainError(error) ? undefined : retryableDatabaseError(error);
+  if (retryable) {
+    log.warn({ err: error, code: retryable.code }, 'database failure a retry resolves');
+    return errorResponse(retryable, log);
+  }
   if (isDomainError(error)) {
     const headers: Record<string, string> = error.status === 401 ? { 'www-authenticate': 'Basic realm="portcullis"' } : {};
     if (error.details?.retryAfterSeconds) headers['retry-after'] = String(error.details.retryAfterSeconds);

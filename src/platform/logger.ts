@@ -22,15 +22,41 @@ const LOG_FLUSH_MS = 200;
 const FLUSH_AT_LEVEL = 40;
 
 /**
+ * pino's error serializer, less what Prisma renders of a call's arguments: a
+ * PrismaClientValidationError (a programming error: inputs are validated before any query)
+ * prints the whole `data` it was given, which may hold credential hashes, into its message and
+ * so its stack. Its last paragraph (what was wrong) and the stack frames are kept. Every other
+ * error is logged as pino logs it: message, stack, code and meta (a Prisma known-request error
+ * names the SQLSTATE and the model, not the values).
+ */
+export function serializeError(error: unknown): unknown {
+  const out = pino.stdSerializers.err(error as Error) as unknown as { type?: string; message?: string; stack?: string } | undefined;
+  if (out?.type !== 'PrismaClientValidationError') return out;
+  const reason =
+    String(out.message ?? '')
+      .trim()
+      .split('\n\n')
+      .at(-1) ?? '';
+  out.message = `invalid Prisma call (arguments not logged): ${reason}`;
+  out.stack = String(out.stack ?? '')
+    .split('\n')
+    .filter((line) => line.startsWith('    at '))
+    .join('\n');
+  return out;
+}
+
+/**
  * A logger at `level`; `silent` for tests. Writes JSON lines to stdout, batched (module
  * comment), or to `destination` as given (tests, benchmarks).
  */
 export function createLogger(level: string, destination?: DestinationStream): Logger {
-  if (destination) return pino({ level, base: { service: 'portcullis' } }, destination);
+  const serializers = { err: serializeError };
+  if (destination) return pino({ level, base: { service: 'portcullis' }, serializers }, destination);
   return pino(
     {
       level,
       base: { service: 'portcullis' },
+      serializers,
       hooks: {
         logMethod(args, method, lineLevel) {
           method.apply(this, args);

@@ -5,7 +5,9 @@
  * never a raw path; a method from a fixed list; a status code; an error code of the kernel's
  * table. Served by `GET /metrics` (http/use-metrics.ts) when METRICS_ENABLED.
  */
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { createRequire } from 'node:module';
+import type * as PromClient from 'prom-client';
+import type { Registry } from 'prom-client';
 import type { BuildInfo } from './build-info.js';
 
 const METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
@@ -42,13 +44,33 @@ export interface Metrics {
 
 const ignore = () => undefined;
 
+const requirePackage = createRequire(import.meta.url);
+/**
+ * prom-client, loaded when metrics are on or their (empty) registry is first read: a service
+ * with METRICS_ENABLED off never loads it (issue #20, start time).
+ */
+const promClient = (): typeof PromClient => requirePackage('prom-client') as typeof PromClient;
+
 /**
  * A new registry with the service's metrics (see the module comment for names and labels); when
  * not `enabled`, an empty registry and recorders that do nothing.
  */
 export function createMetrics(options: MetricsOptions): Metrics {
-  const registry = new Registry();
-  if (!options.enabled) return { registry, request: ignore, permissionCache: ignore, authFailure: ignore, queryTime: ignore };
+  if (!options.enabled) {
+    let empty: Registry | undefined;
+    return {
+      get registry() {
+        empty ??= new (promClient().Registry)();
+        return empty;
+      },
+      request: ignore,
+      permissionCache: ignore,
+      authFailure: ignore,
+      queryTime: ignore,
+    };
+  }
+  const { Counter, collectDefaultMetrics, Gauge, Histogram, Registry: Registries } = promClient();
+  const registry = new Registries();
   const registers = [registry];
   collectDefaultMetrics({ register: registry });
 

@@ -10,6 +10,7 @@ import { brotliDecompress, gunzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { negotiateEncoding } from '../../src/http/accept-encoding.js';
 import { MIN_BYTES, withCompression } from '../../src/http/compression.js';
+import { pageCompressionStats } from '../../src/http/use-graphiql-compression.js';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 
 const unbrotli = promisify(brotliDecompress);
@@ -78,6 +79,37 @@ describe('the app over HTTP', () => {
       // The security headers were computed on the page before it was compressed.
       expect(res.headers['content-security-policy']).toBe(plain.headers['content-security-policy']);
     }
+  });
+
+  it('compresses the GraphiQL page once per encoding: later loads reuse the copy', async () => {
+    const page = (encoding: string) =>
+      send('/graphql', { headers: { accept: 'text/html', 'accept-encoding': encoding, authorization: BASIC } });
+    const plain = await page('identity');
+    const first = await page('gzip;q=0.5, br;q=0.9');
+    expect(first.headers['content-encoding']).toBe('br');
+    const before = { ...pageCompressionStats };
+    const again = await Promise.all([page('br'), page('gzip, br'), page('*')]);
+    expect(pageCompressionStats.compressed).toBe(before.compressed);
+    expect(pageCompressionStats.reused).toBe(before.reused + 3);
+    for (const res of again) {
+      expect(res.headers['content-encoding']).toBe('br');
+      expect(res.headers.vary).toMatch(/accept-encoding/i);
+      expect(Number(res.headers['content-length'])).toBe(res.body.byteLength);
+      expect(res.headers['content-security-policy']).toBe(plain.headers['content-security-policy']);
+      expect(res.body.equals(first.body)).toBe(true);
+      expect((await unbrotli(res.body)).equals(plain.body)).toBe(true);
+    }
+    // Another encoding is at most one more compression, then reused; a refused one is none.
+    expect((await page('br;q=0, gzip')).headers['content-encoding']).toBe('gzip');
+    const afterGzip = pageCompressionStats.compressed;
+    expect(afterGzip).toBeLessThanOrEqual(before.compressed + 1);
+    const gzipped = await page('gzip');
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect((await ungzip(gzipped.body)).equals(plain.body)).toBe(true);
+    const refused = await page('br;q=0, gzip;q=0');
+    expect(refused.headers['content-encoding']).toBeUndefined();
+    expect(refused.body.equals(plain.body)).toBe(true);
+    expect(pageCompressionStats.compressed).toBe(afterGzip);
   });
 
   it('compresses a large JSON answer, and leaves a small one as it is (still varying)', async () => {

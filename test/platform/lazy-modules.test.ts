@@ -1,7 +1,9 @@
 /**
  * Issue #20 (memory, start): a SQLite service without LDAP or OAuth settings loads neither
  * node-postgres, nor the LDAP client, nor openid-client/jose, and a start on an existing database
- * does not load the argon2 binding: they are imported at first use (dynamic `import()`). Read
+ * does not load the argon2 binding: they are imported at first use (dynamic `import()`). Nor does
+ * it load the YAML parser (no provisioning files), the TOML parser (no ldap.toml) or prom-client
+ * (METRICS_ENABLED off): loaded with `require()` when first needed. Read
  * from the modules the server process resolved (test/support/module-log.mjs, a module hook), not
  * from timings or memory; the packages every start needs are checked too, so the log is known
  * to be complete.
@@ -23,7 +25,7 @@ afterAll(() => {
 });
 
 /** The packages (node_modules/<name>) the server resolved from its start until it answered /api/health. */
-async function packagesLoaded(name: string): Promise<Set<string>> {
+async function packagesLoaded(name: string, env: Record<string, string> = {}): Promise<Set<string>> {
   const log = join(dir, `${name}.log`);
   writeFileSync(log, '');
   const server = await startServer(
@@ -32,6 +34,7 @@ async function packagesLoaded(name: string): Promise<Set<string>> {
       ADMIN_PASSWORD: 'lazy-modules-password',
       PORTCULLIS_MODULE_LOG: log,
       NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${HOOK}`,
+      ...env,
     },
     { as: 'image' },
   );
@@ -50,10 +53,20 @@ describe.skipIf(onPostgres)('modules loaded by a SQLite service without LDAP or 
   it('leave out node-postgres, the LDAP and OpenID clients; argon2 only when the start hashes', async () => {
     const fresh = await packagesLoaded('fresh');
     for (const needed of ['graphql-yoga', 'better-sqlite3', '@prisma/client', '@node-rs/argon2']) expect(fresh).toContain(needed);
-    for (const lazy of ['pg', '@prisma/adapter-pg', 'ldapts', 'openid-client', 'jose']) expect(fresh).not.toContain(lazy);
+    for (const lazy of ['pg', '@prisma/adapter-pg', 'ldapts', 'openid-client', 'jose', 'yaml', 'smol-toml', 'prom-client']) {
+      expect(fresh).not.toContain(lazy);
+    }
 
     const existing = await packagesLoaded('existing');
     expect(existing).toContain('graphql-yoga');
-    for (const lazy of ['pg', 'ldapts', 'openid-client', 'jose', '@node-rs/argon2']) expect(existing).not.toContain(lazy);
+    for (const lazy of ['pg', 'ldapts', 'openid-client', 'jose', '@node-rs/argon2', 'yaml', 'smol-toml', 'prom-client']) {
+      expect(existing).not.toContain(lazy);
+    }
+  }, 180_000);
+
+  it('load prom-client when metrics are on (the log sees packages loaded with require())', async () => {
+    const metrics = await packagesLoaded('metrics', { METRICS_ENABLED: 'true' });
+    expect(metrics).toContain('prom-client');
+    for (const lazy of ['yaml', 'smol-toml', 'pg']) expect(metrics).not.toContain(lazy);
   }, 180_000);
 });

@@ -7,6 +7,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pino from 'pino';
 import { type App, createApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { seed } from '../../src/kernel/seed.js';
@@ -91,7 +92,9 @@ export async function createTestApp(
   if (copied) await copyTemplateDatabase(path, { login: config.adminLogin, password: config.adminPassword as string });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, onQuery: (sql) => queries.push(sql) });
   if (!copied) await seed(database.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
-  const log = createLogger('silent');
+  // Unexpected errors (the ones answered 500 INTERNAL) are logged on stderr with their cause, as
+  // the service logs them: a 500 in a test run names its real error. TEST_LOG_LEVEL=silent hides them.
+  const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'error', pino.destination({ dest: 2, sync: true }));
   const app = createApp({
     db: database.prisma,
     config,

@@ -4,7 +4,8 @@
  * are ignored. `grafana_admin` in a group mapping means the Service Admin flag here.
  */
 import { readFileSync } from 'node:fs';
-import { parse } from 'smol-toml';
+import { createRequire } from 'node:module';
+import type * as Toml from 'smol-toml';
 import { z } from 'zod';
 import { ORG_ROLES } from '../../kernel/principal.js';
 
@@ -47,6 +48,10 @@ const file = z.object({ servers: z.array(server).min(1, 'ldap.toml needs at leas
 export type LdapServer = z.output<typeof server>;
 export type LdapSettings = z.output<typeof file>;
 
+const requirePackage = createRequire(import.meta.url);
+/** smol-toml, loaded only when LDAP is configured (issue #20, start time). */
+const loadToml = (): typeof Toml => requirePackage('smol-toml') as typeof Toml;
+
 /**
  * Reads and validates an ldap.toml file. `$__env{NAME}` in strings is replaced by the
  * variable's value (Grafana's syntax), so bind passwords can stay out of the file.
@@ -55,7 +60,7 @@ export type LdapSettings = z.output<typeof file>;
 export function readLdapSettings(path: string, env: Record<string, string | undefined> = process.env): LdapSettings {
   let raw: unknown;
   try {
-    raw = parse(readFileSync(path, 'utf8').replace(/\$__env\{([A-Za-z0-9_]+)\}/g, (_m, name: string) => env[name] ?? ''));
+    raw = loadToml().parse(readFileSync(path, 'utf8').replace(/\$__env\{([A-Za-z0-9_]+)\}/g, (_m, name: string) => env[name] ?? ''));
   } catch (error) {
     throw new Error(`cannot read LDAP configuration ${path}: ${(error as Error).message}`);
   }

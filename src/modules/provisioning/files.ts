@@ -5,8 +5,9 @@
  * names the file, the line and column, and the path inside the document.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
-import { LineCounter, parseDocument } from 'yaml';
+import type * as Yaml from 'yaml';
 import type { z } from 'zod';
 import { DomainError } from '../../kernel/errors.js';
 
@@ -60,6 +61,17 @@ function listFiles(dir: string, extensions: readonly string[]): string[] {
     .map((f) => join(dir, f));
 }
 
+const requirePackage = createRequire(import.meta.url);
+let yaml: typeof Yaml | undefined;
+/**
+ * The `yaml` package, loaded when the first provisioning file is read (issue #20, start time:
+ * most starts have no provisioning folder and never parse YAML).
+ */
+const loadYaml = (): typeof Yaml => {
+  yaml ??= requirePackage('yaml') as typeof Yaml;
+  return yaml;
+};
+
 function displayName(path: string): string {
   const rel = relative(process.cwd(), path);
   return rel.startsWith('..') ? path : rel;
@@ -71,6 +83,7 @@ function displayName(path: string): string {
  */
 function readSource(path: string): SourceFile {
   const name = displayName(path);
+  const { LineCounter, parseDocument } = loadYaml();
   const lineCounter = new LineCounter();
   let text: string;
   try {
