@@ -20,13 +20,12 @@
  */
 import type { Prisma, Role } from '../generated/prisma/client.js';
 import { type ChangeCounter, ChangesUnknownError, changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
-import type { PermissionPair } from './catalogue.js';
 import type { EditionGuard } from './edition.js';
 import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
 import { credentialsChanged, currentFence, factsHold, type RequestFence, type RequestOrigin, sameIndex } from './fence.js';
 import { requireSignedIn } from './guards.js';
-import { heldRolesWhere } from './held-roles.js';
+import { type HeldAccessTables, heldRoleIds, heldRolesWhere, loadHeldAccess, ROLE_ID_SLICE } from './held-roles.js';
 import {
   DEFAULT_CACHE_LIMITS,
   type HeldAccess,
@@ -190,7 +189,7 @@ export class AccessService {
    * DATABASE_BUSY) freed one (test/security/replica-writes.test.ts). The index read here is not
    * cached: the write invalidates anyway.
    */
-  private async recheck(fence: RequestFence, tx: Pick<Tx, 'user' | 'apiKey' | 'role'>): Promise<void> {
+  private async recheck(fence: RequestFence, tx: Pick<Tx, 'user' | 'apiKey'> & HeldAccessTables): Promise<void> {
     const generation = this.generation;
     if (!(await factsHold(fence.principal, tx))) throw credentialsChanged();
     if (fence.index && !sameIndex(fence.index, PermissionIndex.from((await this.load(fence.principal, tx)).permissions)))
@@ -260,28 +259,15 @@ export class AccessService {
     if (principal.kind === 'anonymous') return [];
     const scalarsOnly = query.select === undefined && (query.include === undefined || Object.keys(query.include).length === 0);
     if (scalarsOnly) return [...(await this.entryOf(principal)).roles];
-    return this.db.role.findMany({ ...query, where: heldRolesWhere(principal), orderBy: BY_NAME_THEN_ID });
+    const ids = await heldRoleIds(this.db, principal);
+    // By id from the assignment side (heldRoleIds); past one slice, the filter form (rarer, slower).
+    const where = ids.length <= ROLE_ID_SLICE ? { id: { in: ids } } : heldRolesWhere(principal);
+    return this.db.role.findMany({ ...query, where, orderBy: BY_NAME_THEN_ID });
   }
 
-  /**
-   * Loads the permissions behind `principal` and the rows of the roles holding them through `db`
-   * (default the client; a write's own transaction for the fence recheck), in one statement
-   * (rules in the module comment).
-   */
-  private async load(principal: SignedInPrincipal, db: Pick<Tx, 'role'> = this.db): Promise<HeldAccess> {
-    const rows = await db.role.findMany({
-      where: heldRolesWhere(principal),
-      include: { permissions: { select: { action: true, scope: true } } },
-      orderBy: BY_NAME_THEN_ID,
-    });
-    const permissions: PermissionPair[] = [];
-    // The rows are kept without their permissions: a GraphQL `permissions` field of a role must
-    // not mistake this partial list (no ids, no order) for the relation it loads itself.
-    const roles = rows.map(({ permissions: own, ...role }) => {
-      for (const p of own) permissions.push(p);
-      return role;
-    });
-    return { permissions, roles };
+  /** Loads the permissions behind `principal` and its held roles' rows through `db` (loadHeldAccess). */
+  private load(principal: SignedInPrincipal, db: HeldAccessTables = this.db): Promise<HeldAccess> {
+    return loadHeldAccess(db, principal);
   }
 }
 
