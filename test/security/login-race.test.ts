@@ -88,8 +88,14 @@ function tally(statuses: number[]): Record<number, number> {
   return counts;
 }
 
-/** Fires every attempt while checks are held, releases them once all are in flight or answered, and returns the statuses. */
-async function atOnce(attempts: (() => Promise<Response>)[]): Promise<number[]> {
+/**
+ * Fires every attempt while checks are held, releases them once each attempt answered (refused
+ * before any check), holds a real check or joined one already running (SignInService.checkOnce:
+ * identical Basic credentials share a check), and returns the statuses and the joins.
+ */
+async function atOnceCounted(attempts: (() => Promise<Response>)[]): Promise<{ statuses: number[]; joined: number }> {
+  const joinedBefore = app.services.signIn.joinedChecks;
+  const joined = () => app.services.signIn.joinedChecks - joinedBefore;
   verifier.hold();
   let answered = 0;
   const pending = attempts.map((a) =>
@@ -98,13 +104,18 @@ async function atOnce(attempts: (() => Promise<Response>)[]): Promise<number[]> 
       return res.status;
     }),
   );
-  // Every attempt either answered (refused before any check) or holds a check: then nothing is left to race.
+  // Then nothing is left to race.
   await new Promise<void>((resolve) => {
-    const poll = () => (answered + verifier.real >= attempts.length ? resolve() : setImmediate(poll));
+    const poll = () => (answered + verifier.real + joined() >= attempts.length ? resolve() : setImmediate(poll));
     poll();
   });
   verifier.release();
-  return Promise.all(pending);
+  return { statuses: await Promise.all(pending), joined: joined() };
+}
+
+/** atOnceCounted's statuses. */
+async function atOnce(attempts: (() => Promise<Response>)[]): Promise<number[]> {
+  return (await atOnceCounted(attempts)).statuses;
 }
 
 describe('the lock holds whatever the concurrency (issue #18 item 3)', () => {
@@ -222,26 +233,6 @@ describe('locked answers tell no email from another (issue #18 item 4)', () => {
   });
 });
 
-/** Fires `attempts` while checks are held; releases once each answered, holds a real check or joined one (SignInService.checkOnce). */
-async function atOnceShared(attempts: (() => Promise<Response>)[]): Promise<{ statuses: number[]; joined: number }> {
-  const joinedBefore = app.services.signIn.joinedChecks;
-  const joined = () => app.services.signIn.joinedChecks - joinedBefore;
-  verifier.hold();
-  let answered = 0;
-  const pending = attempts.map((a) =>
-    a().then((res) => {
-      answered++;
-      return res.status;
-    }),
-  );
-  await new Promise<void>((resolve) => {
-    const poll = () => (answered + verifier.real + joined() >= attempts.length ? resolve() : setImmediate(poll));
-    poll();
-  });
-  verifier.release();
-  return { statuses: await Promise.all(pending), joined: joined() };
-}
-
 describe('a client with the right password is not refused for its own concurrency', () => {
   const N = 4 * LIMIT;
 
@@ -249,7 +240,7 @@ describe('a client with the right password is not refused for its own concurrenc
     const u = await createUser(app, 'race-right-parallel');
     await createUser(app, 'race-right-parallel-write'); // a write: no remembered credential survives it
     verifier.reset();
-    const { statuses, joined } = await atOnceShared(
+    const { statuses, joined } = await atOnceCounted(
       Array.from({ length: N }, (_, i) => () => (i % 2 ? basicRest : basicGraphql)(u.login, SUBJECT_PASSWORD)),
     );
     expect(tally(statuses)).toEqual({ 200: N });
@@ -260,7 +251,7 @@ describe('a client with the right password is not refused for its own concurrenc
   it('the same wrong password 20 times at once is one failed check: the account is not locked by it', async () => {
     const u = await createUser(app, 'race-same-wrong');
     verifier.reset();
-    const { statuses } = await atOnceShared(Array.from({ length: N }, () => () => basicRest(u.login, 'the-same-wrong')));
+    const { statuses } = await atOnceCounted(Array.from({ length: N }, () => () => basicRest(u.login, 'the-same-wrong')));
     expect(tally(statuses)).toEqual({ 401: N });
     expect(verifier.real).toBe(1);
     expect((await basicRest(u.login, SUBJECT_PASSWORD)).status).toBe(200);
@@ -269,7 +260,7 @@ describe('a client with the right password is not refused for its own concurrenc
   it('different wrong passwords do not share: still at most 5 checks', async () => {
     const u = await createUser(app, 'race-different-wrong');
     verifier.reset();
-    const { statuses, joined } = await atOnceShared(Array.from({ length: N }, (_, i) => () => basicRest(u.login, `wrong-${i}`)));
+    const { statuses, joined } = await atOnceCounted(Array.from({ length: N }, (_, i) => () => basicRest(u.login, `wrong-${i}`)));
     expect(joined).toBe(0);
     expect(verifier.real).toBe(LIMIT);
     expect(tally(statuses)).toEqual({ 401: LIMIT, 429: N - LIMIT });

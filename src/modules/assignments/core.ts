@@ -27,6 +27,7 @@ import type { Db, Tx } from '../../platform/database.js';
 import { type RoleQuery, rolesByIds } from '../roles/service.js';
 import { type AssignableRole, assignableRole, assignableRoles } from './assignable.js';
 import { roleUidParam } from './inputs.js';
+import { planSet } from './plan-set.js';
 
 /** One assignment row: role `roleId` assigned to subject `subjectId`. */
 export interface Assignment {
@@ -75,25 +76,6 @@ export interface SubjectStore {
   assign(tx: Tx, id: number, orgId: number, roleIds: number[]): Promise<void>;
   /** Removes assignments of `roleIds` in scope `orgId`; absent ones are ignored. */
   unassign(tx: Tx, id: number, orgId: number, roleIds: number[]): Promise<void>;
-}
-
-/**
- * What a set changes: the wanted roles not yet assigned are added; the assigned roles not wanted
- * are removed, except hidden ones unless `includeHidden` (service-interface.md "Set roles": set
- * without includeHidden leaves hidden assignments untouched). A hidden role named in the request
- * is added either way: the client asked for it by uid.
- */
-export function planSet<R extends { id: number; hidden: boolean }>(
-  current: readonly R[],
-  wanted: readonly R[],
-  includeHidden: boolean,
-): { add: R[]; remove: R[] } {
-  const wantedIds = new Set(wanted.map((r) => r.id));
-  const currentIds = new Set(current.map((r) => r.id));
-  return {
-    add: wanted.filter((r) => !currentIds.has(r.id)),
-    remove: current.filter((r) => !wantedIds.has(r.id) && (includeHidden || !r.hidden)),
-  };
 }
 
 /** Options of a role listing. */

@@ -6,7 +6,7 @@
  * each change and the organization wall.
  */
 import { describe, expect, it } from 'vitest';
-import { planSet } from './core.js';
+import { planSet } from './plan-set.js';
 
 type R = { id: number; hidden: boolean };
 const role = (id: number, hidden = false): R => ({ id, hidden });
