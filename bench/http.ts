@@ -9,7 +9,7 @@
  * are noisy, the ratios are what compares.
  *
  *   npm run bench -- http [--rounds 2] [--seconds 8] [--connections 64] [--quick]
- *                         [--only api-key,basic,roles,viewer] [--root <checkout>] [--profile <dir>]
+ *                         [--only api-key,basic,roles,viewer,typename] [--root <checkout>] [--profile <dir>]
  *
  * --root benchmarks another checkout's `npm start` (before/after comparisons); --profile writes
  * the service's CPU profile (node --cpu-prof) there and prints its top costs (bench/profile.ts).
@@ -102,6 +102,15 @@ try {
       path: '/graphql',
       headers: { ...json, authorization: bearer },
       body: JSON.stringify({ query: VIEWER }),
+    },
+    {
+      // The GraphQL door alone (authentication, gate, fence, parse cache, log): the viewer minus its fields.
+      key: 'typename',
+      name: 'GraphQL `{ __typename }`, API key',
+      method: 'POST',
+      path: '/graphql',
+      headers: { ...json, authorization: bearer },
+      body: '{"query":"{ __typename }"}',
     },
   ];
   const only = flags.only?.split(',');

@@ -16,13 +16,13 @@ import { schema } from './http/schema.js';
 import { useBadRequestStatus } from './http/use-bad-request-status.js';
 import { useConnection } from './http/use-connection.js';
 import { useConsole } from './http/use-console.js';
+import { type ExecutionCounters, useExecution } from './http/use-execution.js';
 import { graphiqlOptions, renderGraphiQL, useGraphiQLAuth } from './http/use-graphiql-auth.js';
 import { useGraphiQLCompression } from './http/use-graphiql-compression.js';
 import { Lifecycle, useHealth, useReadiness } from './http/use-health.js';
 import { useMetrics } from './http/use-metrics.js';
 import { useNotFound } from './http/use-not-found.js';
 import { useOpenApi, useOpenApiHeaders } from './http/use-openapi.js';
-import { useOrderedExecution } from './http/use-ordered-execution.js';
 import { usePartialStatus } from './http/use-partial-status.js';
 import { trackPrincipal, useRequestLog } from './http/use-request-log.js';
 import { useRestRoutes } from './http/use-rest-routes.js';
@@ -61,6 +61,8 @@ export interface App {
   metrics: Metrics;
   /** The Node request listener main.ts serves: yoga, its answers compressed (http/compression.ts). */
   listener: Listener;
+  /** Documents compiled and executions run compiled or interpreted so far (http/use-execution.ts). */
+  execution: ExecutionCounters;
 }
 
 /** Builds the app for a database and configuration. */
@@ -87,6 +89,7 @@ export function createApp(deps: AppDeps): App {
   const auth = trackPrincipal(createRequestAuth(services.access, authenticator));
   const hardened = hardening({ security: config.security, auth, access: services.access, log });
 
+  const execution: ExecutionCounters = { compiled: 0, compiledRuns: 0, interpretedRuns: 0 };
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -110,7 +113,11 @@ export function createApp(deps: AppDeps): App {
       useMetrics(metrics, config.metrics),
       useConsole({ log, oauthName: services.oauth.name }), // the web console's pages and assets; its page answers GET /login
       useConnection(config.auth.trustProxy), // records the client address before anything authenticates
-      useOrderedExecution(), // before the plugins that wrap execution (the access fence in hardened)
+      useExecution({
+        hotAfter: config.security.graphqlCompileAfter,
+        compilesPerMinute: config.security.graphqlCompilesPerMinute,
+        counters: execution,
+      }), // before the plugins that wrap execution (the access fence in hardened)
       ...hardened.first,
       useBadRequestStatus(),
       usePartialStatus(), // a result with data is a 200
@@ -139,5 +146,5 @@ export function createApp(deps: AppDeps): App {
       useRequestLog({ log, metrics }), // last: logs, counts and labels the answer as sent
     ]),
   });
-  return { yoga, services, lifecycle, metrics, listener: withCompression(yoga) };
+  return { yoga, services, lifecycle, metrics, listener: withCompression(yoga), execution };
 }

@@ -62,6 +62,13 @@ export const securityEnvShape = {
   GRAPHQL_PARSE_CACHE_BYTES: limit(16 * 1024 * 1024, 1024 * 1024 * 1024).meta({
     description: 'bytes of parsed documents kept by the parse/validate cache',
   }),
+  GRAPHQL_COMPILE_AFTER: limit(3, 1_000_000_000).meta({
+    description:
+      'executions of one cached document after which it is compiled (graphql-jit) and run as compiled code; rarer documents run interpreted (use-execution.ts)',
+  }),
+  GRAPHQL_COMPILES_PER_MINUTE: limit(60, 100_000).meta({
+    description: 'documents compiled per minute at most; past it, documents run interpreted until the next minute',
+  }),
   REQUEST_TIMEOUT_SECONDS: limit(30, 3600).meta({
     description:
       "a request's headers and body must have arrived this long after its first byte; else 408 and the connection is closed (Node's `requestTimeout`; a slow answer is not cut)",
@@ -100,6 +107,10 @@ export interface SecurityConfig {
   graphqlMaxListDepth: number;
   /** Bytes of parsed documents kept by the parse/validate cache (estimated from their text). */
   graphqlParseCacheBytes: number;
+  /** Executions of one cached document before it is compiled (use-execution.ts). */
+  graphqlCompileAfter: number;
+  /** Compilations per minute at most (use-execution.ts). */
+  graphqlCompilesPerMinute: number;
   /** Milliseconds from a request's first byte to its last (headers and body), else 408 (Node's requestTimeout). */
   requestTimeoutMs: number;
   /** Milliseconds for a request's headers, and a new connection's first ones (Node's headersTimeout); at most requestTimeoutMs. */
@@ -127,6 +138,8 @@ export function toSecurityConfig(env: SecurityEnv, problems: string[]): Security
     graphqlMaxCost: env.GRAPHQL_MAX_COST,
     graphqlMaxListDepth: env.GRAPHQL_MAX_LIST_DEPTH,
     graphqlParseCacheBytes: env.GRAPHQL_PARSE_CACHE_BYTES,
+    graphqlCompileAfter: env.GRAPHQL_COMPILE_AFTER,
+    graphqlCompilesPerMinute: env.GRAPHQL_COMPILES_PER_MINUTE,
     requestTimeoutMs: env.REQUEST_TIMEOUT_SECONDS * 1000,
     headersTimeoutMs: env.HEADERS_TIMEOUT_SECONDS * 1000,
     maxConnectionsPerClient: env.MAX_CONNECTIONS_PER_CLIENT,

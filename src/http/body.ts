@@ -90,17 +90,27 @@ export function requireJsonType(request: Request, required = false): void {
 }
 
 /**
+ * Refuses a request whose Content-Length is not one whole number, or is over `limit` (bytes),
+ * before a byte of its body is read. True when a Content-Length is declared (and within the
+ * limit), false when there is none.
+ * @throws DomainError BAD_REQUEST (400: an invalid Content-Length), REQUEST_TOO_LARGE (413).
+ */
+export function refuseDeclaredLength(request: Request, limit: number): boolean {
+  const declared = request.headers.get('content-length');
+  if (declared === null) return false;
+  if (!/^\d+$/.test(declared)) throw new DomainError('BAD_REQUEST', 'Content-Length is invalid');
+  if (Number(declared) > limit) throw tooLarge(limit);
+  return true;
+}
+
+/**
  * The body's bytes, refused with 413 on a Content-Length over `limit` (bytes) before reading, or
  * as soon as the streamed bytes pass it (the stream is cancelled, the rest is never read).
  * @throws DomainError REQUEST_TOO_LARGE (413), BAD_REQUEST (400: an invalid Content-Length, or a
  *   body that ended early: the client closed the connection or sent malformed chunked data).
  */
 export async function readBody(request: Request, limit: number): Promise<Uint8Array> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null) {
-    if (!/^\d+$/.test(declared)) throw new DomainError('BAD_REQUEST', 'Content-Length is invalid');
-    if (Number(declared) > limit) throw tooLarge(limit);
-  }
+  refuseDeclaredLength(request, limit);
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -12,6 +12,7 @@ import type { Logger } from '../platform/logger.js';
 import { boundedParserCache } from './document-cache.js';
 import type { RequestAuth } from './request-auth.js';
 import { useAccessFence } from './use-access-fence.js';
+import { useBodyLimit } from './use-body-limit.js';
 import { useGraphQLGate } from './use-graphql-gate.js';
 import { graphqlLimitPlugins } from './use-graphql-limits.js';
 import { useSecurityHeaders } from './use-security-headers.js';
@@ -53,7 +54,7 @@ export function hardening(deps: HardeningDeps): { options: Options; first: Plugi
             return { origin: [origin], credentials: true, methods: CORS_METHODS, allowedHeaders: CORS_HEADERS, maxAge: 600 };
           },
     healthCheckEndpoint: NO_URL_ENDS_WITH_THIS,
-    maxRequestBodySize: security.maxRequestBodyBytes,
+    maxRequestBodySize: false, // useBodyLimit below: the same limit, without a stream per request
     multipart: false,
     batching: false,
     parserAndValidationCache: boundedParserCache(security.graphqlParseCacheBytes),
@@ -64,6 +65,7 @@ export function hardening(deps: HardeningDeps): { options: Options; first: Plugi
       // GET (no content type) needs a header a cross-site page cannot add without a preflight.
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
       useGraphQLGate({ auth: deps.auth, log: deps.log, maxDocumentBytes: security.graphqlMaxDocumentBytes }),
+      useBodyLimit(security.maxRequestBodyBytes, deps.log),
     ],
     last: [
       ...graphqlLimitPlugins({

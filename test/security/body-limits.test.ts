@@ -74,6 +74,28 @@ describe('streamed bodies stop at the limit', () => {
     expect(await codeOf(res)).toBe('REQUEST_TOO_LARGE');
     expect(seen.pulled).toBeLessThanOrEqual(REST_LIMIT + READ_AHEAD);
   });
+  // GraphQL reads chunked bodies with the same reader (src/http/use-body-limit.ts).
+  it('a chunked GraphQL body over MAX_REQUEST_BODY_BYTES: 413 after reading about the limit', async () => {
+    const { body, seen } = streamedBody(200 * 1024 * 1024);
+    const res = await send('/graphql', body, { authorization: authHeader(ADMIN) });
+    expect(res.status).toBe(413);
+    const answer = (await res.json()) as { errors?: { extensions?: { code?: string } }[] };
+    expect(answer.errors?.[0]?.extensions?.code).toBe('REQUEST_TOO_LARGE');
+    expect(seen.pulled).toBeLessThanOrEqual(REST_LIMIT + READ_AHEAD);
+  });
+  it('a chunked GraphQL body within the limit is answered', async () => {
+    const text = new TextEncoder().encode(JSON.stringify({ query: '{ viewer { login } }' }));
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        controller.enqueue(text.subarray(0, 10));
+        controller.enqueue(text.subarray(10));
+        controller.close();
+      },
+    });
+    const res = await send('/graphql', body, { authorization: authHeader(ADMIN) });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ data: { viewer: { login: ADMIN.login } } });
+  });
   it('a declared Content-Length over the limit is refused before any byte is read', async () => {
     for (const [path, limit, auth] of [
       ['/login', LOGIN_LIMIT, {}],

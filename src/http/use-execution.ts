@@ -1,0 +1,162 @@
+/**
+ * How GraphQL documents are executed (issue 20: the viewer query at half a bare server's speed).
+ *
+ * - In order: results come in the order the query asked for them (GraphQL spec, "Response
+ *   Format", §7.2.2: "the response map … should have its fields in the same order as the
+ *   selection set"). The executor bundled with graphql-yoga on Node 20 (@graphql-tools/executor
+ *   2.0.1) writes the fields that resolve at once before the awaited ones, so
+ *   `{ viewer { roles { name } login } }` came back as `{login, roles}`; its fix (2.0.3) needs
+ *   Node 22. graphql-js's own `execute`, the reference implementation, keeps the order.
+ * - Hot documents compiled: a document executed HOT_AFTER times (counted per parsed document,
+ *   which yoga's bounded parse cache shares between requests of the same text) is compiled once
+ *   by graphql-jit into a function that runs the same resolvers with the same context, and runs
+ *   as that from then on. Measured in process (bench/budget.ts): the viewer query 355 -> 260 µs
+ *   of CPU. A first or rare document runs in graphql-js, so a caller sending fresh documents
+ *   never makes the service compile: compiling costs milliseconds, executing microseconds.
+ * - Bounded: at most MAX_COMPILED compiled documents are kept (least recently used go), and at
+ *   most COMPILES_PER_MINUTE compilations happen a minute; past that, hot documents run in
+ *   graphql-js until the next minute. A document graphql-jit refuses to compile runs in
+ *   graphql-js, and is not tried again.
+ *
+ * Checks are the resolvers' and the services' (no check lives in the executor), and the access
+ * fence (use-access-fence.ts) wraps both executors alike: it must come after this plugin.
+ */
+import {
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+  execute,
+  getVariableValues,
+  Kind,
+  type OperationDefinitionNode,
+  OperationTypeNode,
+  type VariableDefinitionNode,
+} from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import type { Plugin } from 'graphql-yoga';
+import { LRUCache } from 'lru-cache';
+
+/** Executions of one parsed document before it is compiled. */
+export const HOT_AFTER = 3;
+/** Compiled documents kept (each holds generated functions: tens of kB). */
+export const MAX_COMPILED = 256;
+/** Compilations allowed per minute (each costs about 1-20 ms of CPU, by document size). */
+export const COMPILES_PER_MINUTE = 60;
+
+/** What this plugin did, for tests and the benchmark. */
+export interface ExecutionCounters {
+  /** Documents compiled so far. */
+  compiled: number;
+  /** Executions run by compiled functions. */
+  compiledRuns: number;
+  /** Executions run by graphql-js. */
+  interpretedRuns: number;
+}
+
+/** Options of useExecution: the bounds above, changed only by tests. */
+export interface ExecutionOptions {
+  hotAfter?: number;
+  maxCompiled?: number;
+  compilesPerMinute?: number;
+  /** Filled as the plugin works (module comment). */
+  counters?: ExecutionCounters;
+  /** Milliseconds clock of the compile budget (tests pass a fake one). */
+  now?: () => number;
+}
+
+/**
+ * A compiled query with its variable definitions (none: an empty list), or `false`: not a query,
+ * refused by graphql-jit, or answered with errors once (`run`).
+ */
+type Compiled = { query: CompiledQuery; variables: readonly VariableDefinitionNode[] } | false;
+
+/** The operation `name` of `document` (the first when no name; graphql-jit refuses ambiguous ones). */
+function operationOf(document: DocumentNode, name: string | undefined): OperationDefinitionNode | undefined {
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.OPERATION_DEFINITION && (!name || definition.name?.value === name)) return definition;
+  }
+  return undefined;
+}
+
+/**
+ * Yoga plugin: executes with graphql-js's `execute`, or with a compiled function once a
+ * document is hot (module comment). Must come before any plugin that wraps the execute function
+ * (the access fence), so they wrap this one.
+ */
+export function useExecution(options: ExecutionOptions = {}): Plugin {
+  const hotAfter = options.hotAfter ?? HOT_AFTER;
+  const perMinute = options.compilesPerMinute ?? COMPILES_PER_MINUTE;
+  const now = options.now ?? Date.now;
+  const counters = options.counters ?? { compiled: 0, compiledRuns: 0, interpretedRuns: 0 };
+  const uses = new WeakMap<DocumentNode, number>();
+  // By document, then operation name ('' when none): one document may hold several operations.
+  const compiled = new LRUCache<DocumentNode, Map<string, Compiled>>({ max: options.maxCompiled ?? MAX_COMPILED });
+  let window = { start: now(), compiles: 0 };
+
+  const budgetAllows = (): boolean => {
+    const at = now();
+    if (at - window.start >= 60_000) window = { start: at, compiles: 0 };
+    return window.compiles < perMinute;
+  };
+
+  const remember = (document: DocumentNode, operation: string, entry: Compiled): void => {
+    const operations = compiled.get(document) ?? new Map<string, Compiled>();
+    operations.set(operation, entry);
+    compiled.set(document, operations);
+  };
+
+  const compiledFor = (args: ExecutionArgs): Compiled | undefined => {
+    const operation = args.operationName ?? '';
+    const known = compiled.get(args.document)?.get(operation);
+    if (known !== undefined) return known || undefined;
+    const count = (uses.get(args.document) ?? 0) + 1;
+    uses.set(args.document, count);
+    if (count < hotAfter || !budgetAllows()) return undefined;
+    const definition = operationOf(args.document, args.operationName ?? undefined);
+    let entry: Compiled = false;
+    // Queries only: a query's answer with errors is made again by graphql-js (`run`), which a
+    // mutation's could not be.
+    if (definition?.operation === OperationTypeNode.QUERY) {
+      window.compiles++;
+      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
+      if (isCompiledQuery(result)) {
+        entry = { query: result, variables: definition.variableDefinitions ?? [] };
+        counters.compiled++;
+      }
+    }
+    remember(args.document, operation, entry);
+    return entry || undefined;
+  };
+
+  const interpret = (args: ExecutionArgs) => {
+    counters.interpretedRuns++;
+    return execute(args);
+  };
+
+  const run = (args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> => {
+    const fast = compiledFor(args);
+    if (!fast) return interpret(args);
+    counters.compiledRuns++;
+    if (fast.variables.length > 0) {
+      // Refused variables answer graphql-js's errors, word for word (error-texts.ts rewrites
+      // those; graphql-jit words them its own way). Valid ones are coerced again by the compiled code.
+      const coerced = getVariableValues(args.schema, fast.variables, args.variableValues ?? {}, { maxErrors: 50 });
+      if (coerced.errors) return { errors: coerced.errors };
+    }
+    // graphql-jit words field errors its own way (no `locations`, other key order): an answer
+    // with errors is graphql-js's, and the operation runs interpreted from then on.
+    const settle = (result: ExecutionResult): ExecutionResult | Promise<ExecutionResult> => {
+      if (!result.errors?.length) return result;
+      remember(args.document, args.operationName ?? '', false);
+      return interpret(args);
+    };
+    const result = fast.query.query(args.rootValue, args.contextValue, args.variableValues);
+    return result instanceof Promise ? result.then(settle) : settle(result as ExecutionResult);
+  };
+
+  return {
+    onExecute({ setExecuteFn }) {
+      setExecuteFn(run as typeof execute);
+    },
+  };
+}

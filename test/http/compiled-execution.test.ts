@@ -1,0 +1,105 @@
+/**
+ * Hot GraphQL documents run as compiled code (src/http/use-execution.ts, graphql-jit): a document
+ * is compiled once it ran GRAPHQL_COMPILE_AFTER times, and from then on answers exactly what
+ * graphql-js answered (data, errors, field order, refused variables), with every check still
+ * made: a revocation is seen by the next compiled run. Fresh documents are never compiled, and
+ * compilations stop at the per-minute budget.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Credentials, createTestApp, type TestApp } from '../support/app.js';
+import { createUser, p, unique } from '../support/subjects.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await createTestApp({ env: { GRAPHQL_COMPILE_AFTER: '3', GRAPHQL_COMPILES_PER_MINUTE: '1000' } });
+});
+afterAll(() => app.close());
+
+/** The raw answer text and status of one GraphQL POST (text: byte-for-byte comparisons). */
+async function send(query: string, variables?: Record<string, unknown>, auth?: Credentials | null) {
+  const res = await app.request('/graphql', { method: 'POST', json: { query, variables }, ...(auth !== undefined && { auth }) });
+  return { status: res.status, text: await res.text() };
+}
+
+/** Sends the document `runs` times; returns the answers and how many of the runs were compiled. */
+async function runs(count: number, query: string, variables?: Record<string, unknown>, auth?: Parameters<typeof send>[2]) {
+  const before = app.execution.compiledRuns;
+  const answers: { status: number; text: string }[] = [];
+  for (let i = 0; i < count; i++) answers.push(await send(query, variables, auth));
+  return { answers, compiledRuns: app.execution.compiledRuns - before };
+}
+
+describe('hot documents compiled', () => {
+  it.each([
+    ['the viewer', '{ viewer { login roles { name uid } permissions { action scope } can(action: "roles:read") } }', undefined, 4],
+    ['awaited fields before immediate ones (order kept)', '{ viewer { roles { name } login teams { name } orgRole } }', undefined, 4],
+    [
+      'variables, a list and an enum',
+      'query R($hidden: Boolean) { roles(includeHidden: $hidden) { uid name version permissions { action scope } } }',
+      { hidden: true },
+      4,
+    ],
+    // An answer with errors is made again by graphql-js, and the document runs interpreted since.
+    ['a field error (compiled once, then interpreted)', '{ viewer { login } userPermissions(userId: 999999) { action } }', undefined, 1],
+  ])('%s: compiled at the third run, every answer the same bytes', async (_name, query, variables, compiled) => {
+    const { answers, compiledRuns } = await runs(6, query, variables);
+    expect(compiledRuns).toBe(compiled);
+    expect(answers[0]?.text).toContain('"data"');
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+  });
+
+  it('refused variables answer graphql-js words in a compiled run too', async () => {
+    const query = 'query V($id: Int!) { viewer { login } userPermissions(userId: $id) { action } }';
+    const good = await runs(4, query, { id: 1 });
+    expect(good.compiledRuns).toBe(2);
+    const refused = await runs(1, query, { id: 'not a number' });
+    expect(refused.compiledRuns).toBe(1);
+    const body = JSON.parse(refused.answers[0]?.text ?? '{}') as { errors?: { message: string; extensions?: { code?: string } }[] };
+    expect(body.errors?.[0]?.message).toMatch(/^Int cannot represent non-integer value: "not a number"$/);
+    expect(body.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
+  });
+
+  it('a revocation is seen by the next compiled run', async () => {
+    const login = unique('jit');
+    const user = await createUser(app, login, { permissions: [p('users.permissions:read', 'users:*')] });
+    const query = `{ userPermissions(userId: ${user.id}) { action } }`;
+    const before = await runs(4, query, undefined, user.auth);
+    expect(before.compiledRuns).toBe(2);
+    expect(before.answers.every((a) => a.status === 200 && !a.text.includes('"errors"'))).toBe(true);
+    const removed = await app.request(`/api/access-control/users/${user.id}/roles/own-${login}`, { method: 'DELETE' });
+    expect(removed.status).toBe(200);
+    const after = await runs(1, query, undefined, user.auth);
+    expect(after.compiledRuns).toBe(1);
+    expect(after.answers[0]?.text).toContain('ACCESS_DENIED');
+  });
+
+  it('never compiles a document that ran fewer times than the threshold', async () => {
+    const compiled = app.execution.compiled;
+    for (let i = 0; i < 20; i++) {
+      const res = await send(`{ viewer { login first${i}: orgId } }`);
+      expect(res.status).toBe(200);
+    }
+    expect(app.execution.compiled).toBe(compiled);
+  });
+});
+
+describe('the compile budget', () => {
+  let limited: TestApp;
+  beforeAll(async () => {
+    limited = await createTestApp({ env: { GRAPHQL_COMPILE_AFTER: '1', GRAPHQL_COMPILES_PER_MINUTE: '2' } });
+  });
+  afterAll(() => limited.close());
+
+  it('stops compiling for the minute once spent; the others run interpreted with the same answers', async () => {
+    const answers: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const res = await limited.request('/graphql', { method: 'POST', json: { query: `{ viewer { login n${i}: orgId } }` } });
+      expect(res.status).toBe(200);
+      answers.push(await res.text());
+    }
+    expect(limited.execution.compiled).toBe(2);
+    expect(limited.execution.compiledRuns).toBe(2);
+    expect(limited.execution.interpretedRuns).toBe(3);
+    for (const [i, text] of answers.entries()) expect(JSON.parse(text)).toEqual({ data: { viewer: { login: 'admin', [`n${i}`]: 1 } } });
+  });
+});
