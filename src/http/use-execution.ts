@@ -22,15 +22,20 @@
  * fence (use-access-fence.ts) wraps both executors alike: it must come after this plugin.
  */
 import {
+  BREAK,
   type DocumentNode,
   type ExecutionArgs,
   type ExecutionResult,
   execute,
+  type GraphQLSchema,
   getVariableValues,
   Kind,
   type OperationDefinitionNode,
   OperationTypeNode,
+  TypeInfo,
   type VariableDefinitionNode,
+  visit,
+  visitWithTypeInfo,
 } from 'graphql';
 import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
@@ -69,6 +74,34 @@ export interface ExecutionOptions {
  * refused by graphql-jit, or answered with errors once (`run`).
  */
 type Compiled = { query: CompiledQuery; variables: readonly VariableDefinitionNode[] } | false;
+
+/**
+ * True when the document selects a field whose rows @pothos/plugin-prisma loads with its parent's
+ * query: relations, and fields whose `select` takes a nested selection (their `pothosPrismaSelect`
+ * extension is a function; a scalar's is `true` or an object). Compiled,
+ * such documents answer the same but load those rows in more statements (graphql-jit resolves
+ * list rows in other ticks, so Pothos falls back to per-row batches): `{ teams { members { orgs
+ * } } }` took 7 statements instead of 4, each costing more than compiling saves. They stay
+ * interpreted. Walked once per document, fragments included.
+ */
+function loadsWithParent(schema: GraphQLSchema, document: DocumentNode): boolean {
+  const typeInfo = new TypeInfo(schema);
+  let found = false;
+  visit(
+    document,
+    visitWithTypeInfo(typeInfo, {
+      Field() {
+        // A function: the field selects nested rows (a relation, or a `select` with nested selection).
+        if (typeof typeInfo.getFieldDef()?.extensions?.pothosPrismaSelect === 'function') {
+          found = true;
+          return BREAK;
+        }
+        return undefined;
+      },
+    }),
+  );
+  return found;
+}
 
 /** The operation `name` of `document` (the first when no name; graphql-jit refuses ambiguous ones). */
 function operationOf(document: DocumentNode, name: string | undefined): OperationDefinitionNode | undefined {
@@ -115,8 +148,8 @@ export function useExecution(options: ExecutionOptions = {}): Plugin {
     const definition = operationOf(args.document, args.operationName ?? undefined);
     let entry: Compiled = false;
     // Queries only: a query's answer with errors is made again by graphql-js (`run`), which a
-    // mutation's could not be.
-    if (definition?.operation === OperationTypeNode.QUERY) {
+    // mutation's could not be. Not those whose rows Prisma loads with their parents' (loadsWithParent).
+    if (definition?.operation === OperationTypeNode.QUERY && !loadsWithParent(args.schema, args.document)) {
       window.compiles++;
       const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
       if (isCompiledQuery(result)) {
@@ -138,7 +171,7 @@ export function useExecution(options: ExecutionOptions = {}): Plugin {
     if (!fast) return interpret(args);
     counters.compiledRuns++;
     if (fast.variables.length > 0) {
-      // Refused variables answer graphql-js's errors, word for word (error-texts.ts rewrites
+      // Refused variables answer graphql-js's errors, word for word (use-bad-request-status.ts rewrites
       // those; graphql-jit words them its own way). Valid ones are coerced again by the compiled code.
       const coerced = getVariableValues(args.schema, fast.variables, args.variableValues ?? {}, { maxErrors: 50 });
       if (coerced.errors) return { errors: coerced.errors };
