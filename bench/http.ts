@@ -53,6 +53,9 @@ try {
       DATABASE_URL: `file:${join(dir, 'bench.db')}`,
       ADMIN_PASSWORD: PASSWORD,
       PROVISIONING_PATH: join(dir, 'provisioning'),
+      // One address opens --connections for autocannon plus this script's own (the answer checks
+      // keep theirs alive): the default cap of 64 would refuse one of them (a non-2xx per run).
+      MAX_CONNECTIONS_PER_CLIENT: String(connections + 16),
     },
     profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
   );
