@@ -13,6 +13,7 @@
  *   as that from then on. Measured in process (bench/budget.ts): the viewer query 355 -> 260 µs
  *   of CPU. A first or rare document runs in graphql-js, so a caller sending fresh documents
  *   never makes the service compile: compiling costs milliseconds, executing microseconds.
+ *   graphql-jit itself is loaded at the first hot document (loadCompiler).
  * - Bounded: at most MAX_COMPILED compiled documents are kept (least recently used go), and at
  *   most COMPILES_PER_MINUTE compilations happen a minute; past that, hot documents run in
  *   graphql-js until the next minute. A document graphql-jit refuses to compile runs in
@@ -37,9 +38,28 @@ import {
   visit,
   visitWithTypeInfo,
 } from 'graphql';
-import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
+import type { CompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
+
+/** graphql-jit, once loaded (loadCompiler). */
+let compiler: typeof import('graphql-jit') | undefined;
+let loading: Promise<void> | undefined;
+
+/**
+ * Loads graphql-jit, once: at the first hot document, not at start (its modules weigh about
+ * 11 MiB of RSS, measured with `import()` alone). Until it has loaded, hot documents run
+ * interpreted. Resolves when loaded; a failed load leaves every document interpreted.
+ */
+export function loadCompiler(): Promise<void> {
+  loading ??= import('graphql-jit').then(
+    (module) => {
+      compiler = module;
+    },
+    () => undefined,
+  );
+  return loading;
+}
 
 /** Executions of one parsed document before it is compiled. */
 export const HOT_AFTER = 3;
@@ -144,15 +164,20 @@ export function useExecution(options: ExecutionOptions = {}): Plugin {
     if (known !== undefined) return known || undefined;
     const count = (uses.get(args.document) ?? 0) + 1;
     uses.set(args.document, count);
-    if (count < hotAfter || !budgetAllows()) return undefined;
+    if (count < hotAfter) return undefined;
+    if (!compiler) {
+      void loadCompiler(); // this run and those until it loads stay interpreted
+      return undefined;
+    }
+    if (!budgetAllows()) return undefined;
     const definition = operationOf(args.document, args.operationName ?? undefined);
     let entry: Compiled = false;
     // Queries only: a query's answer with errors is made again by graphql-js (`run`), which a
     // mutation's could not be. Not those whose rows Prisma loads with their parents' (loadsWithParent).
     if (definition?.operation === OperationTypeNode.QUERY && !loadsWithParent(args.schema, args.document)) {
       window.compiles++;
-      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined);
-      if (isCompiledQuery(result)) {
+      const result = compiler.compileQuery(args.schema, args.document, args.operationName ?? undefined);
+      if (compiler.isCompiledQuery(result)) {
         entry = { query: result, variables: definition.variableDefinitions ?? [] };
         counters.compiled++;
       }

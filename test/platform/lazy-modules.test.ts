@@ -3,7 +3,8 @@
  * node-postgres, nor the LDAP client, nor openid-client/jose, and a start on an existing database
  * does not load the argon2 binding: they are imported at first use (dynamic `import()`). Nor does
  * it load the YAML parser (no provisioning files), the TOML parser (no ldap.toml) or prom-client
- * (METRICS_ENABLED off): loaded with `require()` when first needed. Read
+ * (METRICS_ENABLED off): loaded with `require()` when first needed; nor graphql-jit, loaded at
+ * the first hot GraphQL document (http/use-execution.ts). Read
  * from the modules the server process resolved (test/support/module-log.mjs, a module hook), not
  * from timings or memory; the packages every start needs are checked too, so the log is known
  * to be complete.
@@ -53,7 +54,7 @@ describe.skipIf(onPostgres)('modules loaded by a SQLite service without LDAP or 
   it('leave out node-postgres, the LDAP and OpenID clients; argon2 only when the start hashes', async () => {
     const fresh = await packagesLoaded('fresh');
     for (const needed of ['graphql-yoga', 'better-sqlite3', '@prisma/client', '@node-rs/argon2']) expect(fresh).toContain(needed);
-    for (const lazy of ['pg', '@prisma/adapter-pg', 'ldapts', 'openid-client', 'jose', 'yaml', 'smol-toml', 'prom-client']) {
+    for (const lazy of ['pg', '@prisma/adapter-pg', 'ldapts', 'openid-client', 'jose', 'yaml', 'smol-toml', 'prom-client', 'graphql-jit']) {
       expect(fresh).not.toContain(lazy);
     }
 
