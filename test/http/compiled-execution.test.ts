@@ -43,11 +43,20 @@ describe('hot documents compiled', () => {
       { hidden: true },
       4,
     ],
+    [
+      // graphql-jit generates JavaScript from the document: literals that read as code stay data.
+      'string literals that read as JavaScript',
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a template placeholder in the document is the attack
+      '{ viewer { a: can(action: "x\\"); globalThis.pwned = 1; (\\"", scope: "`${globalThis.pwned = 2}` </script> \\\\") login } }',
+      undefined,
+      4,
+    ],
     // An answer with errors is made again by graphql-js, and the document runs interpreted since.
     ['a field error (compiled once, then interpreted)', '{ viewer { login } userPermissions(userId: 999999) { action } }', undefined, 1],
   ])('%s: compiled at the third run, every answer the same bytes', async (_name, query, variables, compiled) => {
     const { answers, compiledRuns } = await runs(6, query, variables);
     expect(compiledRuns).toBe(compiled);
+    expect((globalThis as { pwned?: number }).pwned).toBeUndefined();
     expect(answers[0]?.text).toContain('"data"');
     for (const answer of answers) expect(answer).toEqual(answers[0]);
   });
