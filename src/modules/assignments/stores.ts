@@ -13,8 +13,8 @@ import { directAssignments, teamAssignments } from '../../kernel/held-roles.js';
 import { requirement } from '../../kernel/requirements.js';
 import { loadInChunks } from '../../platform/database.js';
 import { type AssignableRole, currentRoleSelect } from './assignable.js';
-import type { SubjectStore } from './core.js';
 import { addTeamRoleInput, addUserRoleInput, setTeamRolesInput, setUserRolesInput } from './inputs.js';
+import type { SubjectStore } from './subject-store.js';
 
 const ESCALATE = 'unless the action is held on permissions:type:escalate';
 const DELEGATION = `and every permission of the role (delegation) ${ESCALATE}`;
@@ -80,6 +80,13 @@ export const userStore: SubjectStore = {
     });
     return rows.map((r) => r.role);
   },
+  async currentUids(tx, caller, id, orgId) {
+    const rows = await tx.userRole.findMany({
+      where: { orgId, userId: id, role: currentRoleSelect(caller.orgId).where },
+      select: { role: { select: { uid: true } } },
+    });
+    return rows.map((r) => r.role.uid);
+  },
   async assign(tx, id, orgId, roleIds) {
     await tx.userRole.createMany({ data: roleIds.map((roleId) => ({ orgId, userId: id, roleId })) });
   },
@@ -130,6 +137,13 @@ export const teamStore: SubjectStore = {
       select: { role: { include: currentRoleSelect(caller.orgId).include } },
     });
     return rows.map((r) => r.role);
+  },
+  async currentUids(tx, caller, id) {
+    const rows = await tx.teamRole.findMany({
+      where: { teamId: id, role: currentRoleSelect(caller.orgId).where },
+      select: { role: { select: { uid: true } } },
+    });
+    return rows.map((r) => r.role.uid);
   },
   async assign(tx, id, orgId, roleIds) {
     await tx.teamRole.createMany({ data: roleIds.map((roleId) => ({ teamId: id, orgId, roleId })) });
