@@ -35,7 +35,7 @@ const holds = (pairs: { action: string; scope: string }[], action: string) => pa
 async function graphqlActions(): Promise<string[]> {
   const out = await gql(app, 'query($u: Int!) { userPermissions(userId: $u) { action scope } }', { u: subject.id });
   expectOutcome(out, 200);
-  return (out.data?.userPermissions as { action: string }[]).map((x) => x.action);
+  return ((out.data?.userPermissions ?? []) as { action: string }[]).map((x) => x.action);
 }
 
 beforeAll(async () => {

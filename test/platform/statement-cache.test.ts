@@ -49,10 +49,10 @@ describe.skipIf(onPostgres)('reused prepared statements (SQLite)', () => {
   it(`past ${STATEMENT_CACHE_SIZE} distinct texts, evicted ones are prepared again and answer right`, async () => {
     const texts = STATEMENT_CACHE_SIZE + 20;
     for (let i = 0; i < texts; i++) {
-      const [row] = await app.database.prisma.$queryRawUnsafe<{ n: number }[]>(`SELECT ${i} AS n, ? AS k`, i * 2);
+      const [row] = await app.database.prisma.$queryRawUnsafe<{ n: number; k: number }[]>(`SELECT ${i} AS n, ? AS k`, i * 2);
       expect([Number(row?.n), Number(row?.k)]).toEqual([i, i * 2]);
     }
-    const [first] = await app.database.prisma.$queryRawUnsafe<{ n: number }[]>('SELECT 0 AS n, ? AS k', 7);
+    const [first] = await app.database.prisma.$queryRawUnsafe<{ n: number; k: number }[]>('SELECT 0 AS n, ? AS k', 7);
     expect([Number(first?.n), Number(first?.k)]).toEqual([0, 7]);
   });
 });
