@@ -5,9 +5,10 @@
  * step warms the cache with a request, changes something through a door, and asks again: the
  * very next request sees the change, compressed or not, on REST and GraphQL.
  */
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { ADMIN, authHeader, createTestApp, type TestApp } from '../support/app.js';
 import { expectOutcome, gql, rest } from '../support/requests.js';
 import { type Actor, createRole, createUser, p } from '../support/subjects.js';
 
@@ -88,6 +89,46 @@ describe('a listing answered from its cached bytes', () => {
     const restore = { name: 'custom:shared-many', version: 3, permissions: MANY };
     expectOutcome(await rest(app, 'PUT', '/api/access-control/roles/shared-many', { json: restore }), 200);
     expect((await own())['shared:act']).toHaveLength(MANY.length);
+  });
+});
+
+describe('over real HTTP, behind the compression middleware (app.listener, as main.ts serves it)', () => {
+  it('the cached bytes go out once encoded, as the middleware would have chosen, Vary once', async () => {
+    const server = createServer(app.listener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const get = (acceptEncoding: string) =>
+      new Promise<{ headers: IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+        const headers = { authorization: authHeader(ADMIN), 'accept-encoding': acceptEncoding };
+        const req = httpRequest(
+          { host: '127.0.0.1', port, path: `/api/access-control/users/${subject.id}/permissions`, headers },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end();
+      });
+    try {
+      const plain = await get('identity');
+      for (const [accept, decode] of [
+        ['br', brotliDecompressSync],
+        ['gzip', gunzipSync],
+      ] as const) {
+        await get(accept); // warms the cached bytes
+        const answer = await get(accept);
+        expect(answer.headers['content-encoding']).toBe(accept);
+        expect(answer.headers.vary?.match(/accept-encoding/gi)).toHaveLength(1);
+        expect(Number(answer.headers['content-length'])).toBe(answer.body.byteLength);
+        expect(decode(answer.body).toString('utf8')).toBe(plain.body.toString('utf8'));
+      }
+      expect(plain.headers['content-encoding']).toBeUndefined();
+    } finally {
+      server.close();
+    }
   });
 });
 
