@@ -2,11 +2,18 @@
  * The scale benchmark (issue 20 item 1b): the service started as `npm start` starts it on a
  * large database and on a small one, the same figures on both and their ratio (flat in size
  * means close to 1x): start time (spawn to listening), RSS after start and after the figures,
- * the permission listing of a user holding 50 roles cold (first request for that user) and warm
+ * the permission listing of a user holding 50 roles cold (first request for that user, once
+ * listings of other users warmed the code; and among the first requests after start) and warm
  * (the same again), assigning a role, creating a role, and `GET /api/access-control/roles`
  * (time and size, cold after a role write and warm) and one page of it (`perpage=50`: after a
  * role write, again, and with the listing cached). Medians of `--samples` requests each, over
  * HTTP on 127.0.0.1, authenticated with an Admin API key. Asserts nothing.
+ *
+ * Beside them, the floor of one request measured the same way (the same fetch client and headers,
+ * Accept-Encoding included): the service's cheapest route (`GET /api/health`), and a bare
+ * node:http server (bench/bare-http.mjs) answering 3 bytes, and as many bytes as the listing,
+ * compressed once and sent from memory (what a cached answer costs at best). The warm listing is
+ * also timed with `Accept-Encoding: identity`, and its size printed as JSON and as sent.
  *
  *   npm run bench -- scale [sizes of bench/scale-db.ts for the large database] [--samples 20]
  *       [--big <built.db>] [--small <built.db>] [--quick] [--root <checkout>]
@@ -20,8 +27,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildScaleDatabase, HEAVY_ROLES, heavyRoles, SCALE_PASSWORD, type ScaleSpec, specFromArgs } from './scale-db.js';
-import { fmt, median, mib, printTable } from './support/load.js';
-import { ROOT, startService, treeRss } from './support/processes.js';
+import { fmt, median } from './support/load.js';
+import { ROOT, type Started, startProcess, startService, treeCpuMs, treeRss } from './support/processes.js';
+import { type Figures, printScaleTable } from './support/scale-table.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -36,26 +44,13 @@ const { values: flags } = parseArgs({
   },
 });
 const samples = Number(flags.samples);
+/** Listings of ordinary users that warm the service's code before the cold figure. */
+const WARM_UP_LISTINGS = 200;
+/** Warm requests whose server CPU is summed (/proc's 10 ms ticks need a few hundred of them). */
+const CPU_REQUESTS = 300;
 /** Roles per page of the paged listing figures (`?perpage=50&page=2`). */
 const PAGE_SIZE = 50;
 const root = resolve(String(flags.root));
-
-interface Figures {
-  startMs: number;
-  rssIdle: number;
-  coldMs: number;
-  warmMs: number;
-  assignMs: number;
-  createMs: number;
-  rolesColdMs: number;
-  rolesMs: number;
-  rolesBytes: number;
-  pageColdMs: number;
-  pageMs: number;
-  pageCachedMs: number;
-  pageBytes: number;
-  rssAfter: number;
-}
 
 async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   const started = performance.now();
@@ -63,8 +58,22 @@ async function timed<T>(fn: () => Promise<T>): Promise<[number, T]> {
   return [performance.now() - started, value];
 }
 
+/** `fn`'s result and the CPU milliseconds process `pid` (and its children) used meanwhile. */
+async function cpuOf<T>(pid: number, fn: () => Promise<T>): Promise<[number, T]> {
+  const before = treeCpuMs(pid);
+  const value = await fn();
+  return [treeCpuMs(pid) - before, value];
+}
+
+/** Medians of `samples` GETs of `url` with `headers`, read to the end. */
+async function medianGet(url: string, headers: Record<string, string>): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) times.push((await timed(async () => (await fetch(url, { headers })).arrayBuffer()))[0]);
+  return median(times);
+}
+
 /** Starts the service on a copy of `db` and measures the figures (module comment). */
-async function measure(db: string, heavyIds: number[], roleCount: number, dir: string): Promise<Figures> {
+async function measure(db: string, heavyIds: number[], roleCount: number, dir: string, bare: Started): Promise<Figures> {
   const copy = join(dir, `run-${Date.now()}.db`);
   copyFileSync(db, copy);
   const spawned = performance.now();
@@ -91,33 +100,68 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
     await call('GET', '/api/access-control/user/permissions'); // the key's own index, cached
     const users = heavyIds.slice(0, samples);
     const cold: number[] = [];
+    const coldStart: number[] = [];
     const warm: number[] = [];
-    for (const id of users) {
-      const [ms, text] = await timed(() => call('GET', `/api/access-control/users/${id}/permissions`));
+    const pid = service.proc.pid as number;
+    let coldCpu = 0;
+    const half = Math.max(1, Math.floor(users.length / 2));
+    for (const [i, id] of users.entries()) {
+      // The first half right after start (code not yet compiled, heap young); the rest once
+      // WARM_UP_LISTINGS listings of ordinary users (ids from 2) warmed the code: data cold only.
+      if (i === half) for (let u = 0; u < WARM_UP_LISTINGS; u++) await call('GET', `/api/access-control/users/${2 + u}/permissions`);
+      const [cpu, [ms, text]] = await cpuOf(pid, () => timed(() => call('GET', `/api/access-control/users/${id}/permissions`)));
       if ((JSON.parse(text) as unknown[]).length < HEAVY_ROLES) throw new Error(`user ${id} holds fewer permissions than roles`);
-      cold.push(ms);
+      if (i < half) coldStart.push(ms);
+      else {
+        cold.push(ms);
+        coldCpu += cpu;
+      }
     }
     for (let i = 0; i < samples; i++) warm.push((await timed(() => call('GET', `/api/access-control/users/${users[0]}/permissions`)))[0]);
+    const listingUrl = `${base}/api/access-control/users/${users[0]}/permissions`;
+    const [warmCpu] = await cpuOf(pid, async () => {
+      for (let i = 0; i < CPU_REQUESTS; i++) await (await fetch(listingUrl, { headers })).arrayBuffer();
+    });
+    const [bareCpu] = await cpuOf(bare.proc.pid as number, async () => {
+      for (let i = 0; i < CPU_REQUESTS; i++) await (await fetch(`http://127.0.0.1:${bare.port}/?bytes=0`, { headers })).arrayBuffer();
+    });
+    const warmIdentityMs = await medianGet(listingUrl, { ...headers, 'accept-encoding': 'identity' });
+    const sent = await fetch(listingUrl, { headers });
+    const listingBytes = (await sent.arrayBuffer()).byteLength;
+    const listingEncoding = sent.headers.get('content-encoding') ?? 'identity';
+    // NaN when streamed (no Content-Length: the compression middleware's answers).
+    const listingSentBytes = Number(sent.headers.get('content-length') ?? Number.NaN);
+    // The floor, measured the same way, now (the machine's load of this moment).
+    const healthMs = await medianGet(`${base}/api/health`, headers);
+    const bareBase = `http://127.0.0.1:${bare.port}`;
+    const bareSmallMs = await medianGet(`${bareBase}/?bytes=0`, headers);
+    const bareListingMs = await medianGet(`${bareBase}/?bytes=${listingBytes}`, headers);
     const assign: number[] = [];
     const create: number[] = [];
     const stamp = Date.now().toString(36);
+    // Summed per call: each delta is off by up to a tick, the sum over many calls much less.
+    const writeCpu = { assign: 0, create: 0 };
     for (let i = 0; i < samples; i++) {
       // A role the heavy user does not hold yet (scale-db.ts heavyRoles).
       const h = i % users.length;
       const held = heavyRoles(h, roleCount);
       let free = (h * 7 + Math.floor(i / users.length) * 3 + 1) % roleCount;
       while (held.has(free)) free = (free + 1) % roleCount;
-      assign.push((await timed(() => call('POST', `/api/access-control/users/${users[h]}/roles`, { roleUid: `scale_${free}` })))[0]);
-      create.push(
-        (
-          await timed(() =>
-            call('POST', '/api/access-control/roles', {
-              name: `custom:bench:${stamp}:${i}`,
-              permissions: [{ action: 'teams:read', scope: 'teams:*' }],
-            }),
-          )
-        )[0],
+      const [assignCpu, [assignMs]] = await cpuOf(pid, () =>
+        timed(() => call('POST', `/api/access-control/users/${users[h]}/roles`, { roleUid: `scale_${free}` })),
       );
+      assign.push(assignMs);
+      writeCpu.assign += assignCpu;
+      const [createCpu, [createMs]] = await cpuOf(pid, () =>
+        timed(() =>
+          call('POST', '/api/access-control/roles', {
+            name: `custom:bench:${stamp}:${i}`,
+            permissions: [{ action: 'teams:read', scope: 'teams:*' }],
+          }),
+        ),
+      );
+      create.push(createMs);
+      writeCpu.create += createCpu;
     }
     // The role listing: cold (the create above moved the listing cache's stamp), then warm.
     const [rolesColdMs, rolesText] = await timed(() => call('GET', '/api/access-control/roles'));
@@ -144,8 +188,21 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
     return {
       startMs,
       rssIdle,
-      coldMs: median(cold),
+      coldMs: median(cold.length > 0 ? cold : coldStart),
+      coldStartMs: median(coldStart),
       warmMs: median(warm),
+      warmIdentityMs,
+      coldCpuMs: coldCpu / Math.max(1, cold.length),
+      warmCpuMs: warmCpu / CPU_REQUESTS,
+      assignCpuMs: writeCpu.assign / samples,
+      createCpuMs: writeCpu.create / samples,
+      bareCpuMs: bareCpu / CPU_REQUESTS,
+      listingBytes,
+      listingSentBytes,
+      listingEncoding,
+      healthMs,
+      bareSmallMs,
+      bareListingMs,
       assignMs: median(assign),
       createMs: median(create),
       rolesColdMs,
@@ -181,34 +238,30 @@ try {
   const big = await prepare(flags.big, bigSpec, 'large');
   const small = await prepare(flags.small, smallSpec, 'small');
   const roleCount = (spec: ScaleSpec) => Math.max(spec.roles, HEAVY_ROLES);
-  const large = await measure(big.path, big.heavyIds, roleCount(bigSpec), dir);
-  const little = await measure(small.path, small.heavyIds, roleCount(smallSpec), dir);
-  const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`;
-  const row = (name: string, a: number, b: number, show: (n: number) => string) => [name, show(a), show(b), `${fmt(a / b, 2)}x`];
+  const bare = await startProcess({
+    argv: [process.execPath, join(ROOT, 'bench', 'bare-http.mjs')],
+    cwd: ROOT,
+    env: { PORT: '0' },
+    ready: /^listening \d+/,
+    portOf: (line) => Number(line.split(' ')[1]),
+  });
+  let large: Figures;
+  let little: Figures;
+  try {
+    large = await measure(big.path, big.heavyIds, roleCount(bigSpec), dir, bare);
+    little = await measure(small.path, small.heavyIds, roleCount(smallSpec), dir, bare);
+  } finally {
+    await bare.stop();
+  }
   console.log(
     `\nlarge: ${fmt(bigSpec.users)} users, ${fmt(bigSpec.roles)} roles, ${fmt(bigSpec.assignments)} assignments; ` +
       `small: ${fmt(smallSpec.users)} users, ${fmt(smallSpec.roles)} roles, ${fmt(smallSpec.assignments)} assignments; medians of ${samples}`,
   );
-  printTable(
-    ['figure', 'large', 'small', 'large / small'],
-    [
-      row('start (spawn to listening)', large.startMs, little.startMs, ms),
-      row('RSS 3 s after start', large.rssIdle, little.rssIdle, mib),
-      row(`cold permission listing, ${HEAVY_ROLES}-role user`, large.coldMs, little.coldMs, ms),
-      row(`warm permission listing, ${HEAVY_ROLES}-role user`, large.warmMs, little.warmMs, ms),
-      row('assign a role to a user', large.assignMs, little.assignMs, ms),
-      row('create a role', large.createMs, little.createMs, ms),
-      row('GET /api/access-control/roles, cold (after a role write)', large.rolesColdMs, little.rolesColdMs, ms),
-      row('GET /api/access-control/roles, warm', large.rolesMs, little.rolesMs, ms),
-      row('GET /api/access-control/roles size', large.rolesBytes, little.rolesBytes, (n) => `${fmt(n / 1e6, 2)} MB`),
-      row(`a page of ${PAGE_SIZE} roles, cold (after a role write)`, large.pageColdMs, little.pageColdMs, ms),
-      row(`a page of ${PAGE_SIZE} roles, again (from the database too)`, large.pageMs, little.pageMs, ms),
-      row(`a page of ${PAGE_SIZE} roles, listing cached`, large.pageCachedMs, little.pageCachedMs, ms),
-      row(`a page of ${PAGE_SIZE} roles, size`, large.pageBytes, little.pageBytes, (n) => `${fmt(n / 1e3, 1)} kB`),
-      row('RSS after the figures', large.rssAfter, little.rssAfter, mib),
-    ],
+  printScaleTable(large, little, { pageSize: PAGE_SIZE, cpuRequests: CPU_REQUESTS });
+  console.log(
+    'Latencies over HTTP on 127.0.0.1, one request at a time, API key, fetch (undici) from this process; the floor rows are\n' +
+      'that client and the loopback alone. One run on a shared machine: noisy.',
   );
-  console.log('Latencies over HTTP on 127.0.0.1, one request at a time, API key; one run on a shared machine: noisy.');
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

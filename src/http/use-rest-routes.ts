@@ -18,6 +18,7 @@ import { ANONYMOUS, type Principal } from '../kernel/principal.js';
 import type { Services } from '../modules/services.js';
 import type { Route, SiteSettings } from '../modules/shared/rest.js';
 import type { Logger } from '../platform/logger.js';
+import { isSharedAnswer, sharedAnswer } from './answer-cache.js';
 import { clientAddress } from './auth/cookies.js';
 import { readJsonBody, refuseCrossSite, requireJsonType, trustedOrigins } from './body.js';
 import { tagRoute } from './request-route.js';
@@ -59,7 +60,12 @@ type ResponseClass = typeof Response;
  * API-key `GET /api/access-control/user/permissions`, measured by bench/http.ts). Same status,
  * headers and body as responses.ts `json`.
  */
-function jsonAnswer(ResponseClass: ResponseClass, status: number, body: unknown): Response {
+function jsonAnswer(ResponseClass: ResponseClass, status: number, body: unknown, request: Request): Response {
+  if (isSharedAnswer(body)) {
+    // A frozen value (a cached index's listing): its bytes made once (answer-cache.ts).
+    const shared = sharedAnswer(body, request.headers.get('accept-encoding'));
+    return new ResponseClass(shared.body, { status, headers: shared.headers });
+  }
   return new ResponseClass(`${JSON.stringify(body)}\n`, { status, headers: { 'content-type': 'application/json; charset=utf-8' } });
 }
 
@@ -159,7 +165,7 @@ function createRestRouter(deps: RestRouterDeps): {
         site: deps.site,
       };
       const result = anonymous ? await route.handler(input) : await deps.services.access.run(principal, () => route.handler(input));
-      return result instanceof Response ? result : jsonAnswer(ResponseClass, route.status ?? 200, result);
+      return result instanceof Response ? result : jsonAnswer(ResponseClass, route.status ?? 200, result, request);
     } catch (error) {
       const response = errorResponse(error, deps.log);
       return anonymous ? anonymousFailure(response) : response;

@@ -82,11 +82,34 @@ export async function snapshotRole(tx: Tx, roleId: number): Promise<RoleSnapshot
   const role = await tx.role.findUnique({
     where: { id: roleId },
     include: {
-      permissions: { select: { action: true, scope: true }, orderBy: [{ action: 'asc' }, { scope: 'asc' }] },
+      permissions: { select: SNAPSHOT_PERMISSIONS.select, orderBy: SNAPSHOT_PERMISSIONS.orderBy },
       basicGrants: { where: { orgId: 0 }, select: { basicRole: true }, orderBy: { basicRole: 'asc' } },
     },
   });
-  if (!role) return null;
+  return (
+    role &&
+    roleSnapshotOf(
+      role,
+      role.basicGrants.map((g) => g.basicRole),
+    )
+  );
+}
+
+/** How a snapshot reads a role's permissions: action and scope, sorted (a `permissions` include). */
+export const SNAPSHOT_PERMISSIONS = {
+  select: { action: true, scope: true },
+  orderBy: [{ action: 'asc' as const }, { scope: 'asc' as const }],
+};
+
+/**
+ * The RoleSnapshot of a role row read with its permissions as SNAPSHOT_PERMISSIONS reads them, and
+ * the basic roles granting it (`grants`): for a write that has just read or written the row
+ * itself (a new role has no grant), so it need not be read again.
+ */
+export function roleSnapshotOf(
+  role: Omit<RoleSnapshot, 'permissions' | 'grants'> & { permissions: { action: string; scope: string }[] },
+  grants: string[],
+): RoleSnapshot {
   return {
     uid: role.uid,
     orgId: role.orgId,
@@ -97,7 +120,7 @@ export async function snapshotRole(tx: Tx, roleId: number): Promise<RoleSnapshot
     hidden: role.hidden,
     version: role.version,
     permissions: role.permissions,
-    grants: role.basicGrants.map((g) => g.basicRole),
+    grants,
   };
 }
 

@@ -112,6 +112,22 @@ describe('delegation coverage', () => {
 });
 
 describe('index views', () => {
+  it('shares one deeply frozen pairs list and scope map per index, equal to the copies', () => {
+    const held = idx(['b:x', 'y:*'], ['a:x', '']);
+    expect(held.pairs()).toBe(held.pairs());
+    expect(held.scopeMap()).toBe(held.scopeMap());
+    expect(held.pairs()).toEqual(held.list());
+    expect(held.scopeMap()).toEqual(held.toScopeMap());
+    const frozen = [held.pairs(), ...held.pairs(), held.scopeMap(), ...Object.values(held.scopeMap())].map(Object.isFrozen);
+    expect(frozen.every(Boolean)).toBe(true);
+    // The copies are the callers' own to change.
+    expect([Object.isFrozen(held.list()), Object.isFrozen(held.toScopeMap()), Object.isFrozen(held.toScopeMap()['a:x'])]).toEqual([
+      false,
+      false,
+      false,
+    ]);
+  });
+
   it('lists and maps permissions sorted and deduplicated', () => {
     const held = idx(['b:x', 'y:*'], ['a:x', ''], ['b:x', '*'], ['b:x', 'y:*'], ['b:x', 'y:id:1']);
     expect(held.size).toBe(4);

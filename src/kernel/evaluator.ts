@@ -35,8 +35,10 @@ const PREFIX_SCAN_LIMIT = 8;
 /** Immutable index of a set of permissions, keyed by action. */
 export class PermissionIndex {
   private readonly byAction: Map<string, ActionScopes>;
-  /** `list()`'s pairs, once asked (the index is immutable). */
-  private sortedPairs: readonly PermissionPair[] | undefined;
+  /** `pairs()`, once asked (the index is immutable). */
+  private sortedPairs: readonly Readonly<PermissionPair>[] | undefined;
+  /** `scopeMap()`, once asked. */
+  private scopes: Readonly<Record<string, readonly string[]>> | undefined;
 
   private constructor(byAction: Map<string, ActionScopes>) {
     this.byAction = byAction;
@@ -107,33 +109,46 @@ export class PermissionIndex {
     return missing;
   }
 
-  /** Map action -> sorted scopes, the shape of GET /api/access-control/user/permissions. */
+  /** Map action -> sorted scopes, the shape of GET /api/access-control/user/permissions (a new object each call). */
   toScopeMap(): Record<string, string[]> {
-    const out: Record<string, string[]> = {};
-    for (const { action, scope } of this.sorted()) {
-      const scopes = out[action];
-      if (scopes) scopes.push(scope);
-      else out[action] = [scope];
+    return Object.fromEntries(Object.entries(this.scopeMap()).map(([action, scopes]) => [action, [...scopes]]));
+  }
+
+  /**
+   * `toScopeMap()` made once and deeply frozen: the same object for every request of a cached
+   * index, so the REST door serializes and compresses it once (http/answer-cache.ts).
+   */
+  scopeMap(): Readonly<Record<string, readonly string[]>> {
+    if (!this.scopes) {
+      const out: Record<string, string[]> = {};
+      for (const { action, scope } of this.pairs()) {
+        const scopes = out[action];
+        if (scopes) scopes.push(scope);
+        else out[action] = [scope];
+      }
+      for (const scopes of Object.values(out)) Object.freeze(scopes);
+      this.scopes = Object.freeze(out);
     }
-    return out;
+    return this.scopes;
   }
 
   /** Every held permission, sorted by action then scope (a new array each call). */
   list(): PermissionPair[] {
-    return [...this.sorted()];
+    return [...this.pairs()];
   }
 
   /**
-   * The sorted pairs, computed once: an index never changes after `from`, and a cached one is
-   * listed by every request of its principal (issue 20: the sort ran on each of them).
+   * The sorted pairs, computed once and deeply frozen: an index never changes after `from`, and
+   * a cached one is listed by every request of its principal (issue 20: the sort ran on each of
+   * them; the same array lets the REST door reuse its JSON, http/answer-cache.ts).
    */
-  private sorted(): readonly PermissionPair[] {
+  pairs(): readonly Readonly<PermissionPair>[] {
     if (!this.sortedPairs) {
-      const out: PermissionPair[] = [];
+      const out: Readonly<PermissionPair>[] = [];
       for (const action of [...this.byAction.keys()].sort()) {
-        for (const scope of this.scopesOf(action)) out.push({ action, scope });
+        for (const scope of this.scopesOf(action)) out.push(Object.freeze({ action, scope }));
       }
-      this.sortedPairs = out;
+      this.sortedPairs = Object.freeze(out);
     }
     return this.sortedPairs;
   }

@@ -39,6 +39,7 @@ describe('parseId: both doors', () => {
     { value: '5', id: 5 },
     { value: MAX_ID, id: MAX_ID },
     { value: String(MAX_ID), id: MAX_ID },
+    { value: '007', id: 7 },
   ];
   it.each(accepted)('$value -> $id', ({ value, id }) => {
     expect(parseId('teamId', value)).toBe(id);
@@ -56,6 +57,11 @@ describe('parseId: both doors', () => {
     { value: '-1', message: 'teamId is required and must be a positive whole number' },
     { value: undefined, message: 'teamId is required and must be a positive whole number' },
     { value: null, message: 'teamId is required and must be a positive whole number' },
+    // Past the fast path of valid ids: what it must leave to the schema.
+    { value: Number.NaN, message: 'teamId' },
+    { value: Number.POSITIVE_INFINITY, message: 'teamId' },
+    { value: ' 5', message: 'teamId is required and must be a positive whole number' },
+    { value: '5.0', message: 'teamId is required and must be a positive whole number' },
   ];
   it.each(refused)('$value -> 400', ({ value, message }) => {
     let thrown: unknown;

@@ -48,12 +48,14 @@ export interface HeldEntry {
 }
 
 /**
- * Estimated bytes of an entry: two UTF-16 strings per permission plus Map/Set overhead, and each
- * role's strings plus the row object's overhead.
+ * Estimated bytes of an entry: two UTF-16 strings per permission plus Map/Set overhead, the JSON
+ * the REST door may keep of its two listings (http/answer-cache.ts: the pairs and the scope map,
+ * each at most about the strings plus 32 bytes of punctuation per permission), and each role's
+ * strings plus the row object's overhead.
  */
 function estimateBytes(entry: HeldEntry): number {
   let bytes = 256;
-  for (const p of entry.index.list()) bytes += 2 * (p.action.length + p.scope.length) + 96;
+  for (const p of entry.index.pairs()) bytes += 4 * (p.action.length + p.scope.length) + 96 + 64;
   for (const r of entry.roles)
     bytes += 2 * (r.uid.length + r.name.length + r.displayName.length + r.description.length + r.group.length) + 256;
   return bytes;

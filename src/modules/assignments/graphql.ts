@@ -11,7 +11,7 @@ import type { RoleQuery } from '../roles/service.js';
 import { batchByPath } from '../shared/batch.js';
 import { builder } from '../shared/builder.js';
 import { MessagePayload } from '../shared/message.js';
-import type { ListOptions } from './core.js';
+import type { ListOptions } from './listing.js';
 import { teamRoleRequirements, userRoleRequirements } from './stores.js';
 
 builder.mutationFields((t) => ({

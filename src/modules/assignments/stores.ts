@@ -5,6 +5,8 @@
  * subject is found behind the organization wall, what each operation requires, and Grafana's
  * success texts (pkg/api access-control handlers of the enterprise API).
  */
+
+import { BASIC_PREFIX } from '../../kernel/builtin-roles.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { notFound } from '../../kernel/errors.js';
 import { all, permission } from '../../kernel/evaluator.js';
@@ -13,13 +15,20 @@ import { directAssignments, teamAssignments } from '../../kernel/held-roles.js';
 import { requirement } from '../../kernel/requirements.js';
 import { loadInChunks } from '../../platform/database.js';
 import { type AssignableRole, currentRoleSelect } from './assignable.js';
-import type { SubjectStore } from './core.js';
 import { addTeamRoleInput, addUserRoleInput, setTeamRolesInput, setUserRolesInput } from './inputs.js';
+import type { SubjectStore } from './subject-store.js';
 
 const ESCALATE = 'unless the action is held on permissions:type:escalate';
 const DELEGATION = `and every permission of the role (delegation) ${ESCALATE}`;
 /** Assignments in the order of every role listing: by role name, then role id (roles/listing.ts BY_NAME). */
 const BY_ROLE_NAME = [{ role: { name: 'asc' as const } }, { roleId: 'asc' as const }];
+
+/**
+ * The LIKE pattern of basic roles' names: what currentRoleSelect's `NOT startsWith BASIC_PREFIX`
+ * leaves out, written as Prisma writes it (LIKE: ASCII case-insensitive on SQLite, exact on
+ * PostgreSQL, on both sides alike). BASIC_PREFIX holds no LIKE wildcard.
+ */
+const BASIC_NAMES = `${BASIC_PREFIX}%`;
 
 const SET_DELEGATION = `and every permission of each role added or removed (delegation) ${ESCALATE}`;
 
@@ -80,6 +89,14 @@ export const userStore: SubjectStore = {
     });
     return rows.map((r) => r.role);
   },
+  async currentUids(tx, caller, id, orgId) {
+    // currentRoleSelect's filter in one statement (Prisma reads the rows, then their roles: two).
+    const rows = await tx.$queryRaw<{ uid: string }[]>`SELECT "Role"."uid" FROM "UserRole"
+      JOIN "Role" ON "Role"."id" = "UserRole"."roleId"
+      WHERE "UserRole"."orgId" = ${orgId} AND "UserRole"."userId" = ${id}
+      AND "Role"."orgId" IN (0, ${caller.orgId}) AND "Role"."name" NOT LIKE ${BASIC_NAMES}`;
+    return rows.map((r) => r.uid);
+  },
   async assign(tx, id, orgId, roleIds) {
     await tx.userRole.createMany({ data: roleIds.map((roleId) => ({ orgId, userId: id, roleId })) });
   },
@@ -130,6 +147,14 @@ export const teamStore: SubjectStore = {
       select: { role: { include: currentRoleSelect(caller.orgId).include } },
     });
     return rows.map((r) => r.role);
+  },
+  async currentUids(tx, caller, id) {
+    // As the users' store: one statement.
+    const rows = await tx.$queryRaw<{ uid: string }[]>`SELECT "Role"."uid" FROM "TeamRole"
+      JOIN "Role" ON "Role"."id" = "TeamRole"."roleId"
+      WHERE "TeamRole"."teamId" = ${id}
+      AND "Role"."orgId" IN (0, ${caller.orgId}) AND "Role"."name" NOT LIKE ${BASIC_NAMES}`;
+    return rows.map((r) => r.uid);
   },
   async assign(tx, id, orgId, roleIds) {
     await tx.teamRole.createMany({ data: roleIds.map((roleId) => ({ teamId: id, orgId, roleId })) });

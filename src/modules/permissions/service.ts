@@ -9,7 +9,6 @@
 import type { Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
-import { notFound } from '../../kernel/errors.js';
 import { PermissionIndex, permission } from '../../kernel/evaluator.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput, wholeNumberText } from '../../kernel/inputs.js';
@@ -18,6 +17,7 @@ import { requirement } from '../../kernel/requirements.js';
 import type { RoleQuery } from '../roles/service.js';
 import { type AccessCheck, type AccessGrant, grantsOf } from './explain.js';
 import { checkInput, permissionSearchInput } from './inputs.js';
+import { Members } from './members.js';
 
 /** What the listings need (service-interface.md "Required permissions"). */
 export const permissionRequirements = {
@@ -36,29 +36,29 @@ export const permissionRequirements = {
 export type PermissionSearchResult = Record<string, Record<string, string[]>>;
 
 export class PermissionService {
-  constructor(private readonly deps: FeatureDeps) {}
+  private readonly members: Members;
 
-  /** A user or service account of the caller's organization as a principal acting there. */
-  private async member(caller: SignedInPrincipal, userId: number): Promise<SignedInPrincipal> {
-    const membership = await this.deps.db.orgUser.findUnique({
-      where: { orgId_userId: { orgId: caller.orgId, userId } },
-      select: { role: true, user: true },
-    });
-    if (!membership) throw notFound('USER_NOT_FOUND', 'user', userId);
-    return principalOf(membership.user, caller.orgId, membership.role, 'none');
+  constructor(private readonly deps: FeatureDeps) {
+    this.members = new Members(deps);
+  }
+
+  /** A user or service account of the caller's organization as a principal acting there (members.ts). */
+  private member(caller: SignedInPrincipal, userId: number): Promise<SignedInPrincipal> {
+    return this.members.of(caller, userId);
   }
 
   /**
    * The caller's effective permissions as a map action -> sorted scopes (GET
    * /api/access-control/user/permissions). `reloadCache` drops the caller's cached index first,
-   * so the answer is read from the database. Needs only credentials.
+   * so the answer is read from the database. Needs only credentials. The map is the cached
+   * index's own, frozen (PermissionIndex.scopeMap): the same object while the index is cached.
    * @throws DomainError UNAUTHENTICATED (401), 404 in oss.
    */
-  async own(caller: Principal, options: { reloadCache?: boolean | null }): Promise<Record<string, string[]>> {
+  async own(caller: Principal, options: { reloadCache?: boolean | null }): Promise<Readonly<Record<string, readonly string[]>>> {
     this.deps.edition.assertAvailable();
     requireSignedIn(caller);
     if (options.reloadCache) this.deps.access.invalidatePrincipal(caller);
-    return (await this.deps.access.permissionsOf(caller)).toScopeMap();
+    return (await this.deps.access.permissionsOf(caller)).scopeMap();
   }
 
   /**
@@ -87,16 +87,17 @@ export class PermissionService {
    * Effective permissions of a user or service account in the caller's organization, as sorted
    * `{action, scope}` pairs: its direct roles there and global ones, its teams' roles there, the
    * basic role of its org role there, and basic:service_admin for a Service Admin. Needs
-   * users.permissions:read on users:id:<userId>.
+   * users.permissions:read on users:id:<userId>. The list is the cached index's own, frozen
+   * (PermissionIndex.pairs): the same array while the index is cached.
    * @throws DomainError VALIDATION_FAILED (400: userId), 401, ACCESS_DENIED (403),
    *   USER_NOT_FOUND (404: not a member of the caller's organization), 404 in oss.
    */
-  async ofUser(caller: Principal, userId: unknown): Promise<PermissionPair[]> {
+  async ofUser(caller: Principal, userId: unknown): Promise<readonly Readonly<PermissionPair>[]> {
     this.deps.edition.assertAvailable();
     requireSignedIn(caller);
     const id = parseId('userId', userId);
     await this.deps.access.check(caller, permissionRequirements.readUser.for({ userId: id }));
-    return (await this.deps.access.permissionsOf(await this.member(caller, id))).list();
+    return (await this.deps.access.permissionsOf(await this.member(caller, id))).pairs();
   }
 
   /**

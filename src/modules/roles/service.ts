@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
-import { recordAudit, roleAssignments, snapshotRole } from '../../kernel/audit.js';
+import { recordAudit, roleAssignments, roleSnapshotOf, SNAPSHOT_PERMISSIONS, snapshotRole } from '../../kernel/audit.js';
 import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
@@ -169,9 +169,10 @@ export class RoleService {
               version: input.version ?? 0,
               permissions: { create: permissions },
             },
-            select: { id: true },
+            include: { permissions: SNAPSHOT_PERMISSIONS },
           });
-          const after = await snapshotRole(tx, created.id);
+          // Its own row as just written (a new role is granted to no basic role): not read again.
+          const after = roleSnapshotOf(created, []);
           await recordAudit(tx, caller, { action: 'role.create', orgId, resource: { kind: 'role', id: uid }, after });
           return created;
         },

@@ -1,0 +1,58 @@
+/**
+ * The members whose permissions are listed (GET /api/access-control/users/:userId/permissions,
+ * the check of another user, the console's sources): a user or service account of the caller's
+ * organization as the principal it is there, with a cache of those found moments ago.
+ *
+ * The cache (issue 20: the warm listing read the membership and the user row, two statements,
+ * on every request): keyed by organization and user id; each entry stamped with the access
+ * generation read before its rows were read (AccessService.currentGeneration, moved by every
+ * write of the one write path and by every commit of another connection) and served only while
+ * the generation is unchanged, as the verified-key cache (api-keys/verifier.ts). Every write of a
+ * user, a membership or an org role goes through that write path, so a member removed, disabled
+ * or given another org role is read again at the very next request. Bounded in entries and in
+ * time (lru-cache). A miss (not a member: 404) is never cached.
+ */
+import { LRUCache } from 'lru-cache';
+import type { FeatureDeps } from '../../kernel/access.js';
+import { notFound } from '../../kernel/errors.js';
+import { principalOf, type SignedInPrincipal } from '../../kernel/principal.js';
+
+/** Members kept at most (each entry is a principal: a few hundred bytes). */
+const MAX_MEMBERS = 10_000;
+/** Milliseconds an entry may be served; a safety net, the generation drops entries at once. */
+const MEMBER_TTL_MS = 5 * 60_000;
+
+interface Found {
+  /** Access generation read before the rows were read. */
+  generation: number;
+  principal: SignedInPrincipal;
+}
+
+/** Finds members of the caller's organization, cached under the access generation (module comment). */
+export class Members {
+  private readonly found = new LRUCache<string, Found>({ max: MAX_MEMBERS, ttl: MEMBER_TTL_MS });
+
+  constructor(private readonly deps: Pick<FeatureDeps, 'db' | 'access'>) {}
+
+  /**
+   * User or service account `userId` of the caller's organization as a principal acting there
+   * with its org role there (no credentials: `authMethod` none). Two SQL statements on a miss,
+   * none on a hit.
+   * @throws DomainError USER_NOT_FOUND (404) when it is not a member; DATABASE_UNAVAILABLE (503)
+   *   while the change counter cannot know (PostgreSQL's feed reconnecting).
+   */
+  async of(caller: SignedInPrincipal, userId: number): Promise<SignedInPrincipal> {
+    const generation = this.deps.access.currentGeneration();
+    const key = `${caller.orgId}:${userId}`;
+    const cached = this.found.get(key);
+    if (cached?.generation === generation) return cached.principal;
+    const membership = await this.deps.db.orgUser.findUnique({
+      where: { orgId_userId: { orgId: caller.orgId, userId } },
+      select: { role: true, user: true },
+    });
+    if (!membership) throw notFound('USER_NOT_FOUND', 'user', userId);
+    const principal = principalOf(membership.user, caller.orgId, membership.role, 'none');
+    this.found.set(key, { generation, principal });
+    return principal;
+  }
+}
