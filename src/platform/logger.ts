@@ -82,7 +82,7 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
  * The batched destination stdout gets (module comment), for any file descriptor or path:
  * benchmarks write to /dev/null with it, the way the service writes to stdout.
  */
-export function logDestination(dest: number | string): DestinationStream {
+export function logDestination(dest: number | string): ReturnType<typeof pino.destination> {
   const destination = pino.destination({
     dest,
     sync: false,
