@@ -21,25 +21,15 @@ export interface Started {
   stop: () => Promise<void>;
 }
 
-/**
- * The command of package.json's `start` script in `root`, as sh would run it: leading `NAME=value`
- * words are environment variables (`MALLOC_ARENA_MAX=2 node ...`), then the argv (`node` -> this
- * node, another command -> node_modules/.bin/<command> when present).
- */
-export function startCommand(root: string): { env: Record<string, string>; argv: string[] } {
+/** The argv of package.json's `start` script in `root` (`tsx src/main.ts` -> node_modules/.bin/tsx ...). */
+export function startCommand(root: string): string[] {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   const start = pkg.scripts.start;
   if (!start || /[|&;<>$`'"]/.test(start)) throw new Error(`package.json "start" must be a plain command: ${start}`);
-  const words = start.trim().split(/\s+/);
-  const env: Record<string, string> = {};
-  while (words[0] && /^[A-Za-z_][A-Za-z0-9_]*=/.test(words[0])) {
-    const word = words.shift() as string;
-    env[word.slice(0, word.indexOf('='))] = word.slice(word.indexOf('=') + 1);
-  }
-  const [command = '', ...args] = words;
-  if (command === 'node') return { env, argv: [process.execPath, ...args] };
+  const [command = '', ...args] = start.trim().split(/\s+/);
+  if (command === 'node') return [process.execPath, ...args];
   const local = join(root, 'node_modules', '.bin', command);
-  return { env, argv: [existsSync(local) ? local : command, ...args] };
+  return [existsSync(local) ? local : command, ...args];
 }
 
 /**
@@ -110,12 +100,11 @@ export async function startProcess(options: {
  * (`--cpu-prof`, which NODE_OPTIONS refuses) go right after the command: node and tsx take them.
  */
 export function startService(root: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Started> {
-  const start = startCommand(root);
-  const [command = '', ...args] = start.argv;
+  const [command = '', ...args] = startCommand(root);
   return startProcess({
     argv: [command, ...nodeArgs, ...args],
     cwd: root,
-    env: { ...start.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
+    env: { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     ready: /"msg":"portcullis listening/,
     portOf: (line) => (JSON.parse(line) as { port: number }).port,
   });
