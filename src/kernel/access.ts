@@ -40,6 +40,14 @@ import type { Principal, SignedInPrincipal } from './principal.js';
 /** Order of held roles: by name, then id (a global and a local role may share a name). */
 const BY_NAME_THEN_ID: Prisma.RoleOrderByWithRelationInput[] = [{ name: 'asc' }, { id: 'asc' }];
 
+/** Options of `AccessService.write` (rules in its comment). */
+export interface WriteOptions {
+  /** The write cannot change anyone's permissions: no invalidation. */
+  grantsNothing?: boolean;
+  /** The write changes only role assignments of these users (ids of users or service accounts): targeted invalidation. */
+  reach?: { users: readonly number[] };
+}
+
 /** Permissions, checks and the one write path (rules in the module comment). */
 export class AccessService {
   private readonly cache: PermissionCache;
@@ -66,9 +74,14 @@ export class AccessService {
     );
   }
 
-  /** Bumped by every invalidation (the cache's); request fences stamp it. */
+  /** Moved by every global invalidation (the cache's). */
   private get generation(): number {
     return this.cache.generation;
+  }
+
+  /** The version of `principal`'s permissions (the cache's `versionOf`); request fences stamp it. */
+  private versionOf(principal: Principal): number {
+    return this.cache.versionOf(principal);
   }
 
   /**
@@ -90,12 +103,12 @@ export class AccessService {
     const fence = this.fences.get(principal);
     if (!fence) return this.cache.entryOf(principal);
     // The principal's own facts (org role, flag) may be what a write changed: check them again
-    // whenever the generation moved, also while the index was loading.
+    // whenever its version moved, also while the index was loading.
     let entry: HeldEntry = { index: PermissionIndex.EMPTY, roles: [] };
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
-      if (fence.generation !== this.generation) await this.recheck(fence, this.db);
+      if (fence.version !== this.versionOf(principal)) await this.recheck(fence, this.db);
       entry = await this.cache.entryOf(principal);
-      if (fence.generation === this.generation) break;
+      if (fence.version === this.versionOf(principal)) break;
     }
     fence.index = entry.index;
     return entry;
@@ -105,49 +118,59 @@ export class AccessService {
    * The one write path of every feature: runs `work` in one transaction, then (committed or not)
    * drops every cached index and every in-flight load, so the next request sees the change.
    * `grantsNothing: true` skips the invalidation for writes that cannot change anyone's
-   * permissions (a new, unassigned role; a new API key). Inside the transaction, once SQLite's
-   * write lock is held, the request's fence is checked (fence.ts). Returns what `work` returns.
+   * permissions (a new, unassigned role; a new API key). `reach: { users }` narrows it to the
+   * permissions of those users (permission-cache.ts "Targeted invalidation"): only for writes
+   * whose every change is to the role assignments of those users (assignments/core.ts, users and
+   * service accounts); a write that changes anything else (a row, a membership, an org role, a
+   * team's roles, a credential) must invalidate globally, the default. Inside the transaction,
+   * once SQLite's write lock is held, the request's fence is checked (fence.ts). Returns what
+   * `work` returns.
    * @throws whatever `work` throws (the transaction is rolled back); DomainError
    *   CREDENTIALS_CHANGED (409) from the fence; DATABASE_BUSY (503) when the write lock stayed
    *   taken past the busy timeout.
    */
-  async write<T>(work: (tx: Tx) => Promise<T>, options: { grantsNothing?: boolean } = {}): Promise<T> {
+  async write<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     const fence = currentFence.getStore();
     try {
       return await this.db.$transaction(async (tx) => {
         this.sync();
-        if (fence && fence.generation !== this.generation) await this.recheck(fence, tx);
+        if (fence && fence.version !== this.versionOf(fence.principal)) await this.recheck(fence, tx);
         return work(tx);
       });
     } catch (error) {
       if (isDatabaseBusy(error)) throw new DomainError('DATABASE_BUSY', 'the database is busy; try again');
       throw error;
     } finally {
-      if (!options.grantsNothing) this.invalidate();
+      if (options.reach) this.cache.invalidateUsers(options.reach.users);
+      else if (!options.grantsNothing) this.invalidate();
     }
   }
 
   /**
-   * Authenticates a request under a new fence: reads the generation first (after catching up
-   * with other processes' commits), then runs `authenticate`. Returns a copy of its principal
+   * Authenticates a request under a new fence: reads the latest invalidation's tick first (after
+   * catching up with other processes' commits), then runs `authenticate`. Returns a copy of its principal
    * that carries the fence; pass it to `run` and to the services. `origin` (client address,
    * request id) is kept on the fence for the audit log.
    */
   async authenticate<P extends Principal>(authenticate: () => Promise<P>, origin?: RequestOrigin): Promise<P> {
     this.sync();
-    const generation = this.generation;
+    // The principal is known only once `authenticate` returns: a version later than the tick of
+    // this moment moved meanwhile, and the fence keeps that older tick so its first check rechecks.
+    const before = this.cache.latestTick;
     const principal = await authenticate();
     if (principal.kind === 'anonymous') return principal;
     const own = { ...principal };
-    this.fences.set(own, { principal: own as SignedInPrincipal, generation, index: undefined, origin });
+    const version = Math.min(this.versionOf(own), before);
+    this.fences.set(own, { principal: own as SignedInPrincipal, version, index: undefined, origin });
     return own;
   }
 
   /**
    * The access generation now, after catching up with other connections' commits: every write
-   * through `write()` (unless `grantsNothing`) and every foreign commit moves it. Caches of
-   * verified credentials (api-keys/verifier.ts, sign-in/verified-passwords.ts) stamp their
-   * entries with the value read before their lookup and serve an entry only while it is
+   * through `write()` (unless `grantsNothing` or targeted with `reach`, which changes role
+   * assignments only) and every foreign commit moves it. Caches of verified credentials
+   * (api-keys/verifier.ts, sign-in/verified-passwords.ts), of members and of role listings stamp
+   * their entries with the value read before their lookup and serve an entry only while it is
    * unchanged, so a revoked credential fails at the next request.
    */
   currentGeneration(): number {
@@ -190,11 +213,11 @@ export class AccessService {
    * cached: the write invalidates anyway.
    */
   private async recheck(fence: RequestFence, tx: Pick<Tx, 'user' | 'apiKey'> & HeldAccessTables): Promise<void> {
-    const generation = this.generation;
+    const version = this.versionOf(fence.principal);
     if (!(await factsHold(fence.principal, tx))) throw credentialsChanged();
     if (fence.index && !sameIndex(fence.index, PermissionIndex.from((await this.load(fence.principal, tx)).permissions)))
       throw credentialsChanged();
-    fence.generation = generation;
+    fence.version = version;
   }
 
   /**

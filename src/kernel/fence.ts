@@ -2,9 +2,10 @@
  * Request fences: what one request decided its caller may do, so a write acknowledged while the
  * request was in flight cannot be outrun (issue #10 item 3).
  *
- * A fence is opened when a request starts authenticating and remembers the access generation
- * (access.ts) of that moment, and later the permission index the request's checks used. When
- * the generation has moved since (any write: this process's, the CLI's, another server's), the
+ * A fence is opened when a request starts authenticating and remembers the version of its
+ * caller's permissions (access.ts, permission-cache.ts `versionOf`) of that moment, and later the
+ * permission index the request's checks used. When that version has moved since (any write that
+ * can reach the caller: this process's, the CLI's, another server's), the
  * caller's facts are read again (org role, Service Admin flag, disabled flag, API key row) and
  * its permissions recomputed; if either differs from what the request already relied on, the
  * request stops with 409 CREDENTIALS_CHANGED instead of answering or writing on stale grounds.
@@ -26,12 +27,13 @@ export interface RequestOrigin {
 }
 
 /**
- * The request's caller, the generation it was authenticated in, the index its checks used, and
- * where the request came from.
+ * The request's caller, the version of its permissions it was authenticated in (the permission
+ * cache's `versionOf`: moved by every global write and every write targeted at its user), the
+ * index its checks used, and where the request came from.
  */
 export interface RequestFence {
   readonly principal: SignedInPrincipal;
-  generation: number;
+  version: number;
   index: PermissionIndex | undefined;
   readonly origin: RequestOrigin | undefined;
 }

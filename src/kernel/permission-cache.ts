@@ -9,6 +9,17 @@
  * An entry also holds the rows of the roles the index was built from (issue 20: `viewer { roles }`
  * read them again on every request), loaded by the same statement, so the two always agree and
  * are dropped together by the same generation.
+ *
+ * Targeted invalidation (issue 20, "only the principals a change can affect"): a write that can
+ * change the permissions of named users only (a role assigned to or removed from one user) calls
+ * `invalidateUsers` instead of `invalidate`. Every invalidation, global or targeted, takes the
+ * next tick of one counter; a global one records its tick as `generation` and forgets every
+ * targeted one, a targeted one records its tick for each user named. A principal's `versionOf`
+ * is the later of the two, so it moves with every change that can reach it and with no other.
+ * Entries and loads are stamped with the version of their principal and served or stored only
+ * while it is unchanged: the generation fence of issue #10 per principal, with the same
+ * guarantee (no load that overlapped a change is stored, no stamp survives a change). At most
+ * MAX_TARGETED_USERS users are remembered; past that a targeted invalidation turns global.
  */
 import { LRUCache } from 'lru-cache';
 import type { Role } from '../generated/prisma/client.js';
@@ -35,6 +46,21 @@ export interface PermissionCacheObserver {
 /** Loads of one index that may overlap invalidations (see `indexOf`). */
 export const MAX_LOAD_ATTEMPTS = 8;
 
+/**
+ * Users whose targeted invalidation is remembered at most (a number and a short key each: about
+ * 100 bytes). One more turns the invalidation global, which forgets them all.
+ */
+export const MAX_TARGETED_USERS = 50_000;
+
+/**
+ * The key of the user behind a principal for targeted invalidation: a user or a service account
+ * (also signed in through one of its tokens) is its users row, in every organization; an API key
+ * has no users row and is never named by a targeted invalidation.
+ */
+function subjectOf(principal: Principal): number | undefined {
+  return principal.kind === 'user' || principal.kind === 'serviceAccount' ? principal.id : undefined;
+}
+
 /** What a load reads for a principal: its permissions and the rows of the roles holding them (by name, then id). */
 export interface HeldAccess {
   permissions: PermissionPair[];
@@ -47,13 +73,18 @@ export interface HeldEntry {
   roles: readonly Role[];
 }
 
+/** A stored entry: its principal's version when its load started (`PermissionCache.versionOf`). */
+interface StampedEntry extends HeldEntry {
+  version: number;
+}
+
 /**
  * Estimated bytes of an entry: two UTF-16 strings per permission plus Map/Set overhead, the JSON
  * the REST door may keep of its two listings (http/answer-cache.ts: the pairs and the scope map,
  * each at most about the strings plus 32 bytes of punctuation per permission), and each role's
  * strings plus the row object's overhead.
  */
-function estimateBytes(entry: HeldEntry): number {
+function estimateBytes(entry: StampedEntry): number {
   let bytes = 256;
   for (const p of entry.index.pairs()) bytes += 4 * (p.action.length + p.scope.length) + 96 + 64;
   for (const r of entry.roles)
@@ -61,12 +92,20 @@ function estimateBytes(entry: HeldEntry): number {
   return bytes;
 }
 
-/** Cached permission indexes (and held roles) by principal, invalidated all at once by generation. */
+/**
+ * Cached permission indexes (and held roles) by principal, invalidated all at once by generation
+ * or per user (module comment).
+ */
 export class PermissionCache {
-  private readonly cache: LRUCache<string, HeldEntry>;
-  /** In-flight loads by cache key, so concurrent requests of one principal load once. */
+  private readonly cache: LRUCache<string, StampedEntry>;
+  /** In-flight loads by cache key and principal version, so concurrent requests of one principal load once. */
   private readonly loading = new Map<string, Promise<HeldEntry>>();
+  /** Tick of the latest invalidation, global or targeted. */
+  private tick = 0;
+  /** Tick of the latest global invalidation. */
   private current = 0;
+  /** Tick of the latest targeted invalidation naming each user, when later than `current`. */
+  private readonly targeted = new Map<number, number>();
   private observer: PermissionCacheObserver | undefined;
 
   /**
@@ -78,16 +117,34 @@ export class PermissionCache {
     private readonly load: (principal: SignedInPrincipal) => Promise<HeldAccess>,
     private readonly catchUp: () => void,
   ) {
-    this.cache = new LRUCache<string, HeldEntry>({
+    this.cache = new LRUCache<string, StampedEntry>({
       maxSize: limits.maxBytes,
       ttl: limits.ttlMs,
       sizeCalculation: estimateBytes,
     });
   }
 
-  /** Bumped by every invalidation; loads and request fences stamp it. */
+  /**
+   * Moved by every global invalidation, not by targeted ones: caches of facts that no targeted
+   * write changes (verified credentials, members, role listings) stamp it.
+   */
   get generation(): number {
     return this.current;
+  }
+
+  /** The tick of the latest invalidation, global or targeted: no version is later. */
+  get latestTick(): number {
+    return this.tick;
+  }
+
+  /**
+   * The version of `principal`'s permissions: moved by every global invalidation and by every
+   * targeted one naming its user; loads, entries and request fences stamp it.
+   */
+  versionOf(principal: Principal): number {
+    const user = subjectOf(principal);
+    const targeted = user === undefined ? undefined : this.targeted.get(user);
+    return targeted === undefined ? this.current : targeted;
   }
 
   /**
@@ -107,35 +164,54 @@ export class PermissionCache {
     const key = `${principalKey(principal)}:${principal.orgRole}:${principal.isServiceAdmin ? 1 : 0}`;
     let entry: HeldEntry = { index: PermissionIndex.EMPTY, roles: [] };
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
-      const cached = this.cache.get(key);
+      const version = this.versionOf(principal);
+      const stored = this.cache.get(key);
+      const cached = stored?.version === version ? stored : undefined;
       // One event per lookup: a load retried after a write is still the same miss.
       if (attempt === 0) this.observer?.permissionCache(cached ? 'hit' : 'miss');
       if (cached) return cached;
-      const generation = this.current;
+      // Loads are shared only within one version: one begun before a change is never handed out after it.
+      const flight = `${key}@${version}`;
       const load: Promise<HeldEntry> =
-        this.loading.get(key) ??
+        this.loading.get(flight) ??
         this.load(principal)
           .then(({ permissions, roles }) => {
-            const loaded: HeldEntry = { index: PermissionIndex.from(permissions), roles };
-            if (generation === this.current) this.cache.set(key, loaded);
+            const loaded: StampedEntry = { index: PermissionIndex.from(permissions), roles, version };
+            if (version === this.versionOf(principal)) this.cache.set(key, loaded);
             return loaded;
           })
           .finally(() => {
-            if (this.loading.get(key) === load) this.loading.delete(key);
+            if (this.loading.get(flight) === load) this.loading.delete(flight);
           });
-      if (!this.loading.has(key)) this.loading.set(key, load);
+      if (!this.loading.has(flight)) this.loading.set(flight, load);
       entry = await load;
       this.catchUp();
-      if (generation === this.current) return entry;
+      if (version === this.versionOf(principal)) return entry;
     }
     return entry;
   }
 
   /** Drops every cached index and forgets in-flight loads (they finish but are not stored). */
   invalidate(): void {
-    this.current++;
+    this.tick++;
+    this.current = this.tick;
+    this.targeted.clear();
     this.cache.clear();
     this.loading.clear();
+  }
+
+  /**
+   * Moves the version of every principal of users `userIds` (users and service accounts, in every
+   * organization), so their entries and in-flight loads are neither served nor stored again;
+   * others keep theirs. Past MAX_TARGETED_USERS remembered users, invalidates globally instead.
+   */
+  invalidateUsers(userIds: readonly number[]): void {
+    if (this.targeted.size + userIds.length > MAX_TARGETED_USERS) {
+      this.invalidate();
+      return;
+    }
+    this.tick++;
+    for (const id of userIds) this.targeted.set(id, this.tick);
   }
 
   /** Drops the cached index of one principal, so its next lookup reloads it. */

@@ -3,8 +3,8 @@
  * permission load (a latch on the database client), the caller is demoted through the one write
  * path and the demotion acknowledged, then the request is released. Its answer must never show
  * the revoked permission: 0 stale answers in RACE_TRIALS (default 1,000) trials, spread over org
- * role, Service Admin flag, team membership, role update and assignment removal, and over both
- * hold points. A write-path variant checks that a held self-grant is never committed.
+ * role, Service Admin flag, team membership, role update and assignment removal (invalidating
+ * every entry, and only the subject's as the assignment service does), and over both hold points. A write-path variant checks that a held self-grant is never committed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
@@ -35,6 +35,9 @@ let teamId: number;
 let roleId: number;
 let updatedRoleId: number;
 const write = <T>(work: Parameters<App['services']['access']['write']>[0]) => app.services.access.write(work) as Promise<T>;
+/** `write` with the invalidation targeted at the subject (AccessService.write `reach`). */
+const targeted = <T>(work: Parameters<App['services']['access']['write']>[0]) =>
+  app.services.access.write(work, { reach: { users: [subject.id] } }) as Promise<T>;
 
 beforeAll(async () => {
   base = await createTestApp();
@@ -112,10 +115,16 @@ const cases: Case[] = [
     grant: () => write((tx) => tx.userRole.create({ data: { userId: subject.id, roleId, orgId: 1 } })),
     revoke: () => write((tx) => tx.userRole.deleteMany({ where: { userId: subject.id, roleId } })),
   },
+  {
+    // As the assignment service writes it: the invalidation targeted at the subject only.
+    name: 'assignment removed, targeted invalidation',
+    grant: () => targeted((tx) => tx.userRole.create({ data: { userId: subject.id, roleId, orgId: 1 } })),
+    revoke: () => targeted((tx) => tx.userRole.deleteMany({ where: { userId: subject.id, roleId } })),
+  },
 ];
 
 describe('revocation race', () => {
-  it(`0 stale answers in ${TRIALS} trials (5 changes x 2 hold points)`, { timeout: 600_000 }, async () => {
+  it(`0 stale answers in ${TRIALS} trials (${cases.length} changes x 2 hold points)`, { timeout: 600_000 }, async () => {
     const tally: Record<string, { trials: number; stale: number; conflict: number }> = {};
     const per = Math.max(1, Math.floor(TRIALS / (cases.length * 2)));
     for (const c of cases) {

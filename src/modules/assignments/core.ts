@@ -14,6 +14,7 @@
 import type { Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
+import { BASIC_PREFIX } from '../../kernel/builtin-roles.js';
 import type { DomainError } from '../../kernel/errors.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
 import { requireDelegation, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
@@ -79,8 +80,12 @@ export class SubjectAssignments {
       const role = await assignableRole(tx, signedIn, input.roleUid, orgId);
       requireDelegation(index, this.store.actions.add, role.permissions);
       // `held`: read in this transaction, under the write lock (uids are unique).
-      if (!held.includes(role.uid)) await this.store.assign(tx, id, orgId, [role.id]);
-      return this.store.messages.added;
+      if (held.includes(role.uid)) return { message: this.store.messages.added, after: held };
+      await this.store.assign(tx, id, orgId, [role.id]);
+      // currentUids lists the role added (assignable: visible, not basic) unless its name reads as
+      // basic to SQLite's case-insensitive LIKE: then read them (custom names cannot, lookalikes.ts).
+      if (role.name.slice(0, BASIC_PREFIX.length).toLowerCase() === BASIC_PREFIX) return { message: this.store.messages.added };
+      return { message: this.store.messages.added, after: [...held, role.uid] };
     });
   }
 
@@ -94,7 +99,7 @@ export class SubjectAssignments {
       const role = await assignableRole(tx, signedIn, input.roleUid, orgId);
       requireDelegation(index, this.store.actions.remove, role.permissions);
       await this.store.unassign(tx, id, orgId, [role.id]);
-      return this.store.messages.removed;
+      return { message: this.store.messages.removed };
     });
   }
 
@@ -133,7 +138,7 @@ export class SubjectAssignments {
           orgId,
           plan.add.map((r) => r.id),
         );
-      return this.store.messages.set;
+      return { message: this.store.messages.set };
     });
   }
 
@@ -142,7 +147,8 @@ export class SubjectAssignments {
    * id, body, the requirement, the assignment scope (0 for global, Service Admin only), the
    * caller's index loaded before the transaction (delegation reads no database inside it), the
    * subject's organization wall. `work` gets the uids of the roles assigned in scope before it,
-   * read in its transaction (the audit's `before`). A change that changed something is logged as
+   * read in its transaction (the audit's `before`), and may return those after it (`after`: add
+   * knows them) instead of their being read again. A change that changed something is logged as
    * `<store.audit.action>.<verb>` with the subject's roles in scope before and after (an
    * idempotent no-op, such as adding a role already assigned, logs nothing).
    */
@@ -160,7 +166,7 @@ export class SubjectAssignments {
       input: B,
       caller: SignedInPrincipal,
       held: readonly string[],
-    ) => Promise<string>,
+    ) => Promise<{ message: string; after?: readonly string[] }>,
   ): Promise<Message> {
     this.deps.edition.assertAvailable();
     requireSignedIn(caller);
@@ -169,27 +175,31 @@ export class SubjectAssignments {
     const index = await this.deps.access.check(caller, needed.for({}));
     if (input.global) requireServiceAdmin(caller, 'assign or remove a role globally');
     const orgId = input.global ? 0 : caller.orgId;
-    const message = await this.deps.access.write(async (tx) => {
-      if (!(await this.store.inOrg(tx, caller, [id])).has(id)) throw this.store.notFound(id);
-      const before = await this.snapshot(tx, caller, id, orgId);
-      const done = await work(tx, id, orgId, index, input, caller, before.roleUids);
-      const after = await this.snapshot(tx, caller, id, orgId);
-      if (before.roleUids.join('\u0000') !== after.roleUids.join('\u0000')) {
-        const { action, resourceKind } = this.store.audit;
-        await recordAudit(tx, caller, { action: `${action}.${verb}`, orgId, resource: { kind: resourceKind, id }, before, after });
-      }
-      return done;
-    });
+    const message = await this.deps.access.write(
+      async (tx) => {
+        if (!(await this.store.inOrg(tx, caller, [id])).has(id)) throw this.store.notFound(id);
+        const before = this.snapshot(id, orgId, await this.store.currentUids(tx, caller, id, orgId));
+        const done = await work(tx, id, orgId, index, input, caller, before.roleUids);
+        const after = this.snapshot(id, orgId, done.after ?? (await this.store.currentUids(tx, caller, id, orgId)));
+        if (before.roleUids.join('\u0000') !== after.roleUids.join('\u0000')) {
+          const { action, resourceKind } = this.store.audit;
+          await recordAudit(tx, caller, { action: `${action}.${verb}`, orgId, resource: { kind: resourceKind, id }, before, after });
+        }
+        return done.message;
+      },
+      { reach: this.store.reach?.(id) },
+    );
     return { message };
   }
 
   /**
    * The audit log's view of subject `id`'s assignments in scope `orgId`: `{<idField>, orgId,
-   * roleUids}`, uids sorted. Uids only (issue 20: reading the roles' permissions here too cost
-   * an assignment to a 50-role user two loads of 250 permissions).
+   * roleUids}`, uids sorted, from `uids` (store.currentUids, or what `work` knows it left).
+   * Uids only (issue 20: reading the roles' permissions here too cost an assignment to a 50-role
+   * user two loads of 250 permissions).
    */
-  private async snapshot(tx: Tx, caller: SignedInPrincipal, id: number, orgId: number) {
-    const roleUids = (await this.store.currentUids(tx, caller, id, orgId)).sort();
+  private snapshot(id: number, orgId: number, uids: readonly string[]) {
+    const roleUids = [...uids].sort();
     return { [this.store.idField]: id, orgId, roleUids };
   }
 }

@@ -97,6 +97,8 @@ export const userStore: SubjectStore = {
       AND "Role"."orgId" IN (0, ${caller.orgId}) AND "Role"."name" NOT LIKE ${BASIC_NAMES}`;
     return rows.map((r) => r.uid);
   },
+  /** The user or service account itself, in every organization (its tokens included), and nobody else. */
+  reach: (id) => ({ users: [id] }),
   async assign(tx, id, orgId, roleIds) {
     await tx.userRole.createMany({ data: roleIds.map((roleId) => ({ orgId, userId: id, roleId })) });
   },

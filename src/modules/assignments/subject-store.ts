@@ -55,6 +55,13 @@ export interface SubjectStore {
   current(tx: Tx, caller: SignedInPrincipal, id: number, orgId: number): Promise<AssignableRole[]>;
   /** The uids of `current`'s roles, without their permissions (the audit snapshots, add's check). */
   currentUids(tx: Tx, caller: SignedInPrincipal, id: number, orgId: number): Promise<string[]>;
+  /**
+   * Whose permissions a change of subject `id`'s assignments can change, when that is known
+   * without reading anything: the users named (AccessService.write `reach`, targeted
+   * invalidation). Absent: every principal (a team's members can change while the write runs, so
+   * a team's change invalidates globally).
+   */
+  reach?(id: number): { users: readonly number[] };
   /** Adds assignments of `roleIds` (none of them assigned yet) in scope `orgId`. */
   assign(tx: Tx, id: number, orgId: number, roleIds: number[]): Promise<void>;
   /** Removes assignments of `roleIds` in scope `orgId`; absent ones are ignored. */

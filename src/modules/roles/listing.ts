@@ -17,6 +17,15 @@ import { type Db, loadInChunks, type Tx } from '../../platform/database.js';
 /** What a Pothos `query` (or any caller) may ask Prisma to load with each role. */
 export type RoleQuery = { include?: Prisma.RoleInclude; select?: Prisma.RoleSelect };
 
+/**
+ * A role with its permissions (every column), sorted by action then scope: the REST door's shape
+ * (Grafana answers a role with its permissions) and what `create` reads as it writes, so a
+ * creation asked for in this shape is answered from its own write, not read again.
+ */
+export const ROLE_WITH_PERMISSIONS = {
+  include: { permissions: { orderBy: [{ action: 'asc' as const }, { scope: 'asc' as const }] } },
+} satisfies RoleQuery;
+
 /** Listing order: by name, then id (a global and a local role may share a name). */
 export const BY_NAME: Prisma.RoleOrderByWithRelationInput[] = [{ name: 'asc' }, { id: 'asc' }];
 

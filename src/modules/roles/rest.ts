@@ -8,7 +8,7 @@ import type { Role } from '../../generated/prisma/client.js';
 import { jsonTime, messageJson, PAGE_PARAM, PER_PAGE_PARAM, parseBooleanParam, type Route, searchPageSchema } from '../shared/rest.js';
 import { createRoleInput, updateRoleInput } from './inputs.js';
 import { resetInput, resetRequirements } from './reset.js';
-import { roleRequirements } from './service.js';
+import { ROLE_WITH_PERMISSIONS, roleRequirements } from './service.js';
 
 /** A role as the REST door answers it (upstream-behaviour.md "Roles", JSON role). */
 export interface RoleJson {
@@ -92,7 +92,7 @@ function listedRoleJson(role: Role): RoleJson {
 /** A page of the role listing (with `page` or `perpage`), in the shape of Grafana's searches. */
 const rolePageDto = searchPageSchema('RoleSearchResult', 'roles', roleDto);
 
-const withPermissions = { include: { permissions: { orderBy: [{ action: 'asc' as const }, { scope: 'asc' as const }] } } };
+const withPermissions = ROLE_WITH_PERMISSIONS;
 
 /** Role routes, the access-control status and the hard reset. */
 export const roleRoutes: Route[] = [

@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
-import { recordAudit, roleAssignments, roleSnapshotOf, SNAPSHOT_PERMISSIONS, snapshotRole } from '../../kernel/audit.js';
+import { recordAudit, roleAssignments, roleSnapshotOf, snapshotRole } from '../../kernel/audit.js';
 import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
@@ -22,11 +22,11 @@ import { requirement } from '../../kernel/requirements.js';
 import { acceptsVersion } from '../../kernel/role-version.js';
 import { isUniqueViolation } from '../../platform/database.js';
 import { createRoleInput, updateRoleInput } from './inputs.js';
-import { grantedRolesByBasicRole, knownActions, permissionsOfRole, type RoleQuery, roleTaken } from './listing.js';
+import { grantedRolesByBasicRole, knownActions, permissionsOfRole, ROLE_WITH_PERMISSIONS, type RoleQuery, roleTaken } from './listing.js';
 import { RoleListingCache } from './listing-cache.js';
 import { cursorWindow, listRoles, type RoleListOptions, type RoleSlice, type RoleWindow, restWindow } from './listing-page.js';
 
-export { type RoleQuery, rolesByIds } from './listing.js';
+export { ROLE_WITH_PERMISSIONS, type RoleQuery, rolesByIds } from './listing.js';
 
 const DELEGATION =
   'and every permission of the role (delegation) unless the action is held on permissions:type:escalate; a global role also needs a Service Admin';
@@ -169,10 +169,11 @@ export class RoleService {
               version: input.version ?? 0,
               permissions: { create: permissions },
             },
-            include: { permissions: SNAPSHOT_PERMISSIONS },
+            ...ROLE_WITH_PERMISSIONS,
           });
           // Its own row as just written (a new role is granted to no basic role): not read again.
-          const after = roleSnapshotOf(created, []);
+          const snapshotPermissions = created.permissions.map(({ action, scope }) => ({ action, scope }));
+          const after = roleSnapshotOf({ ...created, permissions: snapshotPermissions }, []);
           await recordAudit(tx, caller, { action: 'role.create', orgId, resource: { kind: 'role', id: uid }, after });
           return created;
         },
@@ -180,6 +181,8 @@ export class RoleService {
       );
       // The one role write that leaves the access generation: listings must drop it themselves.
       this.listings.invalidate();
+      // Any other selection (GraphQL's) is read now, committed.
+      if (query === ROLE_WITH_PERMISSIONS) return role;
       return await this.deps.db.role.findUniqueOrThrow({ ...query, where: { id: role.id } });
     } catch (error) {
       if (isUniqueViolation(error)) throw await roleTaken(this.deps.db, { orgId, name: input.name, uid });
