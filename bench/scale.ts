@@ -46,6 +46,10 @@ const { values: flags } = parseArgs({
 const samples = Number(flags.samples);
 /** Listings of ordinary users that warm the service's code before the cold figure. */
 const WARM_UP_LISTINGS = 200;
+/** Writes (an assignment added and removed, a role created) that warm the write code before the write figures. */
+const WARM_UP_WRITES = 200;
+/** Longest wait for the service's log line of the last request measured (its own times). */
+const LOG_WAIT_MS = 10_000;
 /** Warm requests whose server CPU is summed (/proc's 10 ms ticks need a few hundred of them). */
 const CPU_REQUESTS = 300;
 /** Roles per page of the paged listing figures (`?perpage=50&page=2`). */
@@ -76,8 +80,25 @@ async function medianGet(url: string, headers: Record<string, string>): Promise<
 async function measure(db: string, heavyIds: number[], roleCount: number, dir: string, bare: Started): Promise<Figures> {
   const copy = join(dir, `run-${Date.now()}.db`);
   copyFileSync(db, copy);
+  // The service's own time of each tagged request (X-Request-Id `<phase>.<n>`), from its log's `ms`.
+  const served = new Map<string, number[]>();
+  const seen = new Set<string>();
+  const onLine = (line: string) => {
+    if (!line.includes('"reqId":"bench-')) return;
+    const entry = JSON.parse(line) as { reqId: string; ms: number };
+    seen.add(entry.reqId);
+    const phase = entry.reqId.slice(0, entry.reqId.lastIndexOf('.'));
+    served.set(phase, [...(served.get(phase) ?? []), entry.ms]);
+  };
+  let tagged = 0;
+  let lastTag = '';
+  /** The headers of one request of `phase`, tagged for the log. */
+  const tag = (phase: string, base: Record<string, string>) => {
+    lastTag = `bench-${phase}.${tagged++}`;
+    return { ...base, 'x-request-id': lastTag };
+  };
   const spawned = performance.now();
-  const service = await startService(root, { DATABASE_URL: `file:${copy}`, PROVISIONING_PATH: join(dir, 'provisioning') });
+  const service = await startService(root, { DATABASE_URL: `file:${copy}`, PROVISIONING_PATH: join(dir, 'provisioning') }, [], onLine);
   const startMs = performance.now() - spawned;
   try {
     await new Promise((r) => setTimeout(r, 3000));
@@ -91,8 +112,9 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
     });
     if (created.status !== 200) throw new Error(`creating the API key answered ${created.status}: ${await created.text()}`);
     const headers = { authorization: `Bearer ${((await created.json()) as { key: string }).key}`, 'content-type': 'application/json' };
-    const call = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) });
+    const call = async (method: string, path: string, body?: unknown, phase?: string) => {
+      const sent = phase ? tag(phase, headers) : headers;
+      const res = await fetch(`${base}${path}`, { method, headers: sent, ...(body !== undefined && { body: JSON.stringify(body) }) });
       const text = await res.text();
       if (res.status !== 200) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
       return text;
@@ -109,7 +131,10 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
       // The first half right after start (code not yet compiled, heap young); the rest once
       // WARM_UP_LISTINGS listings of ordinary users (ids from 2) warmed the code: data cold only.
       if (i === half) for (let u = 0; u < WARM_UP_LISTINGS; u++) await call('GET', `/api/access-control/users/${2 + u}/permissions`);
-      const [cpu, [ms, text]] = await cpuOf(pid, () => timed(() => call('GET', `/api/access-control/users/${id}/permissions`)));
+      const phase = i < half ? 'cold-start' : 'cold';
+      const [cpu, [ms, text]] = await cpuOf(pid, () =>
+        timed(() => call('GET', `/api/access-control/users/${id}/permissions`, undefined, phase)),
+      );
       if ((JSON.parse(text) as unknown[]).length < HEAVY_ROLES) throw new Error(`user ${id} holds fewer permissions than roles`);
       if (i < half) coldStart.push(ms);
       else {
@@ -117,7 +142,8 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
         coldCpu += cpu;
       }
     }
-    for (let i = 0; i < samples; i++) warm.push((await timed(() => call('GET', `/api/access-control/users/${users[0]}/permissions`)))[0]);
+    for (let i = 0; i < samples; i++)
+      warm.push((await timed(() => call('GET', `/api/access-control/users/${users[0]}/permissions`, undefined, 'warm')))[0]);
     const listingUrl = `${base}/api/access-control/users/${users[0]}/permissions`;
     const [warmCpu] = await cpuOf(pid, async () => {
       for (let i = 0; i < CPU_REQUESTS; i++) await (await fetch(listingUrl, { headers })).arrayBuffer();
@@ -136,33 +162,57 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
     const bareBase = `http://127.0.0.1:${bare.port}`;
     const bareSmallMs = await medianGet(`${bareBase}/?bytes=0`, headers);
     const bareListingMs = await medianGet(`${bareBase}/?bytes=${listingBytes}`, headers);
-    const assign: number[] = [];
-    const create: number[] = [];
     const stamp = Date.now().toString(36);
     // Summed per call: each delta is off by up to a tick, the sum over many calls much less.
     const writeCpu = { assign: 0, create: 0 };
-    for (let i = 0; i < samples; i++) {
-      // A role the heavy user does not hold yet (scale-db.ts heavyRoles).
+    /** `count` pairs of writes (a role assigned to a heavy user, a role created), from pair `first`, timed. */
+    const writes = async (first: number, count: number, phase: string) => {
+      const assign: number[] = [];
+      const create: number[] = [];
+      for (let i = first; i < first + count; i++) {
+        const [assignCpu, [assignMs]] = await cpuOf(pid, () =>
+          timed(() =>
+            call('POST', `/api/access-control/users/${users[i % users.length]}/roles`, { roleUid: freeRole(i) }, `${phase}-assign`),
+          ),
+        );
+        assign.push(assignMs);
+        writeCpu.assign += assignCpu;
+        const [createCpu, [createMs]] = await cpuOf(pid, () =>
+          timed(() =>
+            call(
+              'POST',
+              '/api/access-control/roles',
+              { name: `custom:bench:${stamp}:${i}`, permissions: [{ action: 'teams:read', scope: 'teams:*' }] },
+              `${phase}-create`,
+            ),
+          ),
+        );
+        create.push(createMs);
+        writeCpu.create += createCpu;
+      }
+      return { assign, create };
+    };
+    /** A role heavy user `i % users.length` does not hold yet (scale-db.ts heavyRoles), different for each `i`. */
+    const freeRole = (i: number) => {
       const h = i % users.length;
       const held = heavyRoles(h, roleCount);
       let free = (h * 7 + Math.floor(i / users.length) * 3 + 1) % roleCount;
       while (held.has(free)) free = (free + 1) % roleCount;
-      const [assignCpu, [assignMs]] = await cpuOf(pid, () =>
-        timed(() => call('POST', `/api/access-control/users/${users[h]}/roles`, { roleUid: `scale_${free}` })),
-      );
-      assign.push(assignMs);
-      writeCpu.assign += assignCpu;
-      const [createCpu, [createMs]] = await cpuOf(pid, () =>
-        timed(() =>
-          call('POST', '/api/access-control/roles', {
-            name: `custom:bench:${stamp}:${i}`,
-            permissions: [{ action: 'teams:read', scope: 'teams:*' }],
-          }),
-        ),
-      );
-      create.push(createMs);
-      writeCpu.create += createCpu;
+      return `scale_${free}`;
+    };
+    // The first writes after start (their code not yet compiled), then WARM_UP_WRITES pairs that
+    // warm it (each assignment removed again), then the figures: code warm, data as before.
+    const firstWrites = await writes(0, Math.max(1, Math.floor(samples / 2)), 'first');
+    for (let i = 0; i < WARM_UP_WRITES; i++) {
+      const role = freeRole(1_000 + i);
+      const user = users[i % users.length];
+      await call('POST', `/api/access-control/users/${user}/roles`, { roleUid: role });
+      await call('DELETE', `/api/access-control/users/${user}/roles/${role}`);
+      await call('POST', '/api/access-control/roles', { name: `custom:bench:${stamp}:warm:${i}` });
     }
+    writeCpu.assign = 0;
+    writeCpu.create = 0;
+    const { assign, create } = await writes(samples, samples, 'write');
     // The role listing: cold (the create above moved the listing cache's stamp), then warm.
     const [rolesColdMs, rolesText] = await timed(() => call('GET', '/api/access-control/roles'));
     const rolesBytes = Buffer.byteLength(rolesText);
@@ -185,7 +235,16 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
     await call('GET', '/api/access-control/roles');
     const pageCached: number[] = [];
     for (let i = 0; i < Math.max(3, Math.floor(samples / 4)); i++) pageCached.push((await timed(() => call('GET', page)))[0]);
+    const deadline = Date.now() + LOG_WAIT_MS;
+    while (!seen.has(lastTag) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const servedMs = (phase: string) => median(served.get(phase) ?? [Number.NaN]);
     return {
+      servedColdMs: servedMs('bench-cold'),
+      servedWarmMs: servedMs('bench-warm'),
+      servedAssignMs: servedMs('bench-write-assign'),
+      servedCreateMs: servedMs('bench-write-create'),
+      firstAssignMs: median(firstWrites.assign),
+      firstCreateMs: median(firstWrites.create),
       startMs,
       rssIdle,
       coldMs: median(cold.length > 0 ? cold : coldStart),

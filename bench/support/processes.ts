@@ -44,6 +44,8 @@ export async function startProcess(options: {
   ready: RegExp;
   portOf: (line: string) => number;
   timeoutMs?: number;
+  /** Told of every whole stdout line after the ready line (the service's log lines). */
+  onLine?: (line: string) => void;
 }): Promise<Started> {
   const [command = '', ...args] = options.argv;
   const proc = spawn(command, args, {
@@ -58,7 +60,13 @@ export async function startProcess(options: {
   let readyLine: string | undefined;
   proc.stdout?.on('data', (chunk: Buffer) => {
     stdoutBytes += chunk.byteLength;
-    if (readyLine !== undefined) return;
+    if (readyLine !== undefined) {
+      if (!options.onLine) return;
+      const lines = (pending + chunk.toString()).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) options.onLine(line);
+      return;
+    }
     pending += chunk.toString();
     const line = pending.split('\n').find((l) => options.ready.test(l));
     if (line !== undefined) {
@@ -99,7 +107,12 @@ export async function startProcess(options: {
  * Starts the service of `root` as `npm start` would, on 127.0.0.1 at a free port. `nodeArgs`
  * (`--cpu-prof`, which NODE_OPTIONS refuses) go right after the command: node and tsx take them.
  */
-export function startService(root: string, env: Record<string, string>, nodeArgs: string[] = []): Promise<Started> {
+export function startService(
+  root: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  onLine?: (line: string) => void,
+): Promise<Started> {
   const [command = '', ...args] = startCommand(root);
   return startProcess({
     argv: [command, ...nodeArgs, ...args],
@@ -107,6 +120,7 @@ export function startService(root: string, env: Record<string, string>, nodeArgs
     env: { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env },
     ready: /"msg":"portcullis listening/,
     portOf: (line) => (JSON.parse(line) as { port: number }).port,
+    ...(onLine && { onLine }),
   });
 }
 
