@@ -39,4 +39,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
 # main.ts drains requests in flight on SIGTERM (SHUTDOWN_TIMEOUT_SECONDS, default 10): give
 # `docker stop` a longer grace period with --time when raising it.
 STOPSIGNAL SIGTERM
-CMD ["node", "--import", "tsx", "src/main.ts"]
+# package.json's `start`, word for word (test/operations/dockerfile.test.ts): the server built by
+# `npm ci`'s postinstall above (scripts/start.mjs finds it current: same sources, same esbuild)
+# and the V8 flags measured for it (issue #20, memory).
+CMD ["node", "--v8-pool-size=1", "--max-semi-space-size=8", "--max-old-space-size=1024", "scripts/start.mjs"]

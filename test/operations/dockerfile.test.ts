@@ -97,8 +97,10 @@ describe('Dockerfile', () => {
     expect(env.HOST).toBe('0.0.0.0');
   });
 
-  it('starts the server as PID 1 in exec form, stopped by SIGTERM, naming its commit', () => {
-    expect(of(runtime, 'CMD').map(text)).toEqual(['["node", "--import", "tsx", "src/main.ts"]']);
+  it('starts the server as PID 1 in exec form, as `npm start` does (its V8 flags, the built server), stopped by SIGTERM, naming its commit', () => {
+    const start = (JSON.parse(read('package.json')) as { scripts: { start: string } }).scripts.start.split(' ');
+    expect(start[0]).toBe('node');
+    expect(of(runtime, 'CMD').map(text)).toEqual([JSON.stringify(start).replaceAll('","', '", "')]);
     expect(of(runtime, 'STOPSIGNAL').map(text)).toEqual(['SIGTERM']);
     expect(of(runtime, 'ARG').map(text)).toEqual(['COMMIT_SHA=']);
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the Dockerfile's own variable syntax
