@@ -4,15 +4,19 @@
  * means close to 1x): start time (spawn to listening), RSS after start and after the figures,
  * the permission listing of a user holding 50 roles cold (first request for that user, once
  * listings of other users warmed the code; and among the first requests after start) and warm
- * (the same again), assigning a role, creating a role, and `GET /api/access-control/roles`
- * (time and size, cold after a role write and warm) and one page of it (`perpage=50`: after a
- * role write, again, and with the listing cached). Medians of `--samples` requests each, over
- * HTTP on 127.0.0.1, authenticated with an Admin API key. Asserts nothing.
+ * (the same again), assigning a role and creating a role (once WARM_UP_WRITES writes warmed their
+ * code; and the first writes after start), and `GET /api/access-control/roles` (time and size,
+ * cold after a role write and warm) and one page of it (`perpage=50`: after a role write, again,
+ * and with the listing cached). Medians of `--samples` requests each, over HTTP on 127.0.0.1,
+ * authenticated with an Admin API key; beside the listings and writes, the service's own time of
+ * the same requests (its request log's `ms`, from the start of yoga's handling to its answer; the
+ * requests are tagged with X-Request-Id). Asserts nothing.
  *
  * Beside them, the floor of one request measured the same way (the same fetch client and headers,
  * Accept-Encoding included): the service's cheapest route (`GET /api/health`), and a bare
  * node:http server (bench/bare-http.mjs) answering 3 bytes, and as many bytes as the listing,
- * compressed once and sent from memory (what a cached answer costs at best). The warm listing is
+ * compressed once and sent from memory (what a cached answer costs at best), and a bare graphql-yoga
+ * answering `{ __typename }` (bench/bare-yoga.mjs: the framework's own floor). The warm listing is
  * also timed with `Accept-Encoding: identity`, and its size printed as JSON and as sent.
  *
  *   npm run bench -- scale [sizes of bench/scale-db.ts for the large database] [--samples 20]
@@ -28,7 +32,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildScaleDatabase, HEAVY_ROLES, heavyRoles, SCALE_PASSWORD, type ScaleSpec, specFromArgs } from './scale-db.js';
 import { fmt, median } from './support/load.js';
-import { ROOT, type Started, startProcess, startService, treeCpuMs, treeRss } from './support/processes.js';
+import { ROOT, type Started, startBareYoga, startProcess, startService, treeCpuMs, treeRss } from './support/processes.js';
 import { type Figures, printScaleTable } from './support/scale-table.js';
 
 const { values: flags } = parseArgs({
@@ -77,7 +81,7 @@ async function medianGet(url: string, headers: Record<string, string>): Promise<
 }
 
 /** Starts the service on a copy of `db` and measures the figures (module comment). */
-async function measure(db: string, heavyIds: number[], roleCount: number, dir: string, bare: Started): Promise<Figures> {
+async function measure(db: string, heavyIds: number[], roleCount: number, dir: string, bare: Started, bareYoga: Started): Promise<Figures> {
   const copy = join(dir, `run-${Date.now()}.db`);
   copyFileSync(db, copy);
   // The service's own time of each tagged request (X-Request-Id `<phase>.<n>`), from its log's `ms`.
@@ -162,6 +166,8 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
     const bareBase = `http://127.0.0.1:${bare.port}`;
     const bareSmallMs = await medianGet(`${bareBase}/?bytes=0`, headers);
     const bareListingMs = await medianGet(`${bareBase}/?bytes=${listingBytes}`, headers);
+    // The framework's own floor: graphql-yoga with its defaults answering `{ __typename }` over GET.
+    const bareYogaMs = await medianGet(`http://127.0.0.1:${bareYoga.port}/graphql?query=%7B__typename%7D`, headers);
     const stamp = Date.now().toString(36);
     // Summed per call: each delta is off by up to a tick, the sum over many calls much less.
     const writeCpu = { assign: 0, create: 0 };
@@ -262,6 +268,7 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
       healthMs,
       bareSmallMs,
       bareListingMs,
+      bareYogaMs,
       assignMs: median(assign),
       createMs: median(create),
       rolesColdMs,
@@ -297,6 +304,7 @@ try {
   const big = await prepare(flags.big, bigSpec, 'large');
   const small = await prepare(flags.small, smallSpec, 'small');
   const roleCount = (spec: ScaleSpec) => Math.max(spec.roles, HEAVY_ROLES);
+  const bareYoga = await startBareYoga();
   const bare = await startProcess({
     argv: [process.execPath, join(ROOT, 'bench', 'bare-http.mjs')],
     cwd: ROOT,
@@ -307,10 +315,11 @@ try {
   let large: Figures;
   let little: Figures;
   try {
-    large = await measure(big.path, big.heavyIds, roleCount(bigSpec), dir, bare);
-    little = await measure(small.path, small.heavyIds, roleCount(smallSpec), dir, bare);
+    large = await measure(big.path, big.heavyIds, roleCount(bigSpec), dir, bare, bareYoga);
+    little = await measure(small.path, small.heavyIds, roleCount(smallSpec), dir, bare, bareYoga);
   } finally {
     await bare.stop();
+    await bareYoga.stop();
   }
   console.log(
     `\nlarge: ${fmt(bigSpec.users)} users, ${fmt(bigSpec.roles)} roles, ${fmt(bigSpec.assignments)} assignments; ` +

@@ -32,6 +32,7 @@ export interface Figures {
   healthMs: number;
   bareSmallMs: number;
   bareListingMs: number;
+  bareYogaMs: number;
   assignMs: number;
   createMs: number;
   rolesColdMs: number;
@@ -66,6 +67,7 @@ export function printScaleTable(large: Figures, little: Figures, options: { page
       row('floor: GET /api/health of the service', large.healthMs, little.healthMs, ms),
       row('floor: bare node:http, 3 bytes', large.bareSmallMs, little.bareSmallMs, ms),
       row("floor: bare node:http, the listing's bytes sent from memory", large.bareListingMs, little.bareListingMs, ms),
+      row('floor: bare graphql-yoga, GET { __typename }', large.bareYogaMs, little.bareYogaMs, ms),
       row('assign a role to a user (code warmed by 200 writes)', large.assignMs, little.assignMs, ms),
       row("  the service's own time (its log)", large.servedAssignMs, little.servedAssignMs, ms),
       row('  the same among the first writes after start', large.firstAssignMs, little.firstAssignMs, ms),
