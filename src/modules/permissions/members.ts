@@ -22,6 +22,17 @@ const MAX_MEMBERS = 10_000;
 /** Milliseconds an entry may be served; a safety net, the generation drops entries at once. */
 const MEMBER_TTL_MS = 5 * 60_000;
 
+/** A membership with its user's flags, as the raw statement of `Members.of` reads it. */
+interface MemberRow {
+  role: string;
+  login: string;
+  isServiceAccount: boolean | number | bigint;
+  isServiceAdmin: boolean | number | bigint;
+}
+
+/** A stored flag: a boolean (PostgreSQL) or 0/1 (SQLite). */
+const isSet = (flag: boolean | number | bigint): boolean => flag === true || Number(flag) === 1;
+
 interface Found {
   /** Access generation read before the rows were read. */
   generation: number;
@@ -36,7 +47,7 @@ export class Members {
 
   /**
    * User or service account `userId` of the caller's organization as a principal acting there
-   * with its org role there (no credentials: `authMethod` none). Two SQL statements on a miss,
+   * with its org role there (no credentials: `authMethod` none). One SQL statement on a miss,
    * none on a hit.
    * @throws DomainError USER_NOT_FOUND (404) when it is not a member; DATABASE_UNAVAILABLE (503)
    *   while the change counter cannot know (PostgreSQL's feed reconnecting).
@@ -46,12 +57,15 @@ export class Members {
     const key = `${caller.orgId}:${userId}`;
     const cached = this.found.get(key);
     if (cached?.generation === generation) return cached.principal;
-    const membership = await this.deps.db.orgUser.findUnique({
-      where: { orgId_userId: { orgId: caller.orgId, userId } },
-      select: { role: true, user: true },
-    });
-    if (!membership) throw notFound('USER_NOT_FOUND', 'user', userId);
-    const principal = principalOf(membership.user, caller.orgId, membership.role, 'none');
+    // The membership and the user's row in one statement (Prisma reads a relation in a second
+    // one); quoted identifiers, the same text on SQLite and PostgreSQL. Flags come back as 0/1 or
+    // booleans as the database stores them.
+    const [row] = await this.deps.db.$queryRaw<MemberRow[]>`SELECT "OrgUser"."role", "User"."login",
+      "User"."isServiceAccount", "User"."isServiceAdmin" FROM "OrgUser" JOIN "User" ON "User"."id" = "OrgUser"."userId"
+      WHERE "OrgUser"."orgId" = ${caller.orgId} AND "OrgUser"."userId" = ${userId}`;
+    if (!row) throw notFound('USER_NOT_FOUND', 'user', userId);
+    const user = { id: userId, login: row.login, isServiceAccount: isSet(row.isServiceAccount), isServiceAdmin: isSet(row.isServiceAdmin) };
+    const principal = principalOf(user, caller.orgId, row.role, 'none');
     this.found.set(key, { generation, principal });
     return principal;
   }
