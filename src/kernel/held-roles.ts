@@ -104,22 +104,17 @@ const BY_NAME_THEN_ID: Prisma.RoleOrderByWithRelationInput[] = [{ name: 'asc' },
 export type HeldAccessTables = HeldRoleTables & Pick<Prisma.TransactionClient, 'role'>;
 
 /**
- * Loads the permissions behind `principal` and the rows of the roles holding them through `db`
- * (default the client; a write's own transaction for the fence recheck): the held roles' ids
- * from the assignment side (heldRoleIds), then those roles by name then id, then their
- * permissions' action and scope, each in slices of ROLE_ID_SLICE ids (SQLite's bound-parameter
- * limit). Statements constant in data size (the rule: this module's comment). The permissions
- * are one raw statement (Permission (roleId) index; quoted identifiers, the same text on both
- * databases): Prisma's relation load of a 50-role user's 250 permissions cost about 0.15 ms more
- * (bench/scale.ts database), a twentieth of a cold listing.
+ * The action and scope of every permission of roles `ids`, by role id (a role without any is
+ * absent), read by one raw statement per ROLE_ID_SLICE ids (Permission (roleId) index; quoted
+ * identifiers, the same text on SQLite and PostgreSQL), in no order. Issue 20: Prisma's relation
+ * load of a 50-role user's 250 permissions cost about 0.15 ms more on the scale benchmark's
+ * database; the permission checks (loadHeldAccess) and the delegation of an assignment
+ * (assignments/assignable.ts) read them so.
  */
-export async function loadHeldAccess(db: HeldAccessTables, principal: SignedInPrincipal): Promise<HeldAccess> {
-  const ids = await heldRoleIds(db, principal);
-  const roles: Role[] = [];
+export async function permissionsByRole(db: HeldRoleTables, ids: readonly number[]): Promise<Map<number, PermissionPair[]>> {
   const byRole = new Map<number, PermissionPair[]>();
   for (let i = 0; i < ids.length; i += ROLE_ID_SLICE) {
     const slice = ids.slice(i, i + ROLE_ID_SLICE);
-    roles.push(...(await db.role.findMany({ where: { id: { in: slice } }, orderBy: BY_NAME_THEN_ID })));
     const rows = await db.$queryRaw<{ roleId: number | bigint; action: string; scope: string }[]>`SELECT "roleId", "action", "scope"
       FROM "Permission" WHERE "roleId" IN (${Prisma.join(slice)})`;
     for (const { roleId, action, scope } of rows) {
@@ -129,8 +124,24 @@ export async function loadHeldAccess(db: HeldAccessTables, principal: SignedInPr
       else byRole.set(id, [{ action, scope }]);
     }
   }
+  return byRole;
+}
+
+/**
+ * Loads the permissions behind `principal` and the rows of the roles holding them through `db`
+ * (default the client; a write's own transaction for the fence recheck): the held roles' ids
+ * from the assignment side (heldRoleIds), then those roles by name then id in slices of
+ * ROLE_ID_SLICE ids (SQLite's bound-parameter limit), then their permissions
+ * (permissionsByRole). Statements constant in data size (the rule: this module's comment).
+ */
+export async function loadHeldAccess(db: HeldAccessTables, principal: SignedInPrincipal): Promise<HeldAccess> {
+  const ids = await heldRoleIds(db, principal);
+  const roles: Role[] = [];
+  for (let i = 0; i < ids.length; i += ROLE_ID_SLICE)
+    roles.push(...(await db.role.findMany({ where: { id: { in: ids.slice(i, i + ROLE_ID_SLICE) } }, orderBy: BY_NAME_THEN_ID })));
   // Slices are each in order; more than one (over ROLE_ID_SLICE held roles) are merged here.
   if (ids.length > ROLE_ID_SLICE) roles.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
+  const byRole = await permissionsByRole(db, ids);
   // In the roles' order; the rows carry no permissions: a GraphQL `permissions` field of a role
   // must not mistake a partial list (no ids, no order) for the relation it loads itself.
   const permissions: PermissionPair[] = [];

@@ -7,6 +7,7 @@ import type { Prisma, Role } from '../../generated/prisma/client.js';
 import { BASIC_PREFIX, isBasicRoleName } from '../../kernel/builtin-roles.js';
 import type { PermissionPair } from '../../kernel/catalogue.js';
 import { DomainError } from '../../kernel/errors.js';
+import { permissionsByRole } from '../../kernel/held-roles.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
 import type { Tx } from '../../platform/database.js';
 import { roleNotFound } from '../roles/service.js';
@@ -22,8 +23,8 @@ export async function assignableRole(tx: Tx, caller: SignedInPrincipal, uid: str
 }
 
 /**
- * The roles named by `uids` (in that order) with their permissions, each assignable in `orgId`
- * (0 = global).
+ * The roles named by `uids` (in that order) with their permissions (kernel/held-roles.ts
+ * permissionsByRole: the checks' own read), each assignable in `orgId` (0 = global).
  * @throws DomainError ROLE_NOT_FOUND (404) for the first uid naming no role the caller can see,
  *   ROLE_NOT_ASSIGNABLE (400) for a basic role or, when `orgId` is 0, an organization's role.
  */
@@ -34,11 +35,12 @@ export async function assignableRoles(
   orgId: number,
 ): Promise<AssignableRole[]> {
   if (uids.length === 0) return [];
-  const rows = await tx.role.findMany({
-    where: { uid: { in: [...uids] }, orgId: { in: [0, caller.orgId] } },
-    include: { permissions: { select: { action: true, scope: true } } },
-  });
-  const byUid = new Map(rows.map((r) => [r.uid, r]));
+  const found = await tx.role.findMany({ where: { uid: { in: [...uids] }, orgId: { in: [0, caller.orgId] } } });
+  const permissions = await permissionsByRole(
+    tx,
+    found.map((r) => r.id),
+  );
+  const byUid = new Map(found.map((r) => [r.uid, { ...r, permissions: permissions.get(r.id) ?? [] }]));
   return uids.map((uid) => {
     const role = byUid.get(uid);
     if (!role) throw roleNotFound(uid);
