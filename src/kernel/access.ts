@@ -25,7 +25,7 @@ import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
 import { credentialsChanged, currentFence, factsHold, type RequestFence, type RequestOrigin, sameIndex } from './fence.js';
 import { requireSignedIn } from './guards.js';
-import { type HeldAccessTables, heldRoleIds, heldRolesWhere, loadHeldAccess, ROLE_ID_SLICE } from './held-roles.js';
+import { type HeldAccessTables, heldRoleIds, heldRoleRows, heldRolesWhere, loadHeldAccess, ROLE_ID_SLICE } from './held-roles.js';
 import {
   DEFAULT_CACHE_LIMITS,
   type HeldAccess,
@@ -71,6 +71,7 @@ export class AccessService {
       limits,
       (principal) => this.load(principal),
       () => this.sync(),
+      (ids) => heldRoleRows(this.db, ids),
     );
   }
 
@@ -104,7 +105,7 @@ export class AccessService {
     if (!fence) return this.cache.entryOf(principal);
     // The principal's own facts (org role, flag) may be what a write changed: check them again
     // whenever its version moved, also while the index was loading.
-    let entry: HeldEntry = { index: PermissionIndex.EMPTY, roles: [] };
+    let entry: HeldEntry = { index: PermissionIndex.EMPTY, roleIds: [], version: -1 };
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
       if (fence.version !== this.versionOf(principal)) await this.recheck(fence, this.db);
       entry = await this.cache.entryOf(principal);
@@ -273,22 +274,29 @@ export class AccessService {
   /**
    * Every role behind the principal's permissions: basic roles, direct roles (org and global)
    * and team roles of its organization, by name then id. `query` passes a Pothos selection
-   * through. Without one (scalar fields only: `viewer { roles { name } }`) the rows come from the
-   * permission cache, loaded with the permissions by the same statement and fenced alike
-   * (`permissionsOf`); a selection of relations reads them from the database.
+   * through. Without one (scalar fields only: `viewer { roles { name } }`) the rows are those of
+   * the cached entry's own role ids, read at the first such request and kept with the entry while
+   * the principal's version holds (permission-cache.ts `rowsOf`), fenced as `permissionsOf`; a
+   * selection of relations reads them from the database.
    * @throws DomainError CREDENTIALS_CHANGED (409) as `permissionsOf`.
    */
   async heldRoles(principal: Principal, query: { include?: Prisma.RoleInclude; select?: Prisma.RoleSelect } = {}): Promise<Role[]> {
     if (principal.kind === 'anonymous') return [];
     const scalarsOnly = query.select === undefined && (query.include === undefined || Object.keys(query.include).length === 0);
-    if (scalarsOnly) return [...(await this.entryOf(principal)).roles];
+    if (scalarsOnly) {
+      // The rows of the entry's own roles, read once and kept with it (permission-cache.ts rowsOf).
+      for (let attempt = 1; ; attempt++) {
+        const rows = await this.cache.rowsOf(principal, await this.entryOf(principal), attempt >= MAX_LOAD_ATTEMPTS);
+        if (rows) return [...rows];
+      }
+    }
     const ids = await heldRoleIds(this.db, principal);
     // By id from the assignment side (heldRoleIds); past one slice, the filter form (rarer, slower).
     const where = ids.length <= ROLE_ID_SLICE ? { id: { in: ids } } : heldRolesWhere(principal);
     return this.db.role.findMany({ ...query, where, orderBy: BY_NAME_THEN_ID });
   }
 
-  /** Loads the permissions behind `principal` and its held roles' rows through `db` (loadHeldAccess). */
+  /** Loads the permissions behind `principal` and its held roles' ids through `db` (loadHeldAccess). */
   private load(principal: SignedInPrincipal, db: HeldAccessTables = this.db): Promise<HeldAccess> {
     return loadHeldAccess(db, principal);
   }

@@ -128,25 +128,31 @@ export async function permissionsByRole(db: HeldRoleTables, ids: readonly number
 }
 
 /**
- * Loads the permissions behind `principal` and the rows of the roles holding them through `db`
+ * Loads the permissions behind `principal` and the ids of the roles holding them through `db`
  * (default the client; a write's own transaction for the fence recheck): the held roles' ids
- * from the assignment side (heldRoleIds), then those roles by name then id in slices of
- * ROLE_ID_SLICE ids (SQLite's bound-parameter limit), then their permissions
- * (permissionsByRole). Statements constant in data size (the rule: this module's comment).
+ * from the assignment side (heldRoleIds), then their permissions (permissionsByRole): two
+ * statements whatever the data (the rule: this module's comment). The roles' rows are read only
+ * when asked for (heldRoleRows, permission-cache.ts `rowsOf`).
  */
-export async function loadHeldAccess(db: HeldAccessTables, principal: SignedInPrincipal): Promise<HeldAccess> {
-  const ids = await heldRoleIds(db, principal);
+export async function loadHeldAccess(db: HeldRoleTables, principal: SignedInPrincipal): Promise<HeldAccess> {
+  const roleIds = await heldRoleIds(db, principal);
+  const byRole = await permissionsByRole(db, roleIds);
+  const permissions: PermissionPair[] = [];
+  for (const id of roleIds) for (const pair of byRole.get(id) ?? []) permissions.push(pair);
+  return { permissions, roleIds };
+}
+
+/**
+ * The rows of roles `ids` by name then id (a role deleted since is absent), in slices of
+ * ROLE_ID_SLICE ids (SQLite's bound-parameter limit), merged when there are several. The rows
+ * carry no permissions: a GraphQL `permissions` field of a role loads its own.
+ */
+export async function heldRoleRows(db: Pick<Prisma.TransactionClient, 'role'>, ids: readonly number[]): Promise<Role[]> {
   const roles: Role[] = [];
   for (let i = 0; i < ids.length; i += ROLE_ID_SLICE)
     roles.push(...(await db.role.findMany({ where: { id: { in: ids.slice(i, i + ROLE_ID_SLICE) } }, orderBy: BY_NAME_THEN_ID })));
-  // Slices are each in order; more than one (over ROLE_ID_SLICE held roles) are merged here.
   if (ids.length > ROLE_ID_SLICE) roles.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
-  const byRole = await permissionsByRole(db, ids);
-  // In the roles' order; the rows carry no permissions: a GraphQL `permissions` field of a role
-  // must not mistake a partial list (no ids, no order) for the relation it loads itself.
-  const permissions: PermissionPair[] = [];
-  for (const role of roles) for (const pair of byRole.get(role.id) ?? []) permissions.push(pair);
-  return { permissions, roles };
+  return roles;
 }
 
 /** Prisma filter for the roles a signed-in principal holds in its organization (heldRoleSources, any of them). */

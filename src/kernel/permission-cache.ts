@@ -6,9 +6,11 @@
  * meanwhile, so no in-flight request can put back or use a stale entry after a write was
  * acknowledged (issue #10 "revocation race").
  *
- * An entry also holds the rows of the roles the index was built from (issue 20: `viewer { roles }`
- * read them again on every request), loaded by the same statement, so the two always agree and
- * are dropped together by the same generation.
+ * An entry also holds the ids of the roles the index was built from, and their rows once asked
+ * for (`rowsOf`; issue 20: `viewer { roles }` read them again on every request, and loading them
+ * with every index cost a cold REST listing a fifth of its time for rows it never shows). Rows
+ * read after the index are kept only while the principal's version is the one the index was
+ * loaded in, so the two always agree, and are dropped with the entry.
  *
  * Targeted invalidation (issue 20, "only the principals a change can affect"): a write that can
  * change the permissions of named users only (a role assigned to or removed from one user) calls
@@ -61,21 +63,27 @@ function subjectOf(principal: Principal): number | undefined {
   return principal.kind === 'user' || principal.kind === 'serviceAccount' ? principal.id : undefined;
 }
 
-/** What a load reads for a principal: its permissions and the rows of the roles holding them (by name, then id). */
+/** The cache key of a principal: the org role and the Service Admin flag are part of it (`entryOf`). */
+function cacheKey(principal: SignedInPrincipal): string {
+  return `${principalKey(principal)}:${principal.orgRole}:${principal.isServiceAdmin ? 1 : 0}`;
+}
+
+/** What a load reads for a principal: its permissions and the ids of the roles holding them. */
 export interface HeldAccess {
   permissions: PermissionPair[];
-  roles: Role[];
+  roleIds: readonly number[];
 }
 
-/** A cached entry: the index and the held roles' rows (never mutated: callers copy the list). */
+/**
+ * An entry: the index, the held roles' ids, the principal's version when its load started
+ * (`PermissionCache.versionOf`), and the held roles' rows once `rowsOf` read them (set once,
+ * never changed after; callers copy the list).
+ */
 export interface HeldEntry {
-  index: PermissionIndex;
-  roles: readonly Role[];
-}
-
-/** A stored entry: its principal's version when its load started (`PermissionCache.versionOf`). */
-interface StampedEntry extends HeldEntry {
-  version: number;
+  readonly index: PermissionIndex;
+  readonly roleIds: readonly number[];
+  readonly version: number;
+  rows?: readonly Role[];
 }
 
 /**
@@ -84,10 +92,11 @@ interface StampedEntry extends HeldEntry {
  * each at most about the strings plus 32 bytes of punctuation per permission), and each role's
  * strings plus the row object's overhead.
  */
-function estimateBytes(entry: StampedEntry): number {
+function estimateBytes(entry: HeldEntry): number {
   let bytes = 256;
   for (const p of entry.index.pairs()) bytes += 4 * (p.action.length + p.scope.length) + 96 + 64;
-  for (const r of entry.roles)
+  bytes += 8 * entry.roleIds.length;
+  for (const r of entry.rows ?? [])
     bytes += 2 * (r.uid.length + r.name.length + r.displayName.length + r.description.length + r.group.length) + 256;
   return bytes;
 }
@@ -97,7 +106,7 @@ function estimateBytes(entry: StampedEntry): number {
  * or per user (module comment).
  */
 export class PermissionCache {
-  private readonly cache: LRUCache<string, StampedEntry>;
+  private readonly cache: LRUCache<string, HeldEntry>;
   /** In-flight loads by cache key and principal version, so concurrent requests of one principal load once. */
   private readonly loading = new Map<string, Promise<HeldEntry>>();
   /** Tick of the latest invalidation, global or targeted. */
@@ -109,15 +118,17 @@ export class PermissionCache {
   private observer: PermissionCacheObserver | undefined;
 
   /**
-   * @param load reads a principal's permissions and held roles from the database.
+   * @param load reads a principal's permissions and held roles' ids from the database.
    * @param catchUp called after each load: may invalidate (other connections' commits).
+   * @param loadRows reads the rows of roles by id, by name then id.
    */
   constructor(
     limits: PermissionCacheLimits,
     private readonly load: (principal: SignedInPrincipal) => Promise<HeldAccess>,
     private readonly catchUp: () => void,
+    private readonly loadRows: (ids: readonly number[]) => Promise<Role[]> = async () => [],
   ) {
-    this.cache = new LRUCache<string, StampedEntry>({
+    this.cache = new LRUCache<string, HeldEntry>({
       maxSize: limits.maxBytes,
       ttl: limits.ttlMs,
       sizeCalculation: estimateBytes,
@@ -161,8 +172,8 @@ export class PermissionCache {
 
   /** `indexOf`'s entry: the index with the rows of the roles it was built from. */
   async entryOf(principal: SignedInPrincipal): Promise<HeldEntry> {
-    const key = `${principalKey(principal)}:${principal.orgRole}:${principal.isServiceAdmin ? 1 : 0}`;
-    let entry: HeldEntry = { index: PermissionIndex.EMPTY, roles: [] };
+    const key = cacheKey(principal);
+    let entry: HeldEntry = { index: PermissionIndex.EMPTY, roleIds: [], version: -1 };
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
       const version = this.versionOf(principal);
       const stored = this.cache.get(key);
@@ -175,8 +186,8 @@ export class PermissionCache {
       const load: Promise<HeldEntry> =
         this.loading.get(flight) ??
         this.load(principal)
-          .then(({ permissions, roles }) => {
-            const loaded: StampedEntry = { index: PermissionIndex.from(permissions), roles, version };
+          .then(({ permissions, roleIds }) => {
+            const loaded: HeldEntry = { index: PermissionIndex.from(permissions), roleIds, version };
             if (version === this.versionOf(principal)) this.cache.set(key, loaded);
             return loaded;
           })
@@ -189,6 +200,25 @@ export class PermissionCache {
       if (version === this.versionOf(principal)) return entry;
     }
     return entry;
+  }
+
+  /**
+   * The rows of the roles behind `entry` (an entry `entryOf` returned for `principal`), by name
+   * then id: read once, then kept with the entry. Undefined when the principal's version moved
+   * since the entry was loaded (the rows might not be those of its index): the caller asks
+   * `entryOf` again. With `lastAttempt` the rows are returned anyway, not kept (`entryOf`'s rule
+   * under a steady stream of commits).
+   */
+  async rowsOf(principal: SignedInPrincipal, entry: HeldEntry, lastAttempt = false): Promise<readonly Role[] | undefined> {
+    if (entry.rows) return entry.rows;
+    const rows = Object.freeze(await this.loadRows(entry.roleIds));
+    this.catchUp();
+    if (entry.version !== this.versionOf(principal)) return lastAttempt ? rows : undefined;
+    entry.rows = rows;
+    // Stored again so its size counts the rows (lru-cache measures on set).
+    const key = cacheKey(principal);
+    if (this.cache.peek(key) === entry) this.cache.set(key, entry);
+    return rows;
   }
 
   /** Drops every cached index and forgets in-flight loads (they finish but are not stored). */

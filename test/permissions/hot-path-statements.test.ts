@@ -1,9 +1,10 @@
 /**
  * The hot path reads no SQL once warm (issue 20): a key or a Basic credential verified under the
  * current access generation, then the caller's permissions and held roles from the permission
- * cache entry, loaded together by one statement (kernel/access.ts). A write through the one write
- * path moves the generation, so the very next request reads again and sees it: fewer statements,
- * never a stale answer.
+ * cache entry (kernel/access.ts): its index and role ids loaded together, the roles' rows at the
+ * first request that shows them and kept with the entry (permission-cache.ts `rowsOf`). A write
+ * through the one write path moves the generation, so the very next request reads again and sees
+ * it: fewer statements, never a stale answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credentials } from '../support/app.js';
@@ -52,6 +53,41 @@ describe('a warm request reads no SQL statement', () => {
       expect((out.data as { viewer: { roles: { name: string }[] } }).viewer.roles.map((r) => r.name)).toContain('basic:viewer');
     });
     expect(graphqlStatements).toEqual([]);
+  });
+});
+
+describe("the held roles' rows are read when shown, once", () => {
+  /** A read of Role rows as Prisma writes it on SQLite (`main`.`Role`) and PostgreSQL ("public"."Role"). */
+  const isRoleRead = (sql: string) => /^\s*SELECT/i.test(sql) && /(`main`|"public")\.[`"]Role[`"]/.test(sql);
+
+  it('a cold permission listing reads none; the first viewer { roles } reads them, the next none', async () => {
+    app.services.access.invalidate();
+    app.resetQueries();
+    expectOutcome(await rest(app, 'GET', '/api/access-control/user/permissions', { auth: basic }), 200);
+    expect(app.queries.filter(isRoleRead)).toEqual([]);
+    expect(app.queries.length).toBeGreaterThan(0); // the permissions were read
+    app.resetQueries();
+    expectOutcome(await gql(app, '{ viewer { roles { name } } }', {}, { auth: basic }), 200);
+    expect(app.queries.filter(isRoleRead)).toHaveLength(1);
+    app.resetQueries();
+    expectOutcome(await gql(app, '{ viewer { roles { name } } }', {}, { auth: basic }), 200);
+    expect(app.queries).toEqual([]);
+  });
+
+  it('a role renamed is shown renamed at the next request', async () => {
+    await createRole(app, 'hot-renamed', [p('hot:renamed')]);
+    expectOutcome(await rest(app, 'POST', `/api/access-control/users/${userId}/roles`, { json: { roleUid: 'hot-renamed' } }), 200);
+    const names = async () => {
+      const out = await gql(app, '{ viewer { roles { name } } }', {}, { auth: basic });
+      expectOutcome(out, 200);
+      return (out.data as { viewer: { roles: { name: string }[] } }).viewer.roles.map((r) => r.name);
+    };
+    expect(await names()).toContain('custom:hot-renamed');
+    const update = { version: 2, name: 'custom:hot-renamed-2', permissions: [p('hot:renamed')] };
+    expectOutcome(await rest(app, 'PUT', '/api/access-control/roles/hot-renamed', { json: update }), 200);
+    const after = await names();
+    expect([after.includes('custom:hot-renamed'), after.includes('custom:hot-renamed-2')]).toEqual([false, true]);
+    expectOutcome(await rest(app, 'DELETE', `/api/access-control/users/${userId}/roles/hot-renamed`), 200);
   });
 });
 

@@ -6,7 +6,8 @@
  * credential and index (no SQL at its next request). Every other kind of write still drops every
  * entry (a team's roles here: its members can change while the write runs). Past
  * MAX_TARGETED_USERS remembered subjects the invalidation turns global, and a load that overlapped
- * a targeted invalidation of its subject is neither stored nor returned.
+ * a targeted invalidation of its subject is neither stored nor returned, nor are role rows read
+ * meanwhile (`rowsOf`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_TARGETED_USERS, PermissionCache } from '../../src/kernel/permission-cache.js';
@@ -138,7 +139,7 @@ describe('the cache itself', () => {
       async (principal) => {
         loads.set(principal.id, (loads.get(principal.id) ?? 0) + 1);
         if (gate) await gate;
-        return { permissions: [p(`held:${loads.get(principal.id)}`)], roles: [] };
+        return { permissions: [p(`held:${loads.get(principal.id)}`)], roleIds: [] };
       },
       () => {},
     );
@@ -172,6 +173,31 @@ describe('the cache itself', () => {
     expect(entry.index.list().map((x) => x.action)).toEqual(['held:2']);
     expect((await cache.entryOf(alice)).index.list().map((x) => x.action)).toEqual(['held:2']);
     expect(loads.get(alice.id)).toBe(2);
+  });
+
+  it("rows read while the principal's version moved are not kept (nor served, but on the last attempt)", async () => {
+    let rowLoads = 0;
+    let during: (() => void) | undefined;
+    const cache = new PermissionCache(
+      { maxBytes: 1 << 20, ttlMs: 60_000 },
+      async () => ({ permissions: [p('held:1')], roleIds: [7] }),
+      () => {},
+      async (ids) => {
+        rowLoads++;
+        during?.();
+        return ids.map((id) => ({ id, uid: `r${id}`, name: `role ${rowLoads}`, displayName: '', description: '', group: '' }) as never);
+      },
+    );
+    const entry = await cache.entryOf(alice);
+    during = () => cache.invalidateUsers([alice.id]);
+    expect(await cache.rowsOf(alice, entry)).toBeUndefined();
+    expect((await cache.rowsOf(alice, entry, true))?.map((r) => r.name)).toEqual(['role 2']);
+    during = undefined;
+    const fresh = await cache.entryOf(alice);
+    expect(fresh).not.toBe(entry);
+    expect((await cache.rowsOf(alice, fresh))?.map((r) => r.name)).toEqual(['role 3']);
+    expect((await cache.rowsOf(alice, fresh))?.map((r) => r.name)).toEqual(['role 3']);
+    expect(rowLoads).toBe(3);
   });
 
   it(`past ${MAX_TARGETED_USERS} remembered users it turns global`, async () => {

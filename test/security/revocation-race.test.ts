@@ -19,7 +19,7 @@ const TRIALS = Number(process.env.RACE_TRIALS ?? 1000);
 type HoldPoint = 'authentication' | 'permissions';
 let armed: { point: HoldPoint; reached: () => void; release: Promise<void> } | undefined;
 
-/** Waits at the armed hold point once: authentication reads `user`, permission loads read `role`. */
+/** Waits at the armed hold point once: authentication reads `user`, permission loads read `Permission`. */
 async function hold(point: HoldPoint): Promise<void> {
   if (armed?.point !== point) return;
   const latch = armed;
@@ -49,11 +49,11 @@ beforeAll(async () => {
           return query(args);
         },
       },
-      role: {
-        async findMany({ args, query }) {
-          await hold('permissions');
-          return query(args);
-        },
+      // The permission load's own read (kernel/held-roles.ts permissionsByRole: raw SQL).
+      async $queryRaw({ args, query }) {
+        const sql = args as unknown as { sql?: string; strings?: readonly string[] };
+        if ((sql.sql ?? sql.strings?.join('?') ?? '').includes('FROM "Permission"')) await hold('permissions');
+        return query(args);
       },
     },
   }) as unknown as Db;
