@@ -517,7 +517,8 @@ describe.skipIf(!executablePath)(title, () => {
       const answer = await page.goto(path);
       expect(answer?.status(), path).toBe(404);
       await page.getByRole('heading', { level: 1, name: 'Page not found' }).waitFor();
-      expect(await page.title()).toBe('Page not found · portcullis');
+      // The page sets its title once rendered (an effect after the heading): wait for that state.
+      await expect.poll(() => page.title()).toBe('Page not found · portcullis');
       expect(await page.getAttribute('html', 'lang')).toBe('en');
       for (const v of await seriousViolations(page)) failures.push(`${path}: ${v.id} at ${v.targets.join(', ')}`);
     }
