@@ -126,7 +126,7 @@ export class PermissionCache {
     limits: PermissionCacheLimits,
     private readonly load: (principal: SignedInPrincipal) => Promise<HeldAccess>,
     private readonly catchUp: () => void,
-    private readonly loadRows: (ids: readonly number[]) => Promise<Role[]> = async () => [],
+    private readonly loadRows: (ids: readonly number[]) => Promise<Role[]>,
   ) {
     this.cache = new LRUCache<string, HeldEntry>({
       maxSize: limits.maxBytes,

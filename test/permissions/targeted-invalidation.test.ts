@@ -142,6 +142,7 @@ describe('the cache itself', () => {
         return { permissions: [p(`held:${loads.get(principal.id)}`)], roleIds: [] };
       },
       () => {},
+      async () => [], // no role ids, so no rows
     );
     return { cache, loads, hold: (until: Promise<void> | undefined) => (gate = until) };
   }
