@@ -19,11 +19,12 @@
  * (fence.ts): a demotion acknowledged while the request was in flight makes it stop with 409.
  */
 import type { Prisma, Role } from '../generated/prisma/client.js';
-import { type ChangeCounter, ChangesUnknownError, changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
+import { changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
 import type { EditionGuard } from './edition.js';
 import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
 import { credentialsChanged, currentFence, factsHold, type RequestFence, type RequestOrigin, sameIndex } from './fence.js';
+import { ForeignCommits } from './foreign-commits.js';
 import { requireSignedIn } from './guards.js';
 import { type HeldAccessTables, heldRoleIds, heldRoleRows, heldRolesWhere, loadHeldAccess, ROLE_ID_SLICE } from './held-roles.js';
 import {
@@ -53,20 +54,14 @@ export class AccessService {
   private readonly cache: PermissionCache;
   /** Fences of requests in flight, by their principal (a per-request copy). */
   private readonly fences = new WeakMap<Principal, RequestFence>();
-  /** Change counter of the database (other connections' commits); undefined for foreign clients. */
-  private readonly changes: ChangeCounter | undefined;
-  private seenVersion: number | undefined;
+  /** Other connections' commits (the database's change counter). */
+  private readonly foreign: ForeignCommits;
 
   constructor(
     private readonly db: Db,
     limits: PermissionCacheLimits = DEFAULT_CACHE_LIMITS,
   ) {
-    this.changes = changeCounterOf(db);
-    try {
-      this.seenVersion = this.changes?.();
-    } catch {
-      this.seenVersion = undefined; // unknown now: the first request that can know invalidates
-    }
+    this.foreign = new ForeignCommits(changeCounterOf(db));
     this.cache = new PermissionCache(
       limits,
       (principal) => this.load(principal),
@@ -190,18 +185,7 @@ export class AccessService {
    * @throws DomainError DATABASE_UNAVAILABLE (503) while the counter cannot know.
    */
   private sync(): void {
-    if (!this.changes) return;
-    let seen: number;
-    try {
-      seen = this.changes();
-    } catch (error) {
-      if (error instanceof ChangesUnknownError) throw new DomainError('DATABASE_UNAVAILABLE', 'the database is reconnecting; try again');
-      throw error;
-    }
-    if (seen !== this.seenVersion) {
-      this.seenVersion = seen;
-      this.invalidate();
-    }
+    if (this.foreign.moved()) this.invalidate();
   }
 
   /**

@@ -13,8 +13,9 @@ import { MessagePayload } from '../shared/message.js';
 import { PageInfo, type PageInfoShape } from '../shared/page-info.js';
 import { PermissionInput } from '../shared/permission.js';
 import { DEFAULT_ROLES_FIRST, type RoleSlice, roleCursor } from './listing-page.js';
+import { roleRequirements } from './requirements.js';
 import { resetRequirements } from './reset.js';
-import { type RoleQuery, roleRequirements } from './service.js';
+import type { RoleQuery } from './service.js';
 
 /**
  * `Role.grantedRoles` of every basic role at one path of a request, from one read of the grants

@@ -7,8 +7,9 @@ import { z } from 'zod';
 import type { Role } from '../../generated/prisma/client.js';
 import { jsonTime, messageJson, PAGE_PARAM, PER_PAGE_PARAM, parseBooleanParam, type Route, searchPageSchema } from '../shared/rest.js';
 import { createRoleInput, updateRoleInput } from './inputs.js';
+import { roleRequirements } from './requirements.js';
 import { resetInput, resetRequirements } from './reset.js';
-import { ROLE_WITH_PERMISSIONS, roleRequirements } from './service.js';
+import { ROLE_WITH_PERMISSIONS } from './service.js';
 
 /** A role as the REST door answers it (upstream-behaviour.md "Roles", JSON role). */
 export interface RoleJson {

@@ -11,33 +11,22 @@ import type { Role } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit, roleAssignments, roleSnapshotOf, snapshotRole } from '../../kernel/audit.js';
 import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
-import { Action, Scope } from '../../kernel/catalogue.js';
-import { DomainError, notFound } from '../../kernel/errors.js';
-import { permission } from '../../kernel/evaluator.js';
-import { requireDelegation, requireServiceAdmin, requireSignedIn, roleManagement } from '../../kernel/guards.js';
+import { Action } from '../../kernel/catalogue.js';
+import { DomainError } from '../../kernel/errors.js';
+import { requireDelegation, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import { isReservedRoleName, RESERVED_NAME_MESSAGE } from '../../kernel/lookalikes.js';
 import type { Principal } from '../../kernel/principal.js';
-import { requirement } from '../../kernel/requirements.js';
 import { acceptsVersion } from '../../kernel/role-version.js';
 import { isUniqueViolation } from '../../platform/database.js';
 import { createRoleInput, updateRoleInput } from './inputs.js';
 import { grantedRolesByBasicRole, knownActions, permissionsOfRole, ROLE_WITH_PERMISSIONS, type RoleQuery, roleTaken } from './listing.js';
 import { RoleListingCache } from './listing-cache.js';
 import { cursorWindow, listRoles, type RoleListOptions, type RoleSlice, type RoleWindow, restWindow } from './listing-page.js';
+import { roleNotFound, roleRequirements } from './requirements.js';
 
 export { ROLE_WITH_PERMISSIONS, type RoleQuery, rolesByIds } from './listing.js';
-
-const DELEGATION =
-  'and every permission of the role (delegation) unless the action is held on permissions:type:escalate; a global role also needs a Service Admin';
-
-/** What each role operation needs (service-interface.md "Required permissions"). */
-export const roleRequirements = {
-  status: requirement([], () => permission(Action.StatusAccessControl, Scope.ServicesAccessControl)),
-  read: requirement([], () => permission(Action.RolesRead, Scope.RolesAll)),
-  write: requirement([], () => roleManagement(Action.RolesWrite), DELEGATION),
-  delete: requirement([], () => roleManagement(Action.RolesDelete), DELEGATION),
-};
+export { roleNotFound } from './requirements.js';
 
 /** Grafana-style short uid: 14 characters of [a-zA-Z0-9_-] from a CSPRNG. */
 const generateUid = (): string => randomBytes(11).toString('base64url').slice(0, 14);
@@ -295,9 +284,4 @@ export class RoleService {
     });
     return { message: 'Role deleted' };
   }
-}
-
-/** 404 ROLE_NOT_FOUND for `uid`. */
-export function roleNotFound(uid: string): DomainError {
-  return notFound('ROLE_NOT_FOUND', 'role', uid);
 }
