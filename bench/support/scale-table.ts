@@ -48,47 +48,56 @@ export interface Figures {
 
 const ms = (n: number) => `${fmt(n, n < 10 ? 2 : 1)} ms`;
 const kb = (n: number) => (Number.isNaN(n) ? 'streamed' : `${fmt(n / 1e3, 1)} kB`);
-const row = (name: string, a: number, b: number, show: (n: number) => string) => [name, show(a), show(b), `${fmt(a / b, 2)}x`];
+/** The figures that are numbers (every one but the listing's encoding). */
+type Measured = { [K in keyof Figures]: Figures[K] extends number ? K : never }[keyof Figures];
 
 /** Prints the figures of both databases side by side. */
 export function printScaleTable(large: Figures, little: Figures, options: { pageSize: number; cpuRequests: number }): void {
+  const row = (name: string, key: Measured, show: (n: number) => string) => [
+    name,
+    show(large[key]),
+    show(little[key]),
+    `${fmt(large[key] / little[key], 2)}x`,
+  ];
+  /** A write's rows: warmed, the service's own time, and the first ones after start. */
+  const writeRows = (name: string, warmed: Measured, served: Measured, first: Measured) => [
+    row(`${name} (code warmed by 200 writes)`, warmed, ms),
+    row("  the service's own time (its log)", served, ms),
+    row('  the same among the first writes after start', first, ms),
+  ];
   printTable(
     ['figure', 'large', 'small', 'large / small'],
     [
-      row('start (spawn to listening)', large.startMs, little.startMs, ms),
-      row('RSS 3 s after start', large.rssIdle, little.rssIdle, mib),
-      row(`cold permission listing, ${HEAVY_ROLES}-role user (code warmed by other listings)`, large.coldMs, little.coldMs, ms),
-      row('  the same among the first requests after start', large.coldStartMs, little.coldStartMs, ms),
-      row("  the service's own time (its log, code warmed)", large.servedColdMs, little.servedColdMs, ms),
-      row(`warm permission listing, ${HEAVY_ROLES}-role user`, large.warmMs, little.warmMs, ms),
-      row("  the service's own time (its log)", large.servedWarmMs, little.servedWarmMs, ms),
-      row('  the same, Accept-Encoding: identity', large.warmIdentityMs, little.warmIdentityMs, ms),
-      row('  its size, JSON', large.listingBytes, little.listingBytes, kb),
-      row(`  its size as sent (${large.listingEncoding})`, large.listingSentBytes, little.listingSentBytes, kb),
-      row('floor: GET /api/health of the service', large.healthMs, little.healthMs, ms),
-      row('floor: bare node:http, 3 bytes', large.bareSmallMs, little.bareSmallMs, ms),
-      row("floor: bare node:http, the listing's bytes sent from memory", large.bareListingMs, little.bareListingMs, ms),
-      row('floor: bare graphql-yoga, GET { __typename }', large.bareYogaMs, little.bareYogaMs, ms),
-      row('assign a role to a user (code warmed by 200 writes)', large.assignMs, little.assignMs, ms),
-      row("  the service's own time (its log)", large.servedAssignMs, little.servedAssignMs, ms),
-      row('  the same among the first writes after start', large.firstAssignMs, little.firstAssignMs, ms),
-      row('create a role (code warmed by 200 writes)', large.createMs, little.createMs, ms),
-      row("  the service's own time (its log)", large.servedCreateMs, little.servedCreateMs, ms),
-      row('  the same among the first writes after start', large.firstCreateMs, little.firstCreateMs, ms),
-      row('GET /api/access-control/roles, cold (after a role write)', large.rolesColdMs, little.rolesColdMs, ms),
-      row('GET /api/access-control/roles, warm', large.rolesMs, little.rolesMs, ms),
-      row('GET /api/access-control/roles size', large.rolesBytes, little.rolesBytes, (n) => `${fmt(n / 1e6, 2)} MB`),
-      row(`a page of ${options.pageSize} roles, cold (after a role write)`, large.pageColdMs, little.pageColdMs, ms),
-      row(`a page of ${options.pageSize} roles, again (from the database too)`, large.pageMs, little.pageMs, ms),
-      row(`a page of ${options.pageSize} roles, listing cached`, large.pageCachedMs, little.pageCachedMs, ms),
-      row("  the service's own time (its log)", large.servedPageCachedMs, little.servedPageCachedMs, ms),
-      row(`a page of ${options.pageSize} roles, size`, large.pageBytes, little.pageBytes, kb),
-      row('server CPU per request: cold listing', large.coldCpuMs, little.coldCpuMs, ms),
-      row(`server CPU per request: warm listing (${options.cpuRequests} requests)`, large.warmCpuMs, little.warmCpuMs, ms),
-      row('server CPU per request: assign a role', large.assignCpuMs, little.assignCpuMs, ms),
-      row('server CPU per request: create a role', large.createCpuMs, little.createCpuMs, ms),
-      row(`floor: bare node:http's CPU per request, 3 bytes`, large.bareCpuMs, little.bareCpuMs, ms),
-      row('RSS after the figures', large.rssAfter, little.rssAfter, mib),
+      row('start (spawn to listening)', 'startMs', ms),
+      row('RSS 3 s after start', 'rssIdle', mib),
+      row(`cold permission listing, ${HEAVY_ROLES}-role user (code warmed by other listings)`, 'coldMs', ms),
+      row('  the same among the first requests after start', 'coldStartMs', ms),
+      row("  the service's own time (its log, code warmed)", 'servedColdMs', ms),
+      row(`warm permission listing, ${HEAVY_ROLES}-role user`, 'warmMs', ms),
+      row("  the service's own time (its log)", 'servedWarmMs', ms),
+      row('  the same, Accept-Encoding: identity', 'warmIdentityMs', ms),
+      row('  its size, JSON', 'listingBytes', kb),
+      row(`  its size as sent (${large.listingEncoding})`, 'listingSentBytes', kb),
+      row('floor: GET /api/health of the service', 'healthMs', ms),
+      row('floor: bare node:http, 3 bytes', 'bareSmallMs', ms),
+      row("floor: bare node:http, the listing's bytes sent from memory", 'bareListingMs', ms),
+      row('floor: bare graphql-yoga, GET { __typename }', 'bareYogaMs', ms),
+      ...writeRows('assign a role to a user', 'assignMs', 'servedAssignMs', 'firstAssignMs'),
+      ...writeRows('create a role', 'createMs', 'servedCreateMs', 'firstCreateMs'),
+      row('GET /api/access-control/roles, cold (after a role write)', 'rolesColdMs', ms),
+      row('GET /api/access-control/roles, warm', 'rolesMs', ms),
+      row('GET /api/access-control/roles size', 'rolesBytes', (n) => `${fmt(n / 1e6, 2)} MB`),
+      row(`a page of ${options.pageSize} roles, cold (after a role write)`, 'pageColdMs', ms),
+      row(`a page of ${options.pageSize} roles, again (from the database too)`, 'pageMs', ms),
+      row(`a page of ${options.pageSize} roles, listing cached`, 'pageCachedMs', ms),
+      row("  the service's own time (its log)", 'servedPageCachedMs', ms),
+      row(`a page of ${options.pageSize} roles, size`, 'pageBytes', kb),
+      row('server CPU per request: cold listing', 'coldCpuMs', ms),
+      row(`server CPU per request: warm listing (${options.cpuRequests} requests)`, 'warmCpuMs', ms),
+      row('server CPU per request: assign a role', 'assignCpuMs', ms),
+      row('server CPU per request: create a role', 'createCpuMs', ms),
+      row(`floor: bare node:http's CPU per request, 3 bytes`, 'bareCpuMs', ms),
+      row('RSS after the figures', 'rssAfter', mib),
     ],
   );
 }
