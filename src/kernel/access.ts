@@ -26,7 +26,7 @@ import { type Evaluator, PermissionIndex } from './evaluator.js';
 import { credentialsChanged, currentFence, factsHold, type RequestFence, type RequestOrigin, sameIndex } from './fence.js';
 import { ForeignCommits } from './foreign-commits.js';
 import { requireSignedIn } from './guards.js';
-import { type HeldAccessTables, heldRoleIds, heldRoleRows, heldRolesWhere, loadHeldAccess, ROLE_ID_SLICE } from './held-roles.js';
+import { type HeldAccessTables, heldRoleRows, heldRolesWhere, loadHeldAccess, ROLE_ID_SLICE } from './held-roles.js';
 import {
   DEFAULT_CACHE_LIMITS,
   type HeldAccess,
@@ -274,9 +274,10 @@ export class AccessService {
         if (rows) return [...rows];
       }
     }
-    const ids = await heldRoleIds(this.db, principal);
-    // By id from the assignment side (heldRoleIds); past one slice, the filter form (rarer, slower).
-    const where = ids.length <= ROLE_ID_SLICE ? { id: { in: ids } } : heldRolesWhere(principal);
+    // The role ids of the entry the request's checks use (fenced, cached: no statement of their
+    // own); past one slice, the filter form (rarer, slower).
+    const ids = (await this.entryOf(principal)).roleIds;
+    const where = ids.length <= ROLE_ID_SLICE ? { id: { in: [...ids] } } : heldRolesWhere(principal);
     return this.db.role.findMany({ ...query, where, orderBy: BY_NAME_THEN_ID });
   }
 
