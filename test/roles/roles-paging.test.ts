@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestApp } from '../support/app.js';
+import { watchForeignCommits } from '../support/changes.js';
 import { expectGraphqlError, readJson } from '../support/requests.js';
 import { type Actor, createRole } from '../support/subjects.js';
 import { rolesRestScene } from './roles-rest-scene.js';
@@ -233,10 +234,15 @@ describe('the listing cache', () => {
     const other = await openDatabase({ databaseUrl: app.config.databaseUrl, migrate: false });
     try {
       await listUids();
+      // On PostgreSQL the app learns of each commit by its notification, moments after: wait for it.
+      let commits = watchForeignCommits(app.database.prisma);
       await other.prisma.role.create({ data: { uid: 'paging_foreign', orgId: 1, name: 'custom:paging-foreign' } });
+      await commits.seen();
       expect(await listUids()).toContain('paging_foreign');
       expect((await restPages(1000)).uids).toContain('paging_foreign');
+      commits = watchForeignCommits(app.database.prisma);
       await other.prisma.role.delete({ where: { uid: 'paging_foreign' } });
+      await commits.seen();
       expect(await listUids()).not.toContain('paging_foreign');
     } finally {
       await other.close();

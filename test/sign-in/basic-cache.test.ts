@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Database, openDatabase } from '../../src/platform/database.js';
 import { hashPassword, verifyPassword } from '../../src/platform/passwords.js';
 import { type Credentials, createTestApp, type TestApp, TestClock } from '../support/app.js';
+import { watchForeignCommits } from '../support/changes.js';
 import { type Actor, createUser, SUBJECT_PASSWORD } from '../support/subjects.js';
 
 const COOKIE = 'portcullis_session';
@@ -142,7 +143,11 @@ describe('remembered Basic credentials', () => {
   it("are dropped by another connection's commit (a password changed by the CLI or a second server)", async () => {
     const user = await createUser(app, 'basic-foreign');
     await warm(user);
-    await other.prisma.user.update({ where: { id: user.id }, data: { passwordHash: await hashPassword('changed-elsewhere') } });
+    const passwordHash = await hashPassword('changed-elsewhere');
+    // On PostgreSQL the app learns of the commit by its notification, moments after: wait for it.
+    const commits = watchForeignCommits(app.database.prisma);
+    await other.prisma.user.update({ where: { id: user.id }, data: { passwordHash } });
+    await commits.seen();
     expect(await doors(user.auth)).toEqual([401, 401]);
     expect(await doors({ login: user.login, password: 'changed-elsewhere' })).toEqual([200, 200]);
   });
