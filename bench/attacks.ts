@@ -10,7 +10,9 @@
  * - the longest event-loop stall during all of it (target: < 100 ms).
  * With `--sign-in`, only the sign-in attacks of issue #18 (items 3-4) instead: 100 wrong passwords
  * at once for one account (each 401 is a password checked), 19 wrong and the right one at once,
- * and the locked-account oracle (a locked login's email against an unknown email).
+ * the locked-account oracle (a locked login's email against an unknown email), and the timing
+ * oracle: the median time of a wrong password for an existing login against an unknown login
+ * (41 of each, alternating; ratio near 1.00 when the unknown login is hashed as a known one is).
  * Prints figures; asserts nothing.   npm run bench:attacks [-- --documents 1000 | --sign-in]
  */
 import { fork } from 'node:child_process';
@@ -198,6 +200,40 @@ async function signInAttacks(base: string, admin: string): Promise<void> {
   const email = await login('e1@corp.test', 'guess', '192.0.2.111');
   const unknown = await login('nobody@corp.test', 'guess', '192.0.2.112');
   console.log(`oracle: after 5 failures for e1, e1 -> ${locked}, e1@corp.test -> ${email}, an unknown email -> ${unknown}`);
+  await loginTiming(base, user);
+}
+
+/**
+ * The timing oracle over real HTTP: Basic requests with a wrong password, for existing logins
+ * (each tried once, so no lock skips a check) and for unknown ones, from distinct addresses.
+ */
+async function loginTiming(base: string, user: (name: string) => Promise<void>): Promise<void> {
+  const PAIRS = 41;
+  const names = Array.from({ length: PAIRS }, (_, i) => `timed${i}`);
+  for (const name of names) await user(name);
+  const time = async (login: string, address: string) => {
+    const started = performance.now();
+    const res = await fetch(`${base}/api/user`, {
+      headers: { authorization: `Basic ${Buffer.from(`${login}:wrong-password`).toString('base64')}`, 'x-forwarded-for': address },
+    });
+    await res.arrayBuffer();
+    if (res.status !== 401) throw new Error(`${login}: expected 401, got ${res.status}`);
+    return performance.now() - started;
+  };
+  await time('warm-up-unknown', '198.18.0.1');
+  const known: number[] = [];
+  const unknown: number[] = [];
+  for (let i = 0; i < PAIRS; i++) {
+    const address = `198.18.${1 + Math.floor(i / 200)}.${(i % 200) + 2}`;
+    if (i % 2) unknown.push(await time(`nobody-${i}`, address));
+    known.push(await time(names[i] as string, address));
+    if (i % 2 === 0) unknown.push(await time(`nobody-${i}`, address));
+  }
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
+  const [k, u] = [median(known), median(unknown)];
+  console.log(
+    `timing oracle: wrong password for a known login median ${k.toFixed(1)} ms, unknown login ${u.toFixed(1)} ms: ratio ${(u / k).toFixed(3)} (1.000 = indistinguishable)`,
+  );
 }
 
 if (process.argv.includes('--serve')) await serve();
