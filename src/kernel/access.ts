@@ -15,11 +15,13 @@
  * generation too: every request first compares the database's change counter (platform/
  * database.ts: SQLite's `PRAGMA data_version`, PostgreSQL's LISTEN/NOTIFY change feed). While
  * that counter cannot know (PostgreSQL listener reconnecting), requests answer 503
- * DATABASE_UNAVAILABLE instead of trusting the cache. A request's own caller is fenced
+ * DATABASE_UNAVAILABLE instead of trusting the cache. On PostgreSQL notifications arrive moments
+ * after the commit, so each request first catches up (`authenticate`): a revocation acknowledged
+ * by any replica before the request arrived is applied before any cache is read. A request's own caller is fenced
  * (fence.ts): a demotion acknowledged while the request was in flight makes it stop with 409.
  */
 import type { Prisma, Role } from '../generated/prisma/client.js';
-import { changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
+import { catchUpOf, changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
 import type { EditionGuard } from './edition.js';
 import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
@@ -61,7 +63,7 @@ export class AccessService {
     private readonly db: Db,
     limits: PermissionCacheLimits = DEFAULT_CACHE_LIMITS,
   ) {
-    this.foreign = new ForeignCommits(changeCounterOf(db));
+    this.foreign = new ForeignCommits(changeCounterOf(db), catchUpOf(db));
     this.cache = new PermissionCache(
       limits,
       (principal) => this.load(principal),
@@ -143,12 +145,18 @@ export class AccessService {
   }
 
   /**
-   * Authenticates a request under a new fence: reads the latest invalidation's tick first (after
-   * catching up with other processes' commits), then runs `authenticate`. Returns a copy of its principal
-   * that carries the fence; pass it to `run` and to the services. `origin` (client address,
-   * request id) is kept on the fence for the audit log.
+   * Authenticates a request under a new fence: first applies every commit of another connection
+   * made before the request arrived (ForeignCommits `catchUp`: on PostgreSQL one read of the
+   * change version, shared by the requests arriving together), so no cache consulted from here
+   * on (permissions, verified credentials, members, listings) predates a revocation acknowledged
+   * by any replica; then reads the latest invalidation's tick and runs `authenticate`. Returns a
+   * copy of its principal that carries the fence; pass it to `run` and to the services. `origin`
+   * (client address, request id) is kept on the fence for the audit log.
+   * @throws DomainError DATABASE_UNAVAILABLE (503) when the change version cannot be read; what
+   *   `authenticate` throws.
    */
   async authenticate<P extends Principal>(authenticate: () => Promise<P>, origin?: RequestOrigin): Promise<P> {
+    await this.foreign.catchUp();
     this.sync();
     // The principal is known only once `authenticate` returns: a version later than the tick of
     // this moment moved meanwhile, and the fence keeps that older tick so its first check rechecks.

@@ -1,30 +1,37 @@
 /**
- * The change counter of a PostgreSQL database shared by several replicas (issue #19 item 2): the
- * PostgreSQL twin of SQLite's `PRAGMA data_version`, read by the access kernel on every request
- * (kernel/access.ts `sync`) to drop cached permissions after another replica's write.
+ * The change counter of a PostgreSQL database shared by several replicas: the PostgreSQL twin of
+ * SQLite's `PRAGMA data_version`, read by the access kernel (kernel/foreign-commits.ts) to drop
+ * cached permissions after another replica's write.
  *
  * Design:
  * - the database holds one version row, `_portcullis_change` (prisma/migrations-postgresql,
  *   `..._change_feed`). Triggers on every table permissions depend on bump it once per writing
  *   transaction, inside that transaction, and `NOTIFY portcullis_changes '<version>'`. The bump
- *   holds the row lock until commit, so versions commit in increasing order and a notification
- *   arrives (at commit, in commit order) for each;
- * - each replica keeps one connection of its own that LISTENs. A notification with a version
- *   above the known one is a change; when it comes from one of this process's own pool
- *   connections (its backend pid) the kernel already invalidated for it (as data_version ignores
- *   a connection's own commits), otherwise the counter moves;
- * - every write transaction reads the version after taking the write lock
- *   (database-postgres.ts), so a write never decides on a change not yet announced;
- * - catch-up: after (re)connecting, LISTEN first, then read the version: anything different from
- *   the known version moves the counter, so changes whose notifications were lost with the
- *   connection are never missed. A heartbeat reads the version on the listener connection every
- *   HEARTBEAT_MS, which also detects a connection that died silently;
+ *   holds the row lock until commit, so versions commit in increasing order, one apart, and a
+ *   notification arrives (at commit, in commit order) for each;
+ * - the guarantee comes from `catchUp`, which the kernel awaits before a request reads any cache:
+ *   a read of the version that started after the request arrived (version-reader.ts, shared by
+ *   the requests that arrive together). A version above the known one moves the counter, so no
+ *   request is answered from a cache older than a commit acknowledged before it arrived, whether
+ *   or not the notification came;
+ * - the notifications are the fast path: each replica keeps one connection of its own that
+ *   LISTENs, and a version above the known one moves the counter between two such reads (a
+ *   request in flight sees it at its next check). A notification of one of this process's own
+ *   pool connections (its backend pid) does not move it: the kernel invalidated for that write
+ *   itself, as data_version ignores a connection's own commits;
+ * - every write transaction reads the version after taking the write lock (`observe`), so a write
+ *   never decides on a change not yet applied, and again just before its COMMIT (`committed`), so
+ *   the process knows its own new version before a `catchUp` could mistake it for another's;
+ * - after (re)connecting the listener: LISTEN first, then read the version. A heartbeat reads it
+ *   on the listener connection every HEARTBEAT_MS, which also detects a connection that died
+ *   silently;
  * - while the listener is down the counter throws ChangesUnknownError: the kernel answers 503
- *   rather than serve permissions it cannot vouch for, until the catch-up succeeds (reconnects
- *   every RECONNECT_MIN_MS, doubling to RECONNECT_MAX_MS).
+ *   until the listener is back (reconnects every RECONNECT_MIN_MS, doubling to
+ *   RECONNECT_MAX_MS); `catchUp` throws it too when its read fails or takes READ_TIMEOUT_MS.
  */
 import pg from 'pg';
 import { type ChangeCounter, ChangesUnknownError } from './database-types.js';
+import { readVersion, VersionReader } from './version-reader.js';
 
 /** The channel the triggers notify on. */
 export const CHANGE_CHANNEL = 'portcullis_changes';
@@ -47,25 +54,6 @@ export interface ChangeFeedOptions {
   heartbeatMs?: number;
 }
 
-/** Reads the version row, failing after READ_TIMEOUT_MS. */
-async function readVersion(client: pg.Client): Promise<number> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${READ_TIMEOUT_MS} ms`)), READ_TIMEOUT_MS);
-  });
-  try {
-    const result = await Promise.race([
-      client.query<{ version: string }>('SELECT "version" FROM "_portcullis_change" WHERE "id" = 1'),
-      timeout,
-    ]);
-    const row = result.rows[0];
-    if (!row) throw new Error('_portcullis_change has no row: apply the PostgreSQL migrations');
-    return Number(row.version);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** One replica's view of the database's change version (module comment). */
 export class ChangeFeed {
   /** The newest version known; undefined before the first read. */
@@ -79,7 +67,12 @@ export class ChangeFeed {
   private reconnectTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
 
-  private constructor(private readonly options: ChangeFeedOptions) {}
+  /** Reads of the version for `catchUp`, on a connection of their own. */
+  private readonly reader: VersionReader;
+
+  private constructor(private readonly options: ChangeFeedOptions) {
+    this.reader = new VersionReader(options.url, READ_TIMEOUT_MS);
+  }
 
   /**
    * Connects, listens and reads the version.
@@ -113,6 +106,32 @@ export class ChangeFeed {
     }
   }
 
+  /**
+   * Applies every commit made before this call: reads the version (a read that started after
+   * the call, shared with concurrent callers: version-reader.ts) and moves the counter when it is
+   * above the known one.
+   * @throws ChangesUnknownError when the version cannot be read within READ_TIMEOUT_MS.
+   */
+  async catchUp(): Promise<void> {
+    let version: number;
+    try {
+      version = await this.reader.latest();
+    } catch (error) {
+      throw new ChangesUnknownError(`the change version cannot be read: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.observe(version);
+  }
+
+  /**
+   * A write transaction of this process committed: it read `before` under the write lock and
+   * `after` just before its COMMIT (`after - before` is its own bump, 0 or 1). With nothing newer
+   * known, `after` is known now without moving the counter: the kernel invalidated for its own
+   * write, and no other commit can lie between the two (the lock was held).
+   */
+  committed(before: number, after: number): void {
+    if (this.known === before && after > before) this.known = after;
+  }
+
   /** Stops listening and reconnecting. */
   async close(): Promise<void> {
     this.closed = true;
@@ -122,6 +141,7 @@ export class ChangeFeed {
     const client = this.client;
     this.client = undefined;
     await client?.end().catch(() => undefined);
+    await this.reader.close();
   }
 
   private notified(version: number, own: boolean): void {
@@ -150,7 +170,7 @@ export class ChangeFeed {
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANGE_CHANNEL}`);
-      const version = await readVersion(client);
+      const version = await readVersion(client, READ_TIMEOUT_MS);
       if (this.closed || client !== this.client) return;
       if (this.known !== undefined && version !== this.known) this.foreign++;
       if (this.known === undefined || version !== this.known) this.known = version;
@@ -172,7 +192,7 @@ export class ChangeFeed {
   private async beat(client: pg.Client): Promise<void> {
     if (!this.live || client !== this.client) return;
     try {
-      const version = await readVersion(client);
+      const version = await readVersion(client, READ_TIMEOUT_MS);
       if (client === this.client) this.observe(version);
     } catch (error) {
       this.lost(client, error);

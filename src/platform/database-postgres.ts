@@ -12,7 +12,8 @@
  *   SQLSTATE 55P03), which the kernel answers with 503 DATABASE_BUSY;
  * - after taking the lock the transaction reads the change version and hands it to the feed,
  *   so a write never acts on caches older than the newest commit (the NOTIFY may still be in
- *   flight);
+ *   flight); just before its COMMIT it reads it again, so the feed knows the version of its own
+ *   commit (change-feed.ts `committed`);
  * - the counter ignores the commits of this client's own pool connections (by backend pid), as
  *   data_version ignores a connection's own commits: the kernel invalidates for those itself.
  */
@@ -90,7 +91,7 @@ export async function openPostgresDatabase(url: string, options: ProviderOpenOpt
   try {
     feed = await ChangeFeed.open({ url, ownBackend: (pid) => own.has(pid), log: options.log });
     const changes = feed;
-    const adapter = lockedWrites(new PrismaPg(pool), (version) => changes.observe(version));
+    const adapter = lockedWrites(new PrismaPg(pool), changes);
     // Query events always on: they feed observeQueryTime (metrics) as well as onQuery.
     // A transaction may wait for the write lock up to the busy timeout (lock_timeout answers
     // then); Prisma's own start limit (maxWait, 2 s by default) must not cut that wait short.
@@ -105,6 +106,7 @@ export async function openPostgresDatabase(url: string, options: ProviderOpenOpt
     return {
       prisma: prisma as unknown as Db,
       changeCounter: changes.counter,
+      catchUp: () => changes.catchUp(),
       changesKnown: () => changes.isLive,
       pool,
       close: async () => {
@@ -120,32 +122,50 @@ export async function openPostgresDatabase(url: string, options: ProviderOpenOpt
   }
 }
 
+/** What a write transaction tells the change feed (change-feed.ts `observe`, `committed`). */
+type WriteVersions = Pick<ChangeFeed, 'observe' | 'committed'>;
+
 /** The factory with every transaction starting by the write lock and a version read. */
-function lockedWrites(factory: PrismaPg, observe: (version: number) => void): SqlMigrationAwareDriverAdapterFactory {
+function lockedWrites(factory: PrismaPg, versions: WriteVersions): SqlMigrationAwareDriverAdapterFactory {
   return {
     provider: factory.provider,
     adapterName: factory.adapterName,
-    connect: async () => withWriteLock(await factory.connect(), observe),
+    connect: async () => withWriteLock(await factory.connect(), versions),
     connectToShadowDb: () => factory.connectToShadowDb(),
   };
 }
 
 const raw = (sql: string) => ({ sql, args: [], argTypes: [] });
+const VERSION_SQL = 'SELECT "version" FROM "_portcullis_change" WHERE "id" = 1';
 
-function withWriteLock(adapter: SqlDriverAdapter, observe: (version: number) => void): SqlDriverAdapter {
+/**
+ * Every transaction takes the write lock and reads the version (`before`); its COMMIT (a
+ * statement Prisma's transaction manager sends through `executeRaw`) is preceded by a read of the
+ * version its own changes made (`after`), handed to the feed once the COMMIT succeeded.
+ */
+function withWriteLock(adapter: SqlDriverAdapter, versions: WriteVersions): SqlDriverAdapter {
   const start = adapter.startTransaction.bind(adapter);
   adapter.startTransaction = async (isolationLevel): Promise<Transaction> => {
     const tx = await start(isolationLevel);
+    let before: number;
     try {
       await tx.executeRaw(raw(`SELECT pg_advisory_xact_lock(${WRITE_LOCK_KEY})`));
       // A statement of its own: READ COMMITTED takes its snapshot after the lock was granted.
-      const version = await tx.queryRaw(raw('SELECT "version" FROM "_portcullis_change" WHERE "id" = 1'));
-      observe(Number(version.rows[0]?.[0]));
+      before = Number((await tx.queryRaw(raw(VERSION_SQL))).rows[0]?.[0]);
+      versions.observe(before);
     } catch (error) {
       await tx.executeRaw(raw('ROLLBACK')).catch(() => undefined);
       await tx.rollback().catch(() => undefined);
       throw error;
     }
+    const execute = tx.executeRaw.bind(tx);
+    tx.executeRaw = async (query) => {
+      if (query.sql !== 'COMMIT') return execute(query);
+      const after = Number((await tx.queryRaw(raw(VERSION_SQL))).rows[0]?.[0]);
+      const result = await execute(query);
+      versions.committed(before, after);
+      return result;
+    };
     return tx;
   };
   return adapter;

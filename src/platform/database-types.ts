@@ -44,6 +44,13 @@ export interface OpenedClient {
   prisma: Db;
   /** Undefined when the provider has none (never, today). */
   changeCounter: ChangeCounter | undefined;
+  /**
+   * PostgreSQL: applies every commit made before the call to the change counter (a read of the
+   * change version started after it, change-feed.ts `catchUp`). Undefined on SQLite, whose
+   * counter is exact at every reading.
+   * @throws ChangesUnknownError when the version cannot be read.
+   */
+  catchUp?: () => Promise<void>;
   /** PostgreSQL: false while the change feed cannot know other replicas' changes (readiness). */
   changesKnown?: () => boolean;
   /** PostgreSQL: the node-postgres pool Prisma runs on, for stores that share the database (login counters). */

@@ -54,6 +54,7 @@ interface Registered {
   provider: DatabaseProvider;
   counter: ChangeCounter | undefined;
   changesKnown: (() => boolean) | undefined;
+  catchUp: (() => Promise<void>) | undefined;
   pool: pg.Pool | undefined;
   listeners: QueryTimeListener[];
 }
@@ -89,6 +90,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     provider: target.provider,
     counter: opened.changeCounter,
     changesKnown: opened.changesKnown,
+    catchUp: opened.catchUp,
     pool: opened.pool,
     listeners,
   });
@@ -120,6 +122,17 @@ export function observeQueryTime(db: Db, listener: QueryTimeListener): void {
  */
 export function changeCounterOf(db: Db): ChangeCounter | undefined {
   return registry.get(db)?.counter;
+}
+
+/**
+ * The catch-up of a client opened by `openDatabase` on PostgreSQL: resolves once the change
+ * counter reflects every commit made before the call (one read of the change version, shared by
+ * concurrent callers: version-reader.ts); undefined on SQLite, whose counter is exact at every
+ * reading, and for other clients.
+ * @throws ChangesUnknownError (from the returned function) when the version cannot be read.
+ */
+export function catchUpOf(db: Db): (() => Promise<void>) | undefined {
+  return registry.get(db)?.catchUp;
 }
 
 /**

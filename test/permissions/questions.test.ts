@@ -136,6 +136,7 @@ describe('the check with its reason', () => {
       allowed: true,
       grantedBy: [{ role: { uid: 'q-direct', name: 'custom:q-direct' }, source: 'direct', permission: p('notes:write', 'notes:id:7') }],
       missing: [],
+      subjectDisabled: false,
     });
     const read = await reason(undefined, 'notes:read', ['notes:id:1'], viewer.auth);
     expect(read.body).toMatchObject({ allowed: true, grantedBy: [{ role: { uid: READER }, source: 'basic:viewer' }] });
@@ -144,6 +145,7 @@ describe('the check with its reason', () => {
       allowed: false,
       grantedBy: [],
       missing: [p('notes:write', 'notes:id:8'), p('notes:write', 'notes:id:9')],
+      subjectDisabled: false,
     });
     const team = await reason(editor.id, 'notes:write', ['notes:id:8']);
     expect(team.body).toMatchObject({ allowed: true, grantedBy: [{ role: { uid: WRITER }, source: `team:${teamName}` }] });
@@ -162,7 +164,7 @@ describe('the check with its reason', () => {
     expectOutcome(await reason(viewer.id, 'notes:read', [], viewer.auth), 200);
     expectOutcome(await reason(999999, 'notes:read', []), 404, 'USER_NOT_FOUND');
     const query = `query($u: Int, $a: String!, $s: [String!]) { checkAccess(userId: $u, action: $a, scopes: $s) {
-      allowed grantedBy { role { uid name } source permission { action scope } } missing { action scope } } }`;
+      allowed grantedBy { role { uid name } source permission { action scope } } missing { action scope } subjectDisabled } }`;
     const res = await gql(app, query, { u: editor.id, a: 'notes:write', s: ['notes:id:1'] });
     const viaRest = await reason(editor.id, 'notes:write', ['notes:id:1']);
     expect(res.data?.checkAccess).toEqual(viaRest.body);

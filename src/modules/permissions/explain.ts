@@ -26,6 +26,8 @@ export interface AccessCheck {
   grantedBy: AccessGrant[];
   /** What would be needed when denied: the action on each target scope (one of them suffices). */
   missing: PermissionPair[];
+  /** The subject's account is disabled: it holds nothing while disabled (`allowed` is false). */
+  subjectDisabled: boolean;
 }
 
 /** How a basic role reaches a principal, as a source string. */

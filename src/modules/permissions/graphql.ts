@@ -82,6 +82,9 @@ const AccessCheckResult = builder.objectRef<AccessCheck>('AccessCheck').implemen
       description: 'When denied: the action on each target scope; holding any one of them would do.',
       resolve: (c) => c.missing,
     }),
+    subjectDisabled: t.exposeBoolean('subjectDisabled', {
+      description: "True when the subject's account is disabled: it holds nothing while disabled, so allowed is false.",
+    }),
   }),
 });
 

@@ -28,15 +28,25 @@ interface MemberRow {
   login: string;
   isServiceAccount: boolean | number | bigint;
   isServiceAdmin: boolean | number | bigint;
+  isDisabled: boolean | number | bigint;
 }
 
 /** A stored flag: a boolean (PostgreSQL) or 0/1 (SQLite). */
 const isSet = (flag: boolean | number | bigint): boolean => flag === true || Number(flag) === 1;
 
-interface Found {
+/**
+ * A member as its permissions are listed: the principal it is in the organization, and whether
+ * its account is disabled (it then holds nothing: its own credentials are refused, so the
+ * listings and checks of it answer as refused, the same on both doors).
+ */
+export interface Member {
+  principal: SignedInPrincipal;
+  disabled: boolean;
+}
+
+interface Found extends Member {
   /** Access generation read before the rows were read. */
   generation: number;
-  principal: SignedInPrincipal;
 }
 
 /** Finds members of the caller's organization, cached under the access generation (module comment). */
@@ -47,26 +57,26 @@ export class Members {
 
   /**
    * User or service account `userId` of the caller's organization as a principal acting there
-   * with its org role there (no credentials: `authMethod` none). One SQL statement on a miss,
-   * none on a hit.
+   * with its org role there (no credentials: `authMethod` none), and whether it is disabled. One
+   * SQL statement on a miss, none on a hit.
    * @throws DomainError USER_NOT_FOUND (404) when it is not a member; DATABASE_UNAVAILABLE (503)
    *   while the change counter cannot know (PostgreSQL's feed reconnecting).
    */
-  async of(caller: SignedInPrincipal, userId: number): Promise<SignedInPrincipal> {
+  async of(caller: SignedInPrincipal, userId: number): Promise<Member> {
     const generation = this.deps.access.currentGeneration();
     const key = `${caller.orgId}:${userId}`;
     const cached = this.found.get(key);
-    if (cached?.generation === generation) return cached.principal;
+    if (cached?.generation === generation) return cached;
     // The membership and the user's row in one statement (Prisma reads a relation in a second
     // one); quoted identifiers, the same text on SQLite and PostgreSQL. Flags come back as 0/1 or
     // booleans as the database stores them.
     const [row] = await this.deps.db.$queryRaw<MemberRow[]>`SELECT "OrgUser"."role", "User"."login",
-      "User"."isServiceAccount", "User"."isServiceAdmin" FROM "OrgUser" JOIN "User" ON "User"."id" = "OrgUser"."userId"
+      "User"."isServiceAccount", "User"."isServiceAdmin", "User"."isDisabled" FROM "OrgUser" JOIN "User" ON "User"."id" = "OrgUser"."userId"
       WHERE "OrgUser"."orgId" = ${caller.orgId} AND "OrgUser"."userId" = ${userId}`;
     if (!row) throw notFound('USER_NOT_FOUND', 'user', userId);
     const user = { id: userId, login: row.login, isServiceAccount: isSet(row.isServiceAccount), isServiceAdmin: isSet(row.isServiceAdmin) };
-    const principal = principalOf(user, caller.orgId, row.role, 'none');
-    this.found.set(key, { generation, principal });
-    return principal;
+    const member = { principal: principalOf(user, caller.orgId, row.role, 'none'), disabled: isSet(row.isDisabled) };
+    this.found.set(key, { generation, ...member });
+    return member;
   }
 }

@@ -17,7 +17,7 @@ import { requirement } from '../../kernel/requirements.js';
 import type { RoleQuery } from '../roles/service.js';
 import { type AccessCheck, type AccessGrant, grantsOf } from './explain.js';
 import { checkInput, permissionSearchInput } from './inputs.js';
-import { Members } from './members.js';
+import { type Member, Members } from './members.js';
 
 /** What the listings need (service-interface.md "Required permissions"). */
 export const permissionRequirements = {
@@ -42,8 +42,8 @@ export class PermissionService {
     this.members = new Members(deps);
   }
 
-  /** A user or service account of the caller's organization as a principal acting there (members.ts). */
-  private member(caller: SignedInPrincipal, userId: number): Promise<SignedInPrincipal> {
+  /** A user or service account of the caller's organization as a principal acting there, and whether it is disabled (members.ts). */
+  private member(caller: SignedInPrincipal, userId: number): Promise<Member> {
     return this.members.of(caller, userId);
   }
 
@@ -86,7 +86,8 @@ export class PermissionService {
   /**
    * Effective permissions of a user or service account in the caller's organization, as sorted
    * `{action, scope}` pairs: its direct roles there and global ones, its teams' roles there, the
-   * basic role of its org role there, and basic:service_admin for a Service Admin. Needs
+   * basic role of its org role there, and basic:service_admin for a Service Admin; none while its
+   * account is disabled (its credentials are refused, so it may do nothing). Needs
    * users.permissions:read on users:id:<userId>. The list is the cached index's own, frozen
    * (PermissionIndex.pairs): the same array while the index is cached.
    * @throws DomainError VALIDATION_FAILED (400: userId), 401, ACCESS_DENIED (403),
@@ -97,7 +98,9 @@ export class PermissionService {
     requireSignedIn(caller);
     const id = parseId('userId', userId);
     await this.deps.access.check(caller, permissionRequirements.readUser.for({ userId: id }));
-    return (await this.deps.access.permissionsOf(await this.member(caller, id))).pairs();
+    const member = await this.member(caller, id);
+    if (member.disabled) return [];
+    return (await this.deps.access.permissionsOf(member.principal)).pairs();
   }
 
   /**
@@ -105,7 +108,8 @@ export class PermissionService {
    * user or service account in the caller's organization with the role that grants it and how
    * that role reaches it (`direct`, `team:<name>`, `basic:<role>`, `service-admin`), sorted by
    * action, scope, then role name. The same roles the evaluator loads (explain.ts), so the
-   * listing agrees with `ofUser`. Needs users.permissions:read on users:id:<userId>.
+   * listing agrees with `ofUser` (none for a disabled account). Needs users.permissions:read on
+   * users:id:<userId>.
    * @throws DomainError as `ofUser`.
    */
   async sourcesOfUser(caller: Principal, userId: unknown): Promise<AccessGrant[]> {
@@ -113,7 +117,9 @@ export class PermissionService {
     requireSignedIn(caller);
     const id = parseId('userId', userId);
     await this.deps.access.check(caller, permissionRequirements.readUser.for({ userId: id }));
-    const grants = await grantsOf(this.deps.access, await this.member(caller, id), null, []);
+    const member = await this.member(caller, id);
+    if (member.disabled) return [];
+    const grants = await grantsOf(this.deps.access, member.principal, null, []);
     return grants.sort(
       (a, b) =>
         a.permission.action.localeCompare(b.permission.action) ||
@@ -146,7 +152,7 @@ export class PermissionService {
   /**
    * GET /api/access-control/users/permissions/search (Grafana's, used by products to decide
    * access): for every member of the caller's organization (users and service accounts; only
-   * `userId` / `userLogin` when given) holding a matching permission, its matching permissions as
+   * `userId` / `userLogin` when given; disabled accounts hold nothing) holding a matching permission, its matching permissions as
    * `{"<userId>": {"<action>": ["<scope>"]}}`. Filters: `action` (equal), `actionPrefix`
    * (starts with), `scope` (a held scope equal to it or a wildcard covering it). Needs
    * users.permissions:read on users:*.
@@ -158,7 +164,11 @@ export class PermissionService {
     await this.deps.access.check(caller, permissionRequirements.search.for({}));
     const q = parseInput(permissionSearchInput, rawQuery);
     const members = await this.deps.db.orgUser.findMany({
-      where: { orgId: caller.orgId, ...(q.userId != null && { userId: q.userId }), ...(q.userLogin && { user: { login: q.userLogin } }) },
+      where: {
+        orgId: caller.orgId,
+        user: { isDisabled: false, ...(q.userLogin && { login: q.userLogin }) },
+        ...(q.userId != null && { userId: q.userId }),
+      },
       select: { role: true, user: { select: { id: true, login: true, isServiceAccount: true, isServiceAdmin: true } } },
       orderBy: { userId: 'asc' },
     });
@@ -182,7 +192,8 @@ export class PermissionService {
    * POST /api/access-control/check and GraphQL `checkAccess`: may the user (the caller when
    * `userId` is absent) do `action` on one of `scopes` (any scope when none)? With the reason:
    * every role granting it and how it reached the user (explain.ts), and when denied what is
-   * missing. Checking another user needs users.permissions:read on users:id:<userId>; oneself
+   * missing; a disabled subject is refused everything (`subjectDisabled`: its credentials are
+   * refused, so it may do nothing). Checking another user needs users.permissions:read on users:id:<userId>; oneself
    * nothing. The permission is checked on the body's raw `userId` before the body is validated
    * (the project's rule, so a caller that may not check others gets 403 whatever else it sent):
    * a Viewer asking about user 4 with a bad action is refused, not told what is wrong.
@@ -196,12 +207,13 @@ export class PermissionService {
     if (other !== null) await this.deps.access.check(caller, permissionRequirements.checkUser.for({ userId: other }));
     const input = parseInput(checkInput, rawInput);
     const scopes = input.scopes ?? [];
-    let subject: SignedInPrincipal = caller;
-    if (other !== null && input.userId != null) subject = await this.member(caller, input.userId);
-    const allowed = permission(input.action, ...scopes).evaluate(await this.deps.access.permissionsOf(subject));
-    const grantedBy = allowed ? await grantsOf(this.deps.access, subject, input.action, scopes) : [];
+    const subject: Member =
+      other !== null && input.userId != null ? await this.member(caller, input.userId) : { principal: caller, disabled: false };
+    const allowed =
+      !subject.disabled && permission(input.action, ...scopes).evaluate(await this.deps.access.permissionsOf(subject.principal));
+    const grantedBy = allowed ? await grantsOf(this.deps.access, subject.principal, input.action, scopes) : [];
     const missing = allowed ? [] : (scopes.length > 0 ? scopes : ['']).map((scope) => ({ action: input.action, scope }));
-    return { allowed, grantedBy, missing };
+    return { allowed, grantedBy, missing, subjectDisabled: subject.disabled };
   }
 }
 
