@@ -4,9 +4,13 @@
  * one database), and a round-robin load balancer (bench/support/round-robin.ts, a process of its
  * own) in front of the first 1, 2 or 3 of them.
  * - Throughput: autocannon drives the hot path (API key, `GET /api/access-control/user/permissions`)
- *   through the balancer over 1, 2 and 3 replicas, rounds alternating their order; prints the
- *   medians and the ratios 2 vs 1 and 3 vs 1, with the CPU time each part of the set-up used
- *   (replicas, balancer, this process's load generator), which on a small machine is what limits.
+ *   through the balancer over 1, 2 and 3 replicas, and a bare graphql-yoga `{ __typename }`
+ *   (bench/bare-yoga.mjs) through a balancer of its own, rounds alternating their order; prints
+ *   the medians, the ratios to 1 replica and to the bare yoga, the CPU time each part of the
+ *   set-up used (replicas, balancer, this process's load generator), which on a small machine is
+ *   what limits, and the database's transactions per answered request (pg_stat_database
+ *   `xact_commit`: every statement outside a transaction is one; a warm hot-path request sends
+ *   only the kernel's change-version read, shared by the requests that arrive together).
  * - Invalidation latency: a role is assigned to (or removed from) a service account through one
  *   replica; from the write's answer, another replica is polled with the account's token until
  *   its own permissions change. The reader has the old answer cached before each write, so this
@@ -14,16 +18,19 @@
  * Asserts nothing: figures of a shared machine are noisy; the ratios are what compares.
  *
  *   npm run bench -- replicas [--rounds 2] [--seconds 8] [--connections 64] [--writes 100] [--quick]
+ *                             [--root <checkout>]
+ *
+ * --root runs another checkout's `npm start` as the replicas (before/after comparisons).
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
 import { startEmbeddedPostgres } from '../scripts/embedded-postgres.js';
 import { drive, fmt, type LoadResult, median, medianResult, printTable } from './support/load.js';
-import { ROOT, type Started, startProcess, startService, treeCpuMs } from './support/processes.js';
+import { ROOT, type Started, startBareYoga, startProcess, startService, treeCpuMs } from './support/processes.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== 'replicas'),
@@ -33,8 +40,10 @@ const { values: flags } = parseArgs({
     connections: { type: 'string', default: '64' },
     writes: { type: 'string', default: '100' },
     quick: { type: 'boolean', default: false },
+    root: { type: 'string', default: ROOT },
   },
 });
+const root = resolve(flags.root);
 const rounds = flags.quick ? 1 : Number(flags.rounds);
 const seconds = flags.quick ? 3 : Number(flags.seconds);
 const connections = Number(flags.connections);
@@ -59,11 +68,22 @@ try {
     TRUST_PROXY: 'true',
   };
   // The first migrates and seeds; the others open a database already migrated.
-  const replicas = [await startService(ROOT, env)];
+  const replicas = [await startService(root, env)];
   started.push(...replicas);
-  for (const more of await Promise.all([startService(ROOT, env), startService(ROOT, env)])) replicas.push(more);
+  for (const more of await Promise.all([startService(root, env), startService(root, env)])) replicas.push(more);
   started.push(...replicas.slice(1));
-  console.log(`PostgreSQL on 127.0.0.1:${server.port}; replicas on ports ${replicas.map((r) => r.port).join(', ')}`);
+  console.log(`PostgreSQL on 127.0.0.1:${server.port}; replicas of ${root} on ports ${replicas.map((r) => r.port).join(', ')}`);
+  const bare = await startBareYoga();
+  started.push(bare);
+  /** Transactions committed in the bench database so far (statistics flushed by idle backends within a second). */
+  const stats = new pg.Client({ connectionString: server.url('postgres') });
+  await stats.connect();
+  const commits = async () => {
+    await new Promise((done) => setTimeout(done, 1500));
+    await stats.query('SELECT pg_stat_clear_snapshot()');
+    const rows = await stats.query<{ n: string }>(`SELECT xact_commit AS n FROM pg_stat_database WHERE datname = 'bench'`);
+    return Number(rows.rows[0]?.n);
+  };
 
   const basic = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
   const call = async (port: number, method: string, path: string, body?: unknown, auth = basic) => {
@@ -81,16 +101,20 @@ try {
 
   // Throughput over 1, 2 and 3 replicas behind the balancer.
   const target = { name: 'hot path', path: '/api/access-control/user/permissions', headers: { authorization: `Bearer ${key}` } };
+  const bareTarget = {
+    name: 'bare yoga',
+    method: 'POST' as const,
+    path: '/graphql',
+    headers: { 'content-type': 'application/json' },
+    body: '{"query":"{ __typename }"}',
+  };
+  /** Set-ups by name: 1, 2 or 3 replicas, or 0 for the bare yoga. */
   const balancers = new Map<number, Started>();
-  for (const n of [1, 2, 3]) {
+  const targetOf = (n: number) => (n === 0 ? bareTarget : target);
+  for (const n of [0, 1, 2, 3]) {
+    const ports = n === 0 ? [bare.port] : replicas.slice(0, n).map((r) => r.port);
     const lb = await startProcess({
-      argv: [
-        process.execPath,
-        '--import',
-        'tsx',
-        join(ROOT, 'bench', 'support', 'round-robin.ts'),
-        ...replicas.slice(0, n).map((r) => String(r.port)),
-      ],
+      argv: [process.execPath, '--import', 'tsx', join(ROOT, 'bench', 'support', 'round-robin.ts'), ...ports.map(String)],
       cwd: ROOT,
       env: {},
       ready: /^listening \d+/,
@@ -98,10 +122,11 @@ try {
     });
     started.push(lb);
     balancers.set(n, lb);
-    await drive(lb.port, target, connections, 1); // warm-up, also of every replica's cache
+    await drive(lb.port, targetOf(n), connections, 1); // warm-up, also of every replica's cache
   }
   // Each set-up's answers checked before loading it: a benchmark of errors measures nothing.
   for (const [n, lb] of balancers) {
+    if (n === 0) continue;
     const answers = await Promise.all(
       Array.from({ length: connections }, () =>
         fetch(`http://127.0.0.1:${lb.port}${target.path}`, { headers: target.headers }).then(
@@ -114,44 +139,63 @@ try {
       throw new Error(`${n} replica(s): ${failed.length} of ${answers.length} concurrent requests failed, e.g. ${failed[0]}`);
   }
   console.log(`\n${rounds} round(s) x ${seconds} s per set-up, ${connections} connections, alternating order`);
-  const runs = new Map<number, (LoadResult & { replicaCpu: number; lbCpu: number; loadCpu: number })[]>();
+  type Run = LoadResult & { replicaCpu: number; lbCpu: number; loadCpu: number; statements: number };
+  const runs = new Map<number, Run[]>();
+  const label = (n: number) => (n === 0 ? 'bare yoga' : `${n} replica(s)`);
   for (let round = 0; round < rounds; round++) {
-    for (const n of round % 2 === 0 ? [1, 2, 3] : [3, 2, 1]) {
+    for (const n of round % 2 === 0 ? [0, 1, 2, 3] : [3, 2, 1, 0]) {
       const lb = balancers.get(n) as Started;
-      const cpu = () => replicas.reduce((sum, r) => sum + treeCpuMs(r.proc.pid as number), 0);
+      const servers = n === 0 ? [bare] : replicas;
+      const cpu = () => servers.reduce((sum, r) => sum + treeCpuMs(r.proc.pid as number), 0);
+      const committedBefore = await commits();
       const [replicaBefore, lbBefore, loadBefore] = [cpu(), treeCpuMs(lb.proc.pid as number), process.cpuUsage()];
-      const result = await drive(lb.port, target, connections, seconds);
+      const result = await drive(lb.port, targetOf(n), connections, seconds);
       const load = process.cpuUsage(loadBefore);
       const run = {
         ...result,
         replicaCpu: (cpu() - replicaBefore) / 1000 / seconds,
         lbCpu: (treeCpuMs(lb.proc.pid as number) - lbBefore) / 1000 / seconds,
         loadCpu: (load.user + load.system) / 1e6 / seconds,
+        statements: ((await commits()) - committedBefore) / Math.max(1, result.rps * seconds),
       };
       runs.set(n, [...(runs.get(n) ?? []), run]);
       console.log(
-        `  round ${round + 1}: ${n} replica(s): ${fmt(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms; cores busy: replicas ${fmt(run.replicaCpu, 2)}, balancer ${fmt(run.lbCpu, 2)}, load generator ${fmt(run.loadCpu, 2)}`,
+        `  round ${round + 1}: ${label(n)}: ${fmt(result.rps)} req/s, p50 ${result.p50} ms, p99 ${result.p99} ms; cores busy: servers ${fmt(run.replicaCpu, 2)}, balancer ${fmt(run.lbCpu, 2)}, load generator ${fmt(run.loadCpu, 2)}; ${fmt(run.statements, 3)} transactions per request`,
       );
     }
   }
   const one = medianResult(runs.get(1) ?? []).rps;
+  const bareRps = medianResult(runs.get(0) ?? []).rps;
   printTable(
-    ['replicas', 'req/s', 'vs 1 replica', 'p50 ms', 'p99 ms', 'cores: replicas / balancer / load generator', 'failures'],
-    [1, 2, 3].map((n) => {
+    [
+      'set-up',
+      'req/s',
+      'vs 1 replica',
+      'vs bare yoga',
+      'p50 ms',
+      'p99 ms',
+      'cores: servers / balancer / load generator',
+      'transactions per request',
+      'failures',
+    ],
+    [0, 1, 2, 3].map((n) => {
       const all = runs.get(n) ?? [];
       const r = medianResult(all);
       const cores = ['replicaCpu', 'lbCpu', 'loadCpu'] as const;
       return [
-        String(n),
+        label(n),
         fmt(r.rps),
         `${fmt(r.rps / one, 2)}x`,
+        `${fmt(r.rps / bareRps, 2)}x`,
         String(r.p50),
         String(r.p99),
         cores.map((c) => fmt(median(all.map((x) => x[c])), 2)).join(' / '),
+        n === 0 ? '-' : fmt(median(all.map((x) => x.statements)), 3),
         String(r.non2xx + r.errors),
       ];
     }),
   );
+  await stats.end();
 
   // Invalidation latency: write through one replica, poll another.
   const sa = await call(first.port, 'POST', '/api/serviceaccounts', { name: 'bench-flip', role: 'Viewer' });

@@ -138,10 +138,13 @@ describe('bin/portcullis.mjs (spawned)', () => {
     'from another working directory, a relative DATABASE_URL opens the file the server opens, and says which',
     async () => {
       // A folder of the project (where someone may well stand) and one outside it.
-      const outside = join(dir, 'somewhere', 'else');
-      mkdirSync(outside, { recursive: true });
       const file = join(dir, 'shared.db');
       const url = `file:${relative(ROOT, file)}`;
+      // Deep enough that the relative path, wrongly resolved against it, names another file (from
+      // a folder as deep as the checkout under a common parent it would name the same one).
+      let outside = join(dir, 'somewhere', 'else');
+      while (resolve(outside, relative(ROOT, file)) === file) outside = join(outside, 'deeper');
+      mkdirSync(outside, { recursive: true });
       // Resolved against the project folder, as `npm start` (which always runs there) resolves it.
       expect(databasePath(url)).toBe(file);
       for (const [n, cwd] of [join(ROOT, 'src'), outside].entries()) {
