@@ -156,7 +156,7 @@ export class AccessService {
    *   `authenticate` throws.
    */
   async authenticate<P extends Principal>(authenticate: () => Promise<P>, origin?: RequestOrigin): Promise<P> {
-    await this.foreign.catchUp();
+    if (this.foreign.catchesUp) await this.foreign.catchUp();
     this.sync();
     // The principal is known only once `authenticate` returns: a version later than the tick of
     // this moment moved meanwhile, and the fence keeps that older tick so its first check rechecks.

@@ -32,6 +32,11 @@ export class ForeignCommits {
     }
   }
 
+  /** True when `catchUp` does any work (PostgreSQL); on SQLite callers need not await it. */
+  get catchesUp(): boolean {
+    return this.catchUpCounter !== undefined;
+  }
+
   /**
    * Resolves once the counter reflects every commit made before the call; `moved` then says
    * whether any of them was another connection's. Free on SQLite.
