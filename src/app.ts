@@ -87,7 +87,7 @@ export function createApp(deps: AppDeps): App {
     onFailure: (method, error) => metrics.authFailure(method, isDomainError(error) ? error.code : 'INTERNAL'),
   });
   const auth = trackPrincipal(createRequestAuth(services.access, authenticator));
-  const hardened = hardening({ security: config.security, auth, access: services.access, log });
+  const hardened = hardening({ security: config.security, auth, access: services.access, changes: services.changes, log });
 
   const execution: ExecutionCounters = { compiled: 0, compiledRuns: 0, interpretedRuns: 0 };
   const yoga = createYoga<Record<string, never>, GraphQLContext>({

@@ -82,6 +82,15 @@ const serviceEnvShape = {
       description:
         'on SIGTERM or SIGINT, readiness answers 503, no new connection is accepted and requests in flight get this long to finish; then the database is closed and the process exits 0 (1 when requests had to be cut off)',
     }),
+  CHANGES_RETENTION_HOURS: z
+    .string()
+    .default('168')
+    .refine((v) => /^\d{1,6}$/.test(v) && Number(v) > 0, 'must be a whole number of hours, at least 1')
+    .transform(Number)
+    .meta({
+      description:
+        'how long the change feed (`GET /api/access-control/changes`) keeps each change; a reader asking for older ones is answered 410 `CHANGES_EXPIRED` and reads the current state again',
+    }),
   METRICS_ENABLED: bool(false).meta({
     description:
       'serve Prometheus metrics at `GET /metrics` (Grafana `[metrics] enabled`); off by default, unlike Grafana, since the gateway often faces the network: see "Operations" below',
@@ -134,6 +143,8 @@ export interface Config {
   /** Upper bound for an API key's secondsToLive; undefined = no limit. */
   apiKeyMaxSecondsToLive: number | undefined;
   logLevel: (typeof LOG_LEVELS)[number];
+  /** CHANGES_RETENTION_HOURS: hours each change record is kept (modules/changes). */
+  changesRetentionHours: number;
   /**
    * PROVISIONING_PATH, absolute (a relative one resolved against the project folder, like
    * DATABASE_URL): holds access-control/*.yaml and plugins/*.json|yaml, applied at start.
@@ -201,6 +212,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: c.LOG_LEVEL,
     provisioningPath: projectPath(c.PROVISIONING_PATH),
     shutdownTimeoutSeconds: c.SHUTDOWN_TIMEOUT_SECONDS,
+    changesRetentionHours: c.CHANGES_RETENTION_HOURS,
     metrics,
     commit: c.COMMIT_SHA,
     auth,

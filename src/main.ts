@@ -104,6 +104,7 @@ async function main(): Promise<void> {
   }
   handler = app.listener;
   app.lifecycle.markReady();
+  const stopPruning = app.services.changes.schedulePruning(log);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info(
@@ -120,6 +121,7 @@ async function main(): Promise<void> {
       process.exit(1);
     }
     stopping = true;
+    stopPruning();
     app.lifecycle.markShuttingDown();
     const timeoutSeconds = config.shutdownTimeoutSeconds;
     log.info({ signal, timeoutSeconds }, 'shutting down: finishing requests in flight');

@@ -7,6 +7,7 @@ import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import type { Plugin, YogaServerOptions } from 'graphql-yoga';
 import type { SecurityConfig } from '../config-security.js';
 import type { AccessService } from '../kernel/access.js';
+import type { ChangeFeedService } from '../modules/changes/service.js';
 import type { GraphQLContext } from '../modules/shared/context.js';
 import type { Logger } from '../platform/logger.js';
 import { boundedParserCache } from './document-cache.js';
@@ -21,6 +22,8 @@ export interface HardeningDeps {
   security: SecurityConfig;
   auth: RequestAuth;
   access: AccessService;
+  /** Read-your-writes' revision check (use-access-fence.ts). */
+  changes: ChangeFeedService;
   log: Logger;
 }
 
@@ -76,7 +79,7 @@ export function hardening(deps: HardeningDeps): { options: Options; first: Plugi
         maxCost: security.graphqlMaxCost,
         maxListDepth: security.graphqlMaxListDepth,
       }),
-      useAccessFence(deps.access) as Plugin,
+      useAccessFence(deps.access, deps.changes) as Plugin,
       useSecurityHeaders(),
     ],
   };

@@ -32,8 +32,17 @@ function newAccessErrorId(): string {
  * Body of a DomainError: `{message, code}`; a 403 is Grafana's denial
  * `{accessErrorId, message, title: "Access denied"}` plus `code`, and is logged (info) with its id.
  */
-function errorBody(error: DomainError, log: Logger): Record<string, string> {
-  if (error.code !== 'ACCESS_DENIED') return { message: error.message, code: error.code };
+function errorBody(error: DomainError, log: Logger): Record<string, string | number> {
+  if (error.code !== 'ACCESS_DENIED') {
+    // The change feed's revisions: where to start again (CHANGES_EXPIRED) or the newest issued.
+    const { head, prunedThrough } = error.details ?? {};
+    return {
+      message: error.message,
+      code: error.code,
+      ...(head !== undefined && { head }),
+      ...(prunedThrough !== undefined && { prunedThrough }),
+    };
+  }
   const accessErrorId = newAccessErrorId();
   log.info({ accessErrorId, needed: error.details?.needed }, 'access denied');
   return { accessErrorId, message: error.message, title: 'Access denied', code: error.code };

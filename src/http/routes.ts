@@ -5,6 +5,7 @@
 import { apiKeyRoutes } from '../modules/api-keys/rest.js';
 import { assignmentRoutes } from '../modules/assignments/rest.js';
 import { auditRoutes } from '../modules/audit/rest.js';
+import { changeRoutes } from '../modules/changes/rest.js';
 import { ldapRoutes } from '../modules/ldap/rest.js';
 import { orgRoutes } from '../modules/orgs/rest.js';
 import { permissionRoutes } from '../modules/permissions/rest.js';
@@ -34,6 +35,7 @@ export const routes: Route[] = [
   ...serviceAccountRoutes,
   ...ldapRoutes,
   ...auditRoutes,
+  ...changeRoutes,
   ...userRoutes,
   ...orgRoutes,
   ...browserSignInRoutes,

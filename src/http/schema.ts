@@ -17,5 +17,6 @@ import '../modules/service-account-tokens/graphql.js';
 import '../modules/products/graphql.js';
 import '../modules/provisioning/graphql.js';
 import '../modules/audit/graphql.js';
+import '../modules/changes/graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

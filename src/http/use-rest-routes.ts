@@ -21,6 +21,7 @@ import type { Logger } from '../platform/logger.js';
 import { isSharedAnswer, sharedAnswer } from './answer-cache.js';
 import { clientAddress } from './auth/cookies.js';
 import { readJsonBody, refuseCrossSite, requireJsonType, trustedOrigins } from './body.js';
+import { AT_LEAST_HEADER, REVISION_HEADER } from './consistency.js';
 import { tagRoute } from './request-route.js';
 import { errorResponse } from './responses.js';
 
@@ -153,6 +154,8 @@ function createRestRouter(deps: RestRouterDeps): {
       if (writes || route.sameSiteOnly) refuseCrossSite(request, trusted);
       if (writes) requireJsonType(request, route.bodyRequired);
       const principal = anonymous ? ANONYMOUS : await deps.authenticate(request);
+      const atLeast = request.headers.get(AT_LEAST_HEADER);
+      if (atLeast !== null && !anonymous) await deps.services.changes.requireRevision(atLeast);
       const body = writes ? await readJsonBody(request, Math.min(route.maxBodyBytes ?? maxBodyBytes, maxBodyBytes)) : undefined;
       const input = {
         principal,
@@ -165,7 +168,10 @@ function createRestRouter(deps: RestRouterDeps): {
         site: deps.site,
       };
       const result = anonymous ? await route.handler(input) : await deps.services.access.run(principal, () => route.handler(input));
-      return result instanceof Response ? result : jsonAnswer(ResponseClass, route.status ?? 200, result, request);
+      const response = result instanceof Response ? result : jsonAnswer(ResponseClass, route.status ?? 200, result, request);
+      const revision = anonymous ? undefined : deps.services.access.committedRevision(principal);
+      if (revision !== undefined) response.headers.set(REVISION_HEADER, String(revision));
+      return response;
     } catch (error) {
       const response = errorResponse(error, deps.log);
       return anonymous ? anonymousFailure(response) : response;

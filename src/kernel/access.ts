@@ -22,6 +22,7 @@
  */
 import type { Prisma, Role } from '../generated/prisma/client.js';
 import { catchUpOf, changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
+import { collectChanges } from './changes.js';
 import type { EditionGuard } from './edition.js';
 import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
@@ -121,8 +122,10 @@ export class AccessService {
    * whose every change is to the role assignments of those users (assignments/core.ts, users and
    * service accounts); a write that changes anything else (a row, a membership, an org role, a
    * team's roles, a credential) must invalidate globally, the default. Inside the transaction,
-   * once SQLite's write lock is held, the request's fence is checked (fence.ts). Returns what
-   * `work` returns.
+   * once SQLite's write lock is held, the request's fence is checked (fence.ts). The audit events
+   * `work` records are summarized in one change record appended at its end (changes.ts), whose
+   * revision the request's fence keeps for its answer (`committedRevision`). Returns what `work`
+   * returns.
    * @throws whatever `work` throws (the transaction is rolled back); DomainError
    *   CREDENTIALS_CHANGED (409) from the fence; DATABASE_BUSY (503) when the write lock stayed
    *   taken past the busy timeout.
@@ -133,7 +136,11 @@ export class AccessService {
       return await this.db.$transaction(async (tx) => {
         this.sync();
         if (fence && fence.version !== this.versionOf(fence.principal)) await this.recheck(fence, tx);
-        return work(tx);
+        const changes = collectChanges(tx);
+        const result = await work(tx);
+        const revision = await changes.append(tx);
+        if (fence && revision !== undefined) fence.revision = revision;
+        return result;
       });
     } catch (error) {
       if (isDatabaseBusy(error)) throw new DomainError('DATABASE_BUSY', 'the database is busy; try again');
@@ -180,6 +187,14 @@ export class AccessService {
   currentGeneration(): number {
     this.sync();
     return this.generation;
+  }
+
+  /**
+   * The revision of the last change record written by the request of `principal` (a fenced copy
+   * from `authenticate`), undefined when it wrote none: the answer's read-your-writes token.
+   */
+  committedRevision(principal: Principal): number | undefined {
+    return this.fences.get(principal)?.revision;
   }
 
   /** Runs `fn` (a REST handler, a GraphQL execution) as the request of `principal`'s fence. */

@@ -13,6 +13,7 @@
  */
 import type { User } from '../generated/prisma/client.js';
 import type { Tx } from '../platform/database.js';
+import { noteChange } from './changes.js';
 import { currentFence, type RequestOrigin } from './fence.js';
 import { isLocalOperator, type Principal } from './principal.js';
 
@@ -157,7 +158,8 @@ function actorKind(actor: Principal): string {
 }
 
 /**
- * Records `change` made by `actor`, in transaction `tx` (call it inside `access.write()`).
+ * Records `change` made by `actor`, in transaction `tx` (call it inside `access.write()`), and
+ * notes it for the transaction's change record (changes.ts).
  * `origin` names the request when no fence does: sign-ins (a directory or OAuth user created or
  * synced while its request is still being authenticated) pass their own.
  * @throws whatever the insert throws (the caller's transaction then rolls back).
@@ -180,4 +182,5 @@ export async function recordAudit(tx: Tx, actor: Principal, change: AuditChange,
       after: asJson(change.after),
     },
   });
+  await noteChange(tx, actor, change);
 }

@@ -101,6 +101,13 @@ export const FIXED_ROLES: readonly BuiltinRole[] = [
     SERVICE_ACCOUNTS_WRITER,
   ),
   fixed('fixed:audit:reader', 'Audit log reader', 'Read the audit log of the organization.', 'Audit', [p(A.AuditRead)]),
+  fixed(
+    'fixed:accesschanges:reader',
+    'Change feed reader',
+    'Follow the changes to who may do what in the organization (a product keeping its own permission cache).',
+    'Access control',
+    [p(A.AccessChangesRead)],
+  ),
 ];
 
 // Grafana's fixed:organization:reader (Viewer) and :writer (Admin): read and rename the organization
@@ -136,6 +143,8 @@ const SERVICE_ADMIN_PERMISSIONS = [
   // The audit log is the server administrators' (Grafana Enterprise writes it for them); existing
   // databases get it through migration 20261123140000_audit_read.
   p(A.AuditRead),
+  // So is the change feed; existing databases get it through migration 20261128170745_access_changes.
+  p(A.AccessChangesRead),
 ];
 
 function dedupe(perms: PermissionPair[]): PermissionPair[] {

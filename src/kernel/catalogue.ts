@@ -54,6 +54,8 @@ export const Action = {
   ProvisioningReload: 'provisioning:reload',
   /** Read the audit log (issue #12 item 5); no scope: the log is read whole, walled by organization. */
   AuditRead: 'audit:read',
+  /** Read the change feed (modules/changes); no scope: walled by organization as the audit log. */
+  AccessChangesRead: 'access.changes:read',
 } as const;
 
 /**

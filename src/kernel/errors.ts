@@ -29,6 +29,8 @@ export const ERROR_STATUS = {
   CANNOT_DELETE_ACTIVE_ORG: 400,
   ALREADY_TEAM_MEMBER: 400,
   SERVICE_ACCOUNT_ALREADY_EXISTS: 400,
+  /** A read asked for at least a revision of the change feed that was never issued (above its head). */
+  REVISION_NOT_ISSUED: 400,
   UNAUTHENTICATED: 401,
   INVALID_CREDENTIALS: 401,
   INVALID_API_KEY: 401,
@@ -57,6 +59,8 @@ export const ERROR_STATUS = {
   CREDENTIALS_CHANGED: 409,
   /** An external sign-in whose login or email belongs to another user (never signed into, never rewritten). */
   EXTERNAL_IDENTITY_CONFLICT: 409,
+  /** The change feed no longer holds the changes after the revision asked for (pruned): start again from the current state. */
+  CHANGES_EXPIRED: 410,
   REQUEST_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   DATABASE_BUSY: 503,
@@ -86,6 +90,10 @@ export interface ErrorDetails {
   storedVersion?: number;
   /** LOGIN_BLOCKED (429): seconds until another attempt is accepted. */
   retryAfterSeconds?: number;
+  /** REVISION_NOT_ISSUED (400), CHANGES_EXPIRED (410): the change feed's newest revision. */
+  head?: number;
+  /** CHANGES_EXPIRED (410): changes up to this revision are no longer kept. */
+  prunedThrough?: number;
 }
 
 /** Codes of the "no such object" kind (404). */

@@ -36,6 +36,8 @@ export interface RequestFence {
   version: number;
   index: PermissionIndex | undefined;
   readonly origin: RequestOrigin | undefined;
+  /** The revision of the request's last committed write (changes.ts), for its answer (read-your-writes). */
+  revision?: number;
 }
 
 /** The fence of the request running now (REST handler or GraphQL execution), if any. */

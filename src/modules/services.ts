@@ -11,6 +11,7 @@ import { type PasswordVerifier, verifyPassword } from '../platform/passwords.js'
 import { ApiKeyService } from './api-keys/service.js';
 import { SubjectAssignments, teamStore, userStore } from './assignments/service.js';
 import { AuditService } from './audit/service.js';
+import { ChangeFeedService } from './changes/service.js';
 import { LdapService } from './ldap/service.js';
 import { OAuthService, type OAuthSettings } from './oauth/service.js';
 import { OrgMemberService } from './orgs/members.js';
@@ -38,6 +39,8 @@ export interface FeatureConfig {
   edition: Edition;
   /** `API_KEY_MAX_SECONDS_TO_LIVE`: when set, every key must expire within it. */
   apiKeyMaxSecondsToLive: number | undefined;
+  /** `CHANGES_RETENTION_HOURS`: how long the change feed keeps each change. */
+  changesRetentionHours: number;
   /** Sessions, brute-force protection, LDAP (path of ldap.toml) and OAuth (src/config-auth.ts). */
   auth: SessionSettings & {
     bruteForce: ThrottleSettings | null;
@@ -89,6 +92,8 @@ export interface Services {
   serviceAccountTokens: ServiceAccountTokenService;
   /** Reading the audit log (each service writes its own events). */
   audit: AuditService;
+  /** The change feed (kernel/changes.ts writes it) and read-your-writes' revision check. */
+  changes: ChangeFeedService;
   /** Password checks, external users and the principal of a signed-in user. */
   signIn: SignInService;
   /** The signed-in user's own account (`/api/user*`): profile, organizations, switch, password. */
@@ -134,6 +139,7 @@ export function createServices(deps: ServiceDeps): Services {
       maxSecondsToLive: deps.config.apiKeyMaxSecondsToLive,
     }),
     audit: new AuditService(feature),
+    changes: new ChangeFeedService({ ...feature, clock: deps.clock, retentionHours: deps.config.changesRetentionHours }),
     signIn: new SignInService({
       ...signInDeps,
       directory: ldap.enabled ? ldap : null,

@@ -1,0 +1,54 @@
+/**
+ * GraphQL door of the change feed: `accessChanges(after, limit)`, calling
+ * ChangeFeedService.page on the same rules as `GET /api/access-control/changes`.
+ */
+import { needs } from '../../kernel/requirements.js';
+import { builder } from '../shared/builder.js';
+import { MAX_PAGE_SIZE } from '../shared/paging.js';
+import { DEFAULT_CHANGES_LIMIT } from './inputs.js';
+import { type ChangeJson, type ChangesPage, changeRequirements } from './service.js';
+
+const ChangeActor = builder.objectRef<ChangeJson['actor']>('AccessChangeActor').implement({
+  description: 'Who made a change.',
+  fields: (t) => ({
+    kind: t.exposeString('kind', { description: 'user, serviceAccount, apiKey or local (the CLI and provisioning files).' }),
+    id: t.exposeInt('id', { description: 'The user, service account or API key id; 0 for the local operator.' }),
+    login: t.exposeString('login', { description: "The login, or an API key's name." }),
+  }),
+});
+
+const AccessChange = builder.objectRef<ChangeJson>('AccessChange').implement({
+  description: 'One change to who may do what: everything one write transaction changed, at its revision.',
+  fields: (t) => ({
+    revision: t.exposeInt('revision', { description: 'Increases in commit order; pass the last one applied as `after`.' }),
+    created: t.string({ description: 'When it was committed (ISO 8601, UTC).', resolve: (c) => c.created }),
+    orgId: t.exposeInt('orgId', { description: 'Its organization; 0 for global objects or a change spanning several.' }),
+    actor: t.field({ type: ChangeActor, resolve: (c) => c.actor }),
+    kinds: t.exposeStringList('kinds', { description: 'The audit actions of the change, in order (role.update, user_role.add, ...).' }),
+    users: t.exposeIntList('users', { description: 'User and service-account ids whose permissions or credentials it may have changed.' }),
+    roles: t.exposeStringList('roles', { description: 'Role uids it created, changed, deleted, assigned or unassigned.' }),
+    teams: t.exposeIntList('teams'),
+    apiKeys: t.exposeIntList('apiKeys', { description: 'API keys and service-account tokens created or deleted.' }),
+  }),
+});
+
+const AccessChangePage = builder.objectRef<ChangesPage>('AccessChangePage').implement({
+  description: 'A page of the change feed.',
+  fields: (t) => ({
+    changes: t.field({ type: [AccessChange], resolve: (p) => p.changes }),
+    next: t.exposeInt('next', { description: 'The revision to pass as `after` for the next page.' }),
+    head: t.exposeInt('head', { description: 'The newest revision issued.' }),
+  }),
+});
+
+builder.queryField('accessChanges', (t) =>
+  t.field({
+    type: AccessChangePage,
+    description: `Changes to who may do what after a revision, in revision order (REST: GET /api/access-control/changes). Follow with after = next; CHANGES_EXPIRED (410): read the current state again and follow from head. ${needs(changeRequirements.read)}`,
+    args: {
+      after: t.arg.int({ description: 'Changes after this revision (omitted: from the oldest kept).' }),
+      limit: t.arg.int({ description: `At most this many changes (default ${DEFAULT_CHANGES_LIMIT}, at most ${MAX_PAGE_SIZE}).` }),
+    },
+    resolve: (_root, args, ctx) => ctx.services.changes.page(ctx.principal, { after: args.after, limit: args.limit }),
+  }),
+);
