@@ -108,7 +108,7 @@ async function main(): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info(
-    { port, host: config.host, edition: config.edition },
+    { port, host: config.host, edition: config.edition, pid: process.pid },
     `portcullis listening on http://${config.host === '0.0.0.0' ? 'localhost' : config.host}:${port} (GraphiQL at /graphql)`,
   );
   // Log lines are batched (platform/logger.ts): this one is what supervisors and scripts wait for.

@@ -41,10 +41,16 @@ function run(provisioning: string): Promise<{ code: number | null; out: string }
   });
   return new Promise((resolve) => {
     let out = '';
+    let signalled = false;
     const timer = setTimeout(() => proc.kill('SIGKILL'), 60_000);
     const collect = (chunk: Buffer) => {
       out += chunk.toString();
-      if (out.includes('listening')) proc.kill('SIGTERM');
+      // The server process itself (its pid is on the line), not tsx's launcher (support/server.ts stopServer).
+      const line = out.split('\n').find((l) => l.includes('listening'));
+      if (line && !signalled) {
+        signalled = true;
+        process.kill((JSON.parse(line) as { pid: number }).pid, 'SIGTERM');
+      }
     };
     proc.stdout?.on('data', collect);
     proc.stderr?.on('data', collect);

@@ -60,7 +60,7 @@ export function launchServer(env: Record<string, string>, options: LaunchOptions
 export async function startServer(
   env: Record<string, string>,
   options: LaunchOptions & { timeoutMs?: number } = {},
-): Promise<ServerProcess & { port: number }> {
+): Promise<ServerProcess & { port: number; serverPid: number | undefined }> {
   const launched = launchServer(env, options);
   const deadline = Date.now() + (options.timeoutMs ?? 90_000);
   for (;;) {
@@ -68,15 +68,24 @@ export async function startServer(
       .output()
       .split('\n')
       .find((l) => l.includes('listening'));
-    if (line) return { ...launched, port: (JSON.parse(line) as { port: number }).port };
+    if (line) {
+      const { port, pid } = JSON.parse(line) as { port: number; pid?: number };
+      return { ...launched, port, serverPid: pid };
+    }
     if (Date.now() > deadline || launched.proc.exitCode !== null) throw new Error(`server did not start:\n${launched.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 
-/** Sends SIGTERM and answers the exit code. */
-export function stopServer(server: ServerProcess): Promise<number | null> {
-  server.proc.kill('SIGTERM');
+/**
+ * Sends SIGTERM to the server process itself (its pid, from its `listening` line) and answers the
+ * launcher's exit code, which is the server's. Not to tsx's launcher: it relays a signal only if
+ * the server acknowledges it within 30 ms, and otherwise kills it (exit 143), which a busy machine
+ * makes happen.
+ */
+export function stopServer(server: ServerProcess & { serverPid?: number | undefined }): Promise<number | null> {
+  if (server.serverPid !== undefined) process.kill(server.serverPid, 'SIGTERM');
+  else server.proc.kill('SIGTERM');
   return server.exited;
 }
 
