@@ -143,7 +143,7 @@ const SERVICE_ADMIN_PERMISSIONS = [
   // The audit log is the server administrators' (Grafana Enterprise writes it for them); existing
   // databases get it through migration 20261123140000_audit_read.
   p(A.AuditRead),
-  // So is the change feed; existing databases get it through migration 20261128170745_access_changes.
+  // So is the change feed; existing databases get it through migration 20261128170746_access_changes_read.
   p(A.AccessChangesRead),
 ];
 

@@ -47,6 +47,7 @@ describe.skipIf(onPostgres)('basic-role data migrations', () => {
         expect.stringMatching(/_service_admin_escalate$/),
         expect.stringMatching(/_audit_read$/),
         expect.stringMatching(/_directory_defaults$/),
+        expect.stringMatching(/_access_changes_read$/),
       ]),
     );
   });
