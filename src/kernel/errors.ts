@@ -55,6 +55,8 @@ export const ERROR_STATUS = {
   ACCESS_CONTROL_UNAVAILABLE: 404,
   METHOD_NOT_ALLOWED: 405,
   CREDENTIALS_CHANGED: 409,
+  /** `portcullis user unlock` on SQLite: the login counters live in the server's memory, out of the CLI's reach. */
+  LOGIN_COUNTERS_NOT_SHARED: 409,
   /** An external sign-in whose login or email belongs to another user (never signed into, never rewritten). */
   EXTERNAL_IDENTITY_CONFLICT: 409,
   REQUEST_TOO_LARGE: 413,
@@ -86,6 +88,8 @@ export interface ErrorDetails {
   storedVersion?: number;
   /** LOGIN_BLOCKED (429): seconds until another attempt is accepted. */
   retryAfterSeconds?: number;
+  /** LOGIN_BLOCKED (429): the moment the lock ends, ISO 8601 UTC (`2025-01-31T12:05:00Z`). */
+  retryAt?: string;
 }
 
 /** Codes of the "no such object" kind (404). */
