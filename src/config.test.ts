@@ -75,6 +75,8 @@ describe('loadConfig', () => {
     ['file:', 'file: needs a path'],
     ['postgres://db.example:5432', 'names no database'],
     ['postgres:///portcullis', 'has no host'],
+    ['./data/my.db', 'got the bare path "./data/my.db": for a SQLite file write file:./data/my.db'],
+    ['/var/lib/x.db', 'write file:/var/lib/x.db'],
   ])('refuses DATABASE_URL=%s saying why (%s)', (url, why) => {
     expect(() => loadConfig({ DATABASE_URL: url })).toThrow(/DATABASE_URL.*must be file:<path> \(SQLite\) or postgres:\/\//);
     expect(() => loadConfig({ DATABASE_URL: url })).toThrow(why);

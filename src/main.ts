@@ -3,7 +3,9 @@
  * SIGTERM or SIGINT, drain and stop.
  *
  * The port is taken first, so a port in use stops the start with one line (exit 1) before the
- * database is created or migrated. Until the app is ready every request answers 503, readiness
+ * database is created or migrated; a database that cannot be opened (PostgreSQL unreachable, a
+ * refused password, a missing database) stops it with one line naming DATABASE_URL, its password
+ * hidden, and the likely cause (platform/database-open-problem.ts). Until the app is ready every request answers 503, readiness
  * included. Shutdown: readiness answers 503, the server stops accepting connections and closes
  * idle ones, requests in flight get SHUTDOWN_TIMEOUT_SECONDS to finish (then their connections
  * are closed), the database is closed, and the process exits 0 (1 when requests had to be cut
@@ -17,6 +19,7 @@ import { createNodeServer } from './http/node-server.js';
 import { isDomainError } from './kernel/errors.js';
 import { adminPasswordIgnoredNotice, firstAdminNotice, seed } from './kernel/seed.js';
 import { openDatabase } from './platform/database.js';
+import { databaseOpenProblem } from './platform/database-open-problem.js';
 import { createLogger } from './platform/logger.js';
 import { tuneRuntime } from './platform/runtime-tuning.js';
 
@@ -80,10 +83,17 @@ async function main(): Promise<void> {
     throw error;
   }
 
-  const database = await openDatabase({
-    databaseUrl: config.databaseUrl,
-    log: (msg, fields) => log.info(fields ?? {}, msg),
-  });
+  let database: Awaited<ReturnType<typeof openDatabase>>;
+  try {
+    database = await openDatabase({
+      databaseUrl: config.databaseUrl,
+      log: (msg, fields) => log.info(fields ?? {}, msg),
+    });
+  } catch (error) {
+    const problem = databaseOpenProblem(error, config.databaseUrl);
+    if (problem) fail(problem);
+    throw error;
+  }
   log.info({ path: database.path }, 'database ready');
   const seeded = await seed(database.prisma, {
     adminLogin: config.adminLogin,

@@ -26,7 +26,9 @@ export type ServiceCall = (services: Services) => Promise<unknown>;
 /**
  * Runs `call` on the services of the database named by `io.env` and returns the exit code.
  * Never throws: a bad configuration is EXIT_USAGE, a DomainError is EXIT_REFUSED with
- * `CODE: message` on stderr, anything else EXIT_REFUSED with `INTERNAL: <stack>`.
+ * `CODE: message` on stderr, a database that cannot be opened EXIT_REFUSED with one line naming
+ * DATABASE_URL and the likely cause (platform/database-open-problem.ts), anything else
+ * EXIT_REFUSED with `INTERNAL: <stack>`.
  * Before opening the database it prints `using database <absolute path>` on stderr: the file
  * the server opens with the same environment, from whatever working directory either runs.
  */
@@ -35,14 +37,22 @@ export async function runWithServices(io: CliIo, call: ServiceCall): Promise<num
   try {
     const config: Config = loadConfig(io.env);
     // Loaded only now, so --help and usage errors answer without starting Prisma.
-    const [{ databasePath, openDatabase }, seedModule, { createServices }, { systemClock }] = await Promise.all([
+    const [{ databasePath, openDatabase }, { databaseOpenProblem }, seedModule, { createServices }, { systemClock }] = await Promise.all([
       import('../platform/database.js'),
+      import('../platform/database-open-problem.js'),
       import('../kernel/seed.js'),
       import('../modules/services.js'),
       import('../platform/clock.js'),
     ]);
     io.stderr(`using database ${databasePath(config.databaseUrl)}\n`);
-    db = await openDatabase({ databaseUrl: config.databaseUrl });
+    try {
+      db = await openDatabase({ databaseUrl: config.databaseUrl });
+    } catch (error) {
+      const problem = databaseOpenProblem(error, config.databaseUrl);
+      if (!problem) throw error;
+      io.stderr(`${problem}\n`);
+      return EXIT_REFUSED;
+    }
     const seeded = await seedModule.seed(db.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
     if (seeded.generatedAdminPassword) io.stderr(`${seedModule.firstAdminNotice(config.adminLogin, seeded.generatedAdminPassword)}\n`);
     const result = await call(createServices({ db: db.prisma, config, clock: systemClock }));

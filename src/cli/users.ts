@@ -3,8 +3,13 @@
  * `portcullis user set-password`: a local user's new password (Grafana's `grafana cli admin
  * reset-admin-password`), the way back in when the Service Admin's password is lost or
  * ADMIN_PASSWORD was set after the first start (kernel/seed.ts adminPasswordIgnoredNotice).
+ * `portcullis user unlock <login>`: lifts the sign-in lock failed passwords put on a user
+ * (users/admin.ts unlock). On PostgreSQL the counters are in the database, shared by every
+ * process; on SQLite they are in the server's memory, which the CLI cannot reach: it refuses
+ * with LOGIN_COUNTERS_NOT_SHARED and names the REST route that can.
  */
 import type { Command } from 'commander';
+import { DomainError } from '../kernel/errors.js';
 import { localOperator } from '../kernel/principal.js';
 import { DEFAULT_ORG_ID, ORG_ROLE_PLACEHOLDER, orgOption, type Perform, spellUsage } from './options.js';
 
@@ -63,4 +68,24 @@ export function registerUserCommands(program: Command, perform: Perform): void {
       return { id: found.id, login: found.login, message };
     }),
   );
+  user
+    .command('unlock')
+    .description('Lift the sign-in lock of a user (found by login or email) after too many wrong passwords (429 LOGIN_BLOCKED).')
+    .argument('<login>', 'login or email of the user')
+    .action((login: string) =>
+      perform(async (services) => {
+        const operator = localOperator(DEFAULT_ORG_ID);
+        const found = await services.userSearch.lookup(operator, login);
+        if (!services.loginThrottle.shared) {
+          throw new DomainError(
+            'LOGIN_COUNTERS_NOT_SHARED',
+            `on SQLite the failed-login counters live in the running server's memory, out of this command's reach: ` +
+              `lift the lock with POST /api/admin/users/${found.id}/unlock (or the GraphQL mutation unlockUser) as a Service Admin, ` +
+              'or restart the server, which clears every lock',
+          );
+        }
+        const { message } = await services.userAdmin.unlock(operator, found.id);
+        return { id: found.id, login: found.login, message };
+      }),
+    );
 }

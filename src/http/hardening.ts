@@ -14,7 +14,7 @@ import { boundedParserCache } from './document-cache.js';
 import type { RequestAuth } from './request-auth.js';
 import { useAccessFence } from './use-access-fence.js';
 import { useBodyLimit } from './use-body-limit.js';
-import { useGraphQLGate } from './use-graphql-gate.js';
+import { useGraphQLGate, useJsonPosts } from './use-graphql-gate.js';
 import { graphqlLimitPlugins } from './use-graphql-limits.js';
 import { useSecurityHeaders } from './use-security-headers.js';
 
@@ -65,6 +65,8 @@ export function hardening(deps: HardeningDeps): { options: Options; first: Plugi
   return {
     options,
     first: [
+      // A POST that is not JSON: 415 naming the content type to send, before CSRF prevention's 403.
+      useJsonPosts(deps.log),
       // GET (no content type) needs a header a cross-site page cannot add without a preflight.
       useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf'] }),
       useGraphQLGate({ auth: deps.auth, log: deps.log, maxDocumentBytes: security.graphqlMaxDocumentBytes }),

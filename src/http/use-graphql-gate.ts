@@ -1,10 +1,11 @@
 /**
  * The GraphQL door's gate, run before yoga reads or parses anything (issue #10 items 1, 2, 5):
- * - POST bodies must be JSON (`application/json`, `application/graphql+json`): forms, multipart
- *   and text/plain, the content types a cross-site page can send without a CORS preflight, never
- *   run. Yoga's CSRF prevention (listed before this gate, hardening.ts) answers them first with
- *   403 "Required CSRF header(s) not present"; one that carries `x-graphql-yoga-csrf` (so it
- *   passed a preflight) gets 415 UNSUPPORTED_MEDIA_TYPE here;
+ * - POST bodies must be JSON (`application/json`, `application/graphql+json`): any other type,
+ *   or none, answers 415 UNSUPPORTED_MEDIA_TYPE saying to send `Content-Type: application/json`
+ *   (useJsonPosts, listed before yoga's CSRF prevention in hardening.ts, so the answer names the
+ *   fix rather than a CSRF header). Forms, multipart and text/plain, the content types a
+ *   cross-site page can send without a CORS preflight, so never run; a GET still needs the
+ *   `x-graphql-yoga-csrf` header (CSRF prevention, 403);
  * - GET `variables` and `extensions` must be JSON objects (400 BAD_REQUEST, not yoga's 500);
  * - the caller is authenticated first: bad credentials answer their 401 and no credentials
  *   answer 401 UNAUTHENTICATED, as no GraphQL field is open to anonymous callers; so an
@@ -61,17 +62,37 @@ function jsonObjectParam(params: URLSearchParams, name: string): DomainError | u
   return new DomainError('BAD_REQUEST', `${name} must be a JSON object`);
 }
 
-/** Yoga plugin: the gate above. */
+/** What a GraphQL POST of another content type is told (415 UNSUPPORTED_MEDIA_TYPE). */
+export function notJsonMessage(received: string): string {
+  return (
+    `GraphQL POST requests must be sent with the header Content-Type: application/json (got ${received ? `"${received}"` : 'none'}); ` +
+    'a GraphQL GET request needs the header x-graphql-yoga-csrf: 1 instead'
+  );
+}
+
+/**
+ * Yoga plugin, listed before CSRF prevention (hardening.ts): a GraphQL POST whose body is not
+ * JSON answers 415 UNSUPPORTED_MEDIA_TYPE (notJsonMessage) before anything is read. Without it,
+ * yoga's CSRF prevention answers a form, multipart or text/plain POST, or one without a type,
+ * 403 "Required CSRF header(s) not present", which sends the caller after a header when the
+ * fix is the content type. Such a POST never runs either way: a cross-site form stays refused.
+ */
+export function useJsonPosts(log: Logger): Plugin {
+  return {
+    onRequestParse({ request }) {
+      if (request.method !== 'POST') return;
+      const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
+      if (!JSON_TYPES.has(type)) throw toGraphQLError(new DomainError('UNSUPPORTED_MEDIA_TYPE', notJsonMessage(type)), log);
+    },
+  };
+}
+
+/** Yoga plugin: the gate above (the POST content type is useJsonPosts'). */
 export function useGraphQLGate(options: GraphQLGateOptions): Plugin {
   const fail = (error: unknown): GraphQLError => toGraphQLError(error, options.log);
   return {
     async onRequestParse({ request, url }) {
-      if (request.method === 'POST') {
-        const type = (request.headers.get('content-type') ?? '').split(';')[0]?.trim().toLowerCase() ?? '';
-        if (!JSON_TYPES.has(type)) {
-          throw fail(new DomainError('UNSUPPORTED_MEDIA_TYPE', 'GraphQL requests must be sent as Content-Type: application/json'));
-        }
-      } else if (request.method === 'GET') {
+      if (request.method === 'GET') {
         const bad = jsonObjectParam(url.searchParams, 'variables') ?? jsonObjectParam(url.searchParams, 'extensions');
         if (bad) throw fail(bad);
       }

@@ -57,6 +57,8 @@ export const ERROR_STATUS = {
   ACCESS_CONTROL_UNAVAILABLE: 404,
   METHOD_NOT_ALLOWED: 405,
   CREDENTIALS_CHANGED: 409,
+  /** `portcullis user unlock` on SQLite: the login counters live in the server's memory, out of the CLI's reach. */
+  LOGIN_COUNTERS_NOT_SHARED: 409,
   /** An external sign-in whose login or email belongs to another user (never signed into, never rewritten). */
   EXTERNAL_IDENTITY_CONFLICT: 409,
   /** The change feed no longer holds the changes after the revision asked for (pruned): start again from the current state. */
@@ -94,6 +96,8 @@ export interface ErrorDetails {
   head?: number;
   /** CHANGES_EXPIRED (410): changes up to this revision are no longer kept. */
   prunedThrough?: number;
+  /** LOGIN_BLOCKED (429): the moment the lock ends, ISO 8601 UTC (`2025-01-31T12:05:00Z`). */
+  retryAt?: string;
 }
 
 /** Codes of the "no such object" kind (404). */

@@ -96,6 +96,8 @@ export interface Services {
   changes: ChangeFeedService;
   /** Password checks, external users and the principal of a signed-in user. */
   signIn: SignInService;
+  /** The failed-login counters (`shared`: whether every process on the database counts in them). */
+  loginThrottle: LoginThrottle;
   /** The signed-in user's own account (`/api/user*`): profile, organizations, switch, password. */
   ownAccount: OwnAccountService;
   sessions: SessionService;
@@ -109,10 +111,11 @@ export function createServices(deps: ServiceDeps): Services {
   const feature = { db: deps.db, access, edition: editionGuard(deps.config.edition) };
   const { auth } = deps.config;
   const ldap = new LdapService(auth.ldapConfigFile, access, deps.log);
-  // One throttle for sign-in and the own password change: both count guesses on the same counters.
+  // One throttle for sign-in, the own password change and the administrator's unlock: the same counters.
+  const throttle = new LoginThrottle(auth.bruteForce, counterStoreFor(deps.db));
   const signInDeps = {
     ...feature,
-    throttle: new LoginThrottle(auth.bruteForce, counterStoreFor(deps.db)),
+    throttle,
     verifyPassword: deps.verifyPassword ?? verifyPassword,
   };
   return {
@@ -127,7 +130,7 @@ export function createServices(deps: ServiceDeps): Services {
     provisioning: new ProvisioningService(feature, deps.config.provisioningPath),
     apiKeys: new ApiKeyService({ ...feature, clock: deps.clock, maxSecondsToLive: deps.config.apiKeyMaxSecondsToLive }),
     users: new UserService(feature),
-    userAdmin: new UserAdminService(feature),
+    userAdmin: new UserAdminService({ ...feature, loginLocks: throttle }),
     userSearch: new UserSearchService({ ...feature, clock: deps.clock }),
     orgs: new OrgService(feature),
     orgMembers: new OrgMemberService(feature),
@@ -148,6 +151,7 @@ export function createServices(deps: ServiceDeps): Services {
       clock: deps.clock,
     }),
     ownAccount: new OwnAccountService(signInDeps),
+    loginThrottle: throttle,
     sessions: new SessionService({ ...feature, clock: deps.clock, settings: auth, ...(deps.log && { log: deps.log }) }),
     ldap,
     oauth: new OAuthService(auth.oauth),

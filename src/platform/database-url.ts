@@ -16,12 +16,23 @@ export type DatabaseTarget = { provider: 'sqlite'; path: string } | { provider: 
 export const DATABASE_URL_FORMS = 'must be file:<path> (SQLite) or postgres://user:password@host:5432/database (PostgreSQL)';
 
 /**
+ * True for a file path given without `file:` (`./data/my.db`, `/var/lib/x.db`, `data/my.db`,
+ * `C:\data\my.db`): text that does not start with a URL scheme (`name:`), or starts with a
+ * Windows drive letter.
+ */
+function looksLikePath(url: string): boolean {
+  if (/^[A-Za-z]:[\\/]/.test(url)) return true;
+  return !/^[A-Za-z][A-Za-z0-9+.-]*:/.test(url);
+}
+
+/**
  * Why `url` is not a usable DATABASE_URL, or undefined when it is. A PostgreSQL URL needs a host
  * (or `?host=<socket directory>`) and a database name (the path); user, password, port and query
  * parameters (e.g. `sslmode`) are passed to the driver (node-postgres) as given.
  */
 export function databaseUrlProblem(url: string): string | undefined {
   if (url.startsWith('file:')) return url.length > 'file:'.length ? undefined : `${DATABASE_URL_FORMS}: file: needs a path`;
+  if (looksLikePath(url)) return `${DATABASE_URL_FORMS}; got the bare path "${url}": for a SQLite file write file:${url}`;
   if (!/^postgres(ql)?:\/\//.test(url)) return `${DATABASE_URL_FORMS}; got scheme "${url.split(':')[0] ?? ''}:"`;
   let parsed: URL;
   try {

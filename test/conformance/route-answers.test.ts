@@ -66,6 +66,7 @@ const samples: Sample[] = [
   },
   { route: 'POST /api/admin/users/:id/disable', url: (s) => `/api/admin/users/${s.user}/disable` },
   { route: 'POST /api/admin/users/:id/enable', url: (s) => `/api/admin/users/${s.user}/enable` },
+  { route: 'POST /api/admin/users/:id/unlock', url: (s) => `/api/admin/users/${s.user}/unlock` },
 
   // organizations
   {

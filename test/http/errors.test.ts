@@ -52,3 +52,28 @@ describe('GraphQL bad input', () => {
     expect(res.body.errors?.[0]?.extensions?.code).toBe(code);
   });
 });
+
+describe('a GraphQL POST that is not JSON', () => {
+  const query = JSON.stringify({ query: '{ viewer { login } }' });
+  it.each([
+    ['none', new TextEncoder().encode(query), undefined],
+    ['"text/plain"', query, 'text/plain'],
+    ['"application/x-www-form-urlencoded"', `query=${encodeURIComponent('{ viewer { login } }')}`, 'application/x-www-form-urlencoded'],
+  ])('Content-Type %s: 415 UNSUPPORTED_MEDIA_TYPE saying to send application/json, not a CSRF 403', async (shown, body, type) => {
+    const res = await app.request('/graphql', { method: 'POST', body, ...(type && { headers: { 'content-type': type } }) });
+    expect(res.status).toBe(415);
+    const answer = (await res.json()) as { data?: unknown; errors: { message: string; extensions: { code: string } }[] };
+    expect(answer.data).toBeUndefined();
+    expect(answer.errors[0]?.extensions.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    expect(answer.errors[0]?.message).toBe(
+      `GraphQL POST requests must be sent with the header Content-Type: application/json (got ${shown}); a GraphQL GET request needs the header x-graphql-yoga-csrf: 1 instead`,
+    );
+  });
+
+  it('the same query sent as application/json runs; a GET without the CSRF header is still refused', async () => {
+    const res = await app.request('/graphql', { method: 'POST', body: query, headers: { 'content-type': 'application/json' } });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ data: { viewer: { login: 'admin' } } });
+    expect((await app.request(`/graphql?query=${encodeURIComponent('{ viewer { login } }')}`)).status).toBe(403);
+  });
+});

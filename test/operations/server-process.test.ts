@@ -1,6 +1,9 @@
 /**
  * The real server process (src/main.ts) at its edges (issue #12 item 4 and "first hour"):
  * - a port in use stops the start with one line and exit 1, before the database is created;
+ * - a database that cannot be used stops it with one line naming DATABASE_URL (password hidden)
+ *   and the likely cause, no stack: nothing listening, and on PostgreSQL runs a refused password
+ *   and a missing database; a bare path given as DATABASE_URL is told to be written `file:<path>`;
  * - SIGTERM lets a request in flight finish, refuses new connections, closes idle keep-alive
  *   ones, closes the database and exits 0;
  * - a request that does not finish within SHUTDOWN_TIMEOUT_SECONDS is cut off, exit 1.
@@ -11,8 +14,8 @@ import { request as httpRequest } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { ownDatabaseUrl, type TestDatabase } from '../support/postgres.js';
+import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
+import { onPostgres, ownDatabaseUrl, type TestDatabase } from '../support/postgres.js';
 import { killServers, launchServer, startServer } from '../support/server.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-process-'));
@@ -90,6 +93,81 @@ describe('a port already in use', () => {
     ]);
     expect(existsSync(join(dir, 'in-use'))).toBe(false);
   }, 60_000);
+});
+
+/** A port nothing listens on: one the system just gave out and took back. */
+function closedPort(): Promise<number> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Launches the server with `DATABASE_URL` and answers its exit code and output once it exits. */
+async function failedStart(databaseUrl: string): Promise<{ code: number | null; output: string }> {
+  const { output, exited } = launchServer({ ADMIN_PASSWORD: PASSWORD, DATABASE_URL: databaseUrl }, { as: 'image' });
+  const code = await exited;
+  return { code, output: output() };
+}
+
+/** The one line of a database start failure: names DATABASE_URL with the password hidden, no stack. */
+function expectOneDatabaseLine(output: string, secret: string): string {
+  const lines = output.trim().split('\n');
+  expect(lines, output).toHaveLength(1);
+  expect(output).not.toMatch(/^\s+at /m);
+  expect(output).not.toContain(secret);
+  expect(lines[0]).toMatch(/^portcullis failed to start: DATABASE_URL postgres:\/\/[^ ]*:\*\*\*@[^ ]+ could not be used: /);
+  return lines[0] as string;
+}
+
+describe('a database that cannot be used', () => {
+  it('nothing listening: names DATABASE_URL, the host and port, and what to check, exit 1', async () => {
+    const port = await closedPort();
+    const { code, output } = await failedStart(`postgres://portcullis:hidden-secret@127.0.0.1:${port}/portcullis`);
+    expect(code).toBe(1);
+    const line = expectOneDatabaseLine(output, 'hidden-secret');
+    expect(line).toContain(`postgres://portcullis:***@127.0.0.1:${port}/portcullis`);
+    expect(line).toContain(`nothing listens on 127.0.0.1:${port} (ECONNREFUSED): is PostgreSQL running, and on that port?`);
+  }, 60_000);
+
+  it('a bare path: DATABASE_URL must be file:<path> or postgres://, with the file: form to write', async () => {
+    const { code, output } = await failedStart('./data/my.db');
+    expect(code).toBe(2);
+    expect(output).not.toMatch(/^\s+at /m);
+    expect(output).toContain('DATABASE_URL: must be file:<path> (SQLite) or postgres://');
+    expect(output).toContain('for a SQLite file write file:./data/my.db');
+  }, 60_000);
+
+  it.skipIf(!onPostgres)(
+    'PostgreSQL refuses the password: says so and what to check',
+    async () => {
+      const url = new URL(inject('postgresAdminUrl'));
+      url.password = 'not-the-password';
+      const { code, output } = await failedStart(url.toString());
+      expect(code).toBe(1);
+      const line = expectOneDatabaseLine(output, 'not-the-password');
+      expect(line).toContain(`PostgreSQL on ${url.hostname}:${url.port} refused user "${url.username}" (28P01`);
+      expect(line).toContain('check the user and password in DATABASE_URL');
+    },
+    60_000,
+  );
+
+  it.skipIf(!onPostgres)(
+    'the database does not exist: says to create it',
+    async () => {
+      const url = new URL(inject('postgresAdminUrl'));
+      url.pathname = '/portcullis_never_created';
+      const { code, output } = await failedStart(url.toString());
+      expect(code).toBe(1);
+      const line = expectOneDatabaseLine(output, decodeURIComponent(url.password));
+      expect(line).toContain('the database "portcullis_never_created" does not exist');
+      expect(line).toContain('(3D000): create it');
+    },
+    60_000,
+  );
 });
 
 describe('SIGTERM', () => {

@@ -72,7 +72,7 @@ describe('cross-site requests', () => {
     for (const [type, body] of bodies) {
       const headers = { 'content-type': type, origin: FOREIGN };
       const gql = await app.request('/graphql', { method: 'POST', body, headers });
-      expect([403, 415], type).toContain(gql.status);
+      expect(gql.status, type).toBe(415);
       expect(gql.headers.get('access-control-allow-origin')).toBeNull();
       const rest = await app.request('/api/access-control/roles', { method: 'POST', body, headers });
       expect(rest.status, type).toBe(403);

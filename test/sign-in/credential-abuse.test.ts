@@ -7,10 +7,13 @@
  * (never `admin`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/index.js';
 import { loadConfig } from '../../src/config.js';
 import { seed } from '../../src/kernel/seed.js';
 import { verifyPassword } from '../../src/platform/passwords.js';
 import { authHeader, createTestApp, type TestApp } from '../support/app.js';
+import { auditOf } from '../support/effects.js';
+import { onPostgres } from '../support/postgres.js';
 import { createUser, SUBJECT_PASSWORD } from '../support/subjects.js';
 
 describe('brute force', () => {
@@ -56,6 +59,91 @@ describe('brute force', () => {
     expect((await app.request('/api/user', { auth: { login: v.email, password: SUBJECT_PASSWORD } })).status).toBe(429);
     expect((await app.request('/api/user', { auth: v.auth })).status).toBe(401);
     expect((await login(v.login, SUBJECT_PASSWORD, '203.0.113.62')).status).toBe(401);
+  });
+  it('the 429 says when the lock ends (seconds and moment) and how an operator lifts it', async () => {
+    const u = await createUser(app, 'told-victim');
+    for (let i = 0; i < 5; i++) expect((await login(u.login, `guess-${i}`, '192.0.2.70')).status).toBe(401);
+    const before = Date.now();
+    const blocked = await login(u.login, SUBJECT_PASSWORD, '192.0.2.70');
+    expect(blocked.status).toBe(429);
+    const { message } = (await blocked.json()) as { message: string };
+    const told = /blocked for (\d+) s, until (\S+Z);/.exec(message);
+    expect(told, message).not.toBeNull();
+    const [, seconds, until] = told as RegExpExecArray;
+    expect(Number(seconds)).toBe(Number(blocked.headers.get('retry-after')));
+    const ends = Date.parse(until as string);
+    expect(ends).toBeGreaterThanOrEqual(before + (Number(seconds) - 1) * 1000);
+    expect(ends).toBeLessThanOrEqual(Date.now() + (Number(seconds) + 1) * 1000);
+    expect(message).toContain(
+      'an administrator can lift the lock now with `portcullis user unlock <login>` or POST /api/admin/users/<id>/unlock',
+    );
+    const gql = await app.graphql('{ viewer { login } }', undefined, { auth: u.auth });
+    expect(gql.body.errors?.[0]?.extensions).toMatchObject({
+      code: 'LOGIN_BLOCKED',
+      details: { retryAfterSeconds: expect.any(Number), retryAt: expect.stringMatching(/Z$/) },
+    });
+  });
+  it('POST /api/admin/users/:id/unlock lifts the lock at once (users:enable, audited); a viewer cannot', async () => {
+    const u = await createUser(app, 'unlocked-victim');
+    const viewer = await createUser(app, 'not-an-admin');
+    for (let i = 0; i < 5; i++) expect((await login(u.login, `guess-${i}`, '192.0.2.80')).status).toBe(401);
+    expect((await login(u.login, SUBJECT_PASSWORD, '192.0.2.80')).status).toBe(429);
+    const refused = await app.request(`/api/admin/users/${u.id}/unlock`, { method: 'POST', auth: viewer.auth });
+    expect(refused.status).toBe(403);
+    expect((await login(u.login, SUBJECT_PASSWORD, '192.0.2.80')).status).toBe(429);
+    const lifted = await app.request(`/api/admin/users/${u.id}/unlock`, { method: 'POST' });
+    expect(lifted.status).toBe(200);
+    expect(await lifted.json()).toEqual({ message: 'User sign-in unlocked' });
+    expect((await login(u.login, SUBJECT_PASSWORD, '192.0.2.80')).status).toBe(200);
+    expect(await auditOf(app, 'user.unlock', u.id)).toEqual([
+      expect.objectContaining({ actorLogin: 'admin', orgId: 0, before: { failedSignIns: 5 }, after: { failedSignIns: 0 } }),
+    ]);
+    // Nothing left to lift: succeeds, records nothing.
+    expect((await app.request(`/api/admin/users/${u.id}/unlock`, { method: 'POST' })).status).toBe(200);
+    expect(await auditOf(app, 'user.unlock', u.id)).toHaveLength(1);
+    expect((await app.request('/api/admin/users/999999/unlock', { method: 'POST' })).status).toBe(404);
+  });
+  it('GraphQL unlockUser lifts it the same way, through the same check', async () => {
+    const u = await createUser(app, 'gql-unlocked');
+    const viewer = await createUser(app, 'gql-not-an-admin');
+    for (let i = 0; i < 5; i++) {
+      expect((await app.request('/api/user', { auth: { login: u.email, password: `g${i}` } })).status).toBe(401);
+    }
+    expect((await app.request('/api/user', { auth: { login: u.email, password: SUBJECT_PASSWORD } })).status).toBe(429);
+    const mutation = 'mutation ($id: Int!) { unlockUser(id: $id) { message } }';
+    const denied = await app.graphql(mutation, { id: u.id }, { auth: viewer.auth });
+    expect(denied.body.errors?.[0]?.extensions?.code).toBe('ACCESS_DENIED');
+    const res = await app.graphql(mutation, { id: u.id });
+    expect(res.body).toEqual({ data: { unlockUser: { message: 'User sign-in unlocked' } } });
+    expect((await app.request('/api/user', { auth: { login: u.email, password: SUBJECT_PASSWORD } })).status).toBe(200);
+  });
+  it('portcullis user unlock <login>: lifts it on PostgreSQL (shared counters); on SQLite names the route that can', async () => {
+    const u = await createUser(app, 'cli-unlocked');
+    for (let i = 0; i < 5; i++) expect((await login(u.login, `guess-${i}`, '192.0.2.90')).status).toBe(401);
+    let stdout = '';
+    let stderr = '';
+    const io = {
+      stdout: (text: string) => {
+        stdout += text;
+      },
+      stderr: (text: string) => {
+        stderr += text;
+      },
+      env: { DATABASE_URL: app.config.databaseUrl, LOG_LEVEL: 'silent' },
+    };
+    const code = await runCli(['user', 'unlock', u.login], io);
+    if (onPostgres) {
+      expect(code, stderr).toBe(0);
+      expect(JSON.parse(stdout)).toEqual({ id: u.id, login: u.login, message: 'User sign-in unlocked' });
+      expect((await login(u.login, SUBJECT_PASSWORD, '192.0.2.90')).status).toBe(200);
+      expect(await auditOf(app, 'user.unlock', u.id)).toHaveLength(1);
+    } else {
+      expect(code).toBe(1);
+      expect(stderr).toContain('LOGIN_COUNTERS_NOT_SHARED: on SQLite the failed-login counters live in the running server');
+      expect(stderr).toContain(`POST /api/admin/users/${u.id}/unlock`);
+      expect((await login(u.login, SUBJECT_PASSWORD, '192.0.2.90')).status).toBe(429);
+      expect(await auditOf(app, 'user.unlock', u.id)).toHaveLength(0);
+    }
   });
   it('Basic guesses count too', async () => {
     const u = await createUser(app, 'basic-victim');

@@ -34,6 +34,7 @@ export function counterStoreFor(db: Db): CounterStore {
   const pool = postgresPoolOf(db);
   if (!pool) return memoryCounters;
   return {
+    shared: true,
     limiter: ({ keyPrefix, points, durationSeconds }) =>
       new Promise((resolve, reject) => {
         const options = {

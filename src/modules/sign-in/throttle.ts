@@ -49,11 +49,14 @@ export interface ThrottleSettings {
  *   the next attempt.
  */
 export interface CounterStore {
+  /** True when every process on the database counts in this store (PostgreSQL), false for one process's memory. */
+  readonly shared: boolean;
   limiter(options: { keyPrefix: string; points: number; durationSeconds: number }): Promise<RateLimiterAbstract>;
 }
 
 /** Counters in this process's memory: right for one process (SQLite's one instance). */
 export const memoryCounters: CounterStore = {
+  shared: false,
   limiter: async ({ keyPrefix, points, durationSeconds }) => new RateLimiterMemory({ keyPrefix, points, duration: durationSeconds }),
 };
 
@@ -65,12 +68,20 @@ function counterKey(kind: string, value: string): string {
   return value.length > MAX_KEY_VALUE ? `${kind}-sha256:${createHash('sha256').update(value).digest('hex')}` : `${kind}:${value}`;
 }
 
-/** The 429 of a login out of attempts. */
-export function loginBlocked(retryAfterSeconds: number): DomainError {
+/**
+ * The 429 of a login out of attempts: when the lock ends, in seconds and as a moment (ISO 8601,
+ * `details.retryAt`), and how an operator lifts it sooner (`portcullis user unlock <login>`,
+ * `POST /api/admin/users/:id/unlock`). The same text for every name, known or not, so it tells
+ * nobody which logins exist. `retryAt` is read on the clock the counters' windows run on
+ * (rate-limiter-flexible's `Date.now()`).
+ */
+export function loginBlocked(retryAfterSeconds: number, retryAt = new Date(Date.now() + retryAfterSeconds * 1000)): DomainError {
+  const at = new Date(Math.ceil(retryAt.getTime() / 1000) * 1000).toISOString().replace('.000Z', 'Z');
   return new DomainError(
     'LOGIN_BLOCKED',
-    `Too many consecutive incorrect login attempts - login temporarily blocked, retry in ${retryAfterSeconds} s`,
-    { retryAfterSeconds },
+    `Too many consecutive incorrect login attempts - login temporarily blocked for ${retryAfterSeconds} s, until ${at}; ` +
+      'an administrator can lift the lock now with `portcullis user unlock <login>` or POST /api/admin/users/<id>/unlock',
+    { retryAfterSeconds, retryAt: at },
   );
 }
 
@@ -135,6 +146,36 @@ export class LoginThrottle {
     private readonly settings: ThrottleSettings | null,
     private readonly store: CounterStore = memoryCounters,
   ) {}
+
+  /** True when the counters are shared by every process on the database (PostgreSQL), so any of them can lift a lock. */
+  get shared(): boolean {
+    return this.store.shared;
+  }
+
+  /**
+   * Lifts the lock of user `userId` (an operator's unlock): clears the counters of each name it
+   * signs in with (`names`: its login and email, as typed names are keyed) and of the account.
+   * The client addresses' counters stay: they are not one user's (they lapse with their window).
+   * In a memory store this clears this process's counters only (`shared`).
+   * @throws the store's own errors.
+   */
+  /**
+   * The most failed checks counted in the current window on the names `names` or the account
+   * `userId` (0 when none, or without brute-force protection): what `unlock` would clear.
+   * @throws the store's own errors.
+   */
+  async failures(names: readonly string[], userId: number): Promise<number> {
+    if (!this.settings) return 0;
+    const [byLogin] = await this.counters(this.settings);
+    const counted = await Promise.all([...names.map(nameKey), `user:${userId}`].map((key) => byLogin.get(key)));
+    return Math.max(0, ...counted.map((res) => res?.consumedPoints ?? 0));
+  }
+
+  async unlock(names: readonly string[], userId: number): Promise<void> {
+    if (!this.settings) return;
+    const [byLogin] = await this.counters(this.settings);
+    await Promise.all([...names.map((name) => byLogin.delete(nameKey(name))), byLogin.delete(`user:${userId}`)]);
+  }
 
   private counters(settings: ThrottleSettings): Promise<[RateLimiterAbstract, RateLimiterAbstract]> {
     if (!this.limiters) {

@@ -6,7 +6,7 @@
  *
  * Permissions, each on global.users:id:<id> and checked before the body is validated:
  * users.password:write, users.permissions:write (and a Service Admin), users:disable,
- * users:enable, users:write (switch organization).
+ * users:enable (enable, and unlock the sign-in), users:write (switch organization).
  *
  * Every operation on another account passes the one delegation rule (kernel/delegation.ts, issue
  * #22 item 1): the caller must be able to grant everything the account holds, in every
@@ -31,9 +31,24 @@ import { hashPassword } from '../../platform/passwords.js';
 import { setPasswordInput, setServiceAdminInput } from './inputs.js';
 import { assertAnotherServiceAdmin, authorizeServiceAdminChange, changeUser, findPerson, userRequirements } from './rules.js';
 
+/**
+ * The failed-login counters an unlock clears (sign-in/throttle.ts LoginThrottle, composed in
+ * modules/services.ts): the counters of the names `names` and of the account `userId`.
+ */
+export interface LoginLocks {
+  /** The most failed sign-ins counted now on the names or the account (0: nothing to lift). */
+  failures(names: readonly string[], userId: number): Promise<number>;
+  unlock(names: readonly string[], userId: number): Promise<void>;
+}
+
+/** What the administrator's operations use: the database, the write path and the login counters. */
+export interface UserAdminDeps extends FeatureDeps {
+  loginLocks: LoginLocks;
+}
+
 /** Users' accounts as an administrator sees them: every method authorizes its caller (module comment). */
 export class UserAdminService {
-  constructor(private readonly deps: FeatureDeps) {}
+  constructor(private readonly deps: UserAdminDeps) {}
 
   /**
    * `PUT /api/admin/users/:id/password` `{password}` and GraphQL setUserPassword: a new local
@@ -85,6 +100,42 @@ export class UserAdminService {
    */
   async enable(caller: Principal, rawId: unknown): Promise<Message> {
     return this.setDisabled(caller, rawId, false);
+  }
+
+  /**
+   * `POST /api/admin/users/:id/unlock`, unlockUser and `portcullis user unlock <login>`: lifts the
+   * sign-in lock that failed passwords put on the user (sign-in/throttle.ts: after
+   * BRUTE_FORCE_LOGIN_PROTECTION_MAX_ATTEMPTS failures its login and email answer 429 for the
+   * window), so its right password is accepted at once. Clears the counters of its login, its
+   * email and its account; a client address's counter stays. Needs users:enable on
+   * global.users:id:<id>, as enabling does: both let the user sign in again. Recorded as
+   * user.unlock `{failedSignIns}` before and after; a user with no failed sign-ins counted
+   * changes nothing and records nothing, and succeeds.
+   * @throws DomainError VALIDATION_FAILED (400), 401, 403, USER_NOT_FOUND (404).
+   */
+  async unlock(caller: Principal, rawId: unknown): Promise<Message> {
+    requireSignedIn(caller);
+    const id = parseId('id', rawId);
+    const index = await this.deps.access.check(caller, userRequirements.unlock.for({ id }));
+    const { loginLocks } = this.deps;
+    await this.deps.access.write(async (tx) => {
+      const user = await findPerson(tx, id);
+      await authorizeAccountControl(tx, caller, index, id, `unlock the sign-in of user ${id}`);
+      const names = [user.login, user.email];
+      const failedSignIns = await loginLocks.failures(names, id);
+      if (failedSignIns === 0) return;
+      // Cleared once authorized; the event is written in the same transaction, after the counters
+      // (a store outside the database's transaction) were cleared.
+      await loginLocks.unlock(names, id);
+      await recordAudit(tx, caller, {
+        action: 'user.unlock',
+        orgId: 0,
+        resource: { kind: 'user', id },
+        before: { failedSignIns },
+        after: { failedSignIns: 0 },
+      });
+    });
+    return { message: 'User sign-in unlocked' };
   }
 
   private async setDisabled(caller: Principal, rawId: unknown, disabled: boolean): Promise<Message> {

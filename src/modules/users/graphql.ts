@@ -179,6 +179,12 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.int({ required: true }) },
     resolve: (_root, args, ctx) => ctx.services.userAdmin.enable(ctx.principal, args.id),
   }),
+  unlockUser: t.field({
+    type: MessagePayload,
+    description: `Lifts the sign-in lock that failed passwords put on a user (429 LOGIN_BLOCKED) (REST: POST /api/admin/users/:id/unlock). ${needs(userRequirements.unlock)}`,
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (_root, args, ctx) => ctx.services.userAdmin.unlock(ctx.principal, args.id),
+  }),
   switchUserOrganization: t.field({
     type: MessagePayload,
     description: `Makes one of a user's organizations its default (REST: POST /api/users/:id/using/:orgId). ${needs(userRequirements.write)}`,

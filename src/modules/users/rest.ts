@@ -256,4 +256,13 @@ export const userRoutes: Route[] = [
     response: messageJson,
     handler: ({ principal, services, params }) => services.userAdmin.enable(principal, params.id),
   },
+  {
+    method: 'POST',
+    path: '/api/admin/users/:id/unlock',
+    requires: userRequirements.unlock,
+    summary:
+      'Lift the sign-in lock that failed passwords put on a user (429 LOGIN_BLOCKED): its login, email and account counters are cleared.',
+    response: messageJson,
+    handler: ({ principal, services, params }) => services.userAdmin.unlock(principal, params.id),
+  },
 ];

@@ -41,6 +41,7 @@ export const userRequirements = {
   setServiceAdmin: requirement(['id'], ({ id }) => permission(Action.UsersPermissionsWrite, Scope.globalUser(id)), 'and a Service Admin'),
   disable: requirement(['id'], ({ id }) => permission(Action.UsersDisable, Scope.globalUser(id)), DELEGATION_NOTES.account),
   enable: requirement(['id'], ({ id }) => permission(Action.UsersEnable, Scope.globalUser(id)), DELEGATION_NOTES.account),
+  unlock: requirement(['id'], ({ id }) => permission(Action.UsersEnable, Scope.globalUser(id)), DELEGATION_NOTES.account),
 };
 
 /**
