@@ -114,7 +114,7 @@ describe('brute force', () => {
     const denied = await app.graphql(mutation, { id: u.id }, { auth: viewer.auth });
     expect(denied.body.errors?.[0]?.extensions?.code).toBe('ACCESS_DENIED');
     const res = await app.graphql(mutation, { id: u.id });
-    expect(res.body).toEqual({ data: { unlockUser: { message: 'User sign-in unlocked' } } });
+    expect(res.body).toEqual({ data: { unlockUser: { message: 'User sign-in unlocked' } }, extensions: { revision: expect.any(Number) } });
     expect((await app.request('/api/user', { auth: { login: u.email, password: SUBJECT_PASSWORD } })).status).toBe(200);
   });
   it('portcullis user unlock <login>: lifts it on PostgreSQL (shared counters); on SQLite names the route that can', async () => {
