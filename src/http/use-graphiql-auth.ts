@@ -35,18 +35,24 @@ export async function renderGraphiQL(options: Options): Promise<string> {
   return render(options);
 }
 
-/** The first line of GraphiQL's starting query: how this page was signed in, for each way it can be. */
+/**
+ * Characters of a greeting line: GraphiQL's query editor shows about fifty before its toolbar on a
+ * 1280-pixel-wide window, and cuts longer lines off without wrapping them.
+ */
+export const GREETING_WIDTH = 46;
+
+/** The comment lines opening GraphiQL's starting query: how this page was signed in, for each way it can be. */
 function greeting(principal: Principal): string {
   if (principal.kind === 'anonymous') return '# Not signed in.';
   switch (principal.authMethod) {
     case 'session':
-      return '# Signed in with your console session (the cookie of the sign-in page); sign out in the console.';
+      return '# Signed in with your console session\n# (the cookie of the sign-in page);\n# sign out in the console.';
     case 'basic':
-      return "# Signed in with a login and password (HTTP basic auth: your browser's prompt keeps them until it closes).";
+      return "# Signed in with a login and password\n# (HTTP basic auth: your browser's prompt\n# keeps them until it closes).";
     case 'api_key':
       return principal.kind === 'apiKey'
-        ? '# Signed in with an API key (the Authorization header).'
-        : "# Signed in with a service account's token (the Authorization header).";
+        ? '# Signed in with an API key\n# (the Authorization header).'
+        : "# Signed in with a service account's token\n# (the Authorization header).";
     default:
       return '# Signed in.';
   }
