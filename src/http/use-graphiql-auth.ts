@@ -6,12 +6,12 @@
  * cookie) or an API key in the Authorization header opens the page without the prompt; the
  * page's first query greets the caller by the way it signed in (graphiqlOptions).
  *
- * The page's assets (@graphql-yoga/render-graphiql: GraphiQL's whole bundle, about 9 MB of text
- * and 80 MB of resident memory once loaded) are loaded on the first page asked for with
- * credentials, not at start: most gateways never serve GraphiQL. `graphiqlOptions` decides per
- * request, before yoga renders: a request without credentials (no Authorization header, no
- * cookie) gets a placeholder, swapped for the 401 below, so the browser's first, anonymous visit
- * loads nothing and authenticates nothing.
+ * The page names GraphiQL's files (use-graphiql-assets.ts: GraphiQL's whole bundle, about 9 MB
+ * of text and 80 MB of resident memory once loaded, read on first use, not at start: most
+ * gateways never serve GraphiQL). `graphiqlOptions` decides per request, before yoga renders: a
+ * request without credentials (no Authorization header, no cookie) gets a placeholder, swapped
+ * for the 401 below, so the browser's first, anonymous visit loads nothing and authenticates
+ * nothing.
  */
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { unauthenticated } from '../kernel/errors.js';
@@ -20,6 +20,7 @@ import type { Logger } from '../platform/logger.js';
 import type { RequestAuth } from './request-auth.js';
 import { errorResponse } from './responses.js';
 import { pathOf } from './url-path.js';
+import { graphiqlPage } from './use-graphiql-assets.js';
 
 /** Marks the options of a request without credentials: render nothing, the 401 follows. */
 const REFUSED = Symbol('graphiql refused');
@@ -28,11 +29,10 @@ type Options = GraphiQLOptions & { [REFUSED]?: true };
 /** True when the request carries credentials (an Authorization header or a cookie). */
 const hasCredentials = (request: Request): boolean => request.headers.has('authorization') || request.headers.has('cookie');
 
-/** The `renderGraphiQL` option of createYoga: GraphiQL's page, its module loaded on first use. */
+/** The `renderGraphiQL` option of createYoga: GraphiQL's page (use-graphiql-assets.ts). */
 export async function renderGraphiQL(options: Options): Promise<string> {
   if (options[REFUSED]) return '<!doctype html><title>GraphiQL</title>';
-  const { renderGraphiQL: render } = await import('@graphql-yoga/render-graphiql');
-  return render(options);
+  return graphiqlPage(options as Options & Record<string, unknown>);
 }
 
 /**
