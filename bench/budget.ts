@@ -235,7 +235,7 @@ async function compressionCost(app: ReturnType<typeof createApp>, authorization:
     console.log(`\n${path} (API key) over loopback HTTP, ${rounds} rounds x ${batch}: ${sizes[0]} bytes, ${sizes[1]} sent compressed`);
     printTable(['server', 'CPU per request', 'compression (row minus the row above)'], rows);
   }
-  // The GraphiQL page (9 MB): a few loads, CPU of this process and zlib's threads.
+  // The GraphiQL page (small HTML; its 9 MB of files are use-graphiql-assets.ts's): a few loads, CPU of this process and zlib's threads.
   const page = { authorization, accept: 'text/html', 'accept-encoding': 'gzip, deflate, br' };
   for (const [name, server] of [
     ['yoga alone', plain],

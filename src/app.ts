@@ -17,6 +17,7 @@ import { useBadRequestStatus } from './http/use-bad-request-status.js';
 import { useConnection } from './http/use-connection.js';
 import { useConsole } from './http/use-console.js';
 import { type ExecutionCounters, useExecution } from './http/use-execution.js';
+import { useGraphiQLAssets } from './http/use-graphiql-assets.js';
 import { graphiqlOptions, renderGraphiQL, useGraphiQLAuth } from './http/use-graphiql-auth.js';
 import { useGraphiQLCompression } from './http/use-graphiql-compression.js';
 import { Lifecycle, useHealth, useReadiness } from './http/use-health.js';
@@ -112,6 +113,7 @@ export function createApp(deps: AppDeps): App {
       useReadiness(db, lifecycle),
       useMetrics(metrics, config.metrics),
       useConsole({ log, oauthName: services.oauth.name }), // the web console's pages and assets; its page answers GET /login
+      useGraphiQLAssets(), // GraphiQL's content-hashed files: public, no credentials
       useConnection(config.auth.trustProxy), // records the client address before anything authenticates
       useExecution({
         hotAfter: config.security.graphqlCompileAfter,
@@ -140,7 +142,7 @@ export function createApp(deps: AppDeps): App {
       }),
       useGraphiQLAuth(auth, log),
       ...hardened.last,
-      useGraphiQLCompression(), // after the security headers (they read the page): its compressed copies, made once
+      useGraphiQLCompression(), // GraphiQL's files, compressed once per encoding
       useOpenApiHeaders(), // after the security headers: the reference page's own policy and cache
       useNotFound('/graphql', log), // after every plugin that answers paths of its own
       useRequestLog({ log, metrics }), // last: logs, counts and labels the answer as sent

@@ -54,7 +54,7 @@ const serviceEnvShape = {
   ADMIN_LOGIN: z.string().min(1).default('admin').meta({ description: 'login of the first Service Admin, created once' }),
   ADMIN_PASSWORD: z.string().min(1).optional().meta({
     description:
-      "the first Service Admin's password, used once when it is created (set on a later start, it is ignored with a warning in the log: change it with `portcullis user set-password`); unset: a random password is printed once on stdout (never `admin`, never logged)",
+      "the first Service Admin's password, used once when it is created (set on a later start, it is ignored with a warning: change it with `portcullis user set-password`); unset: a random password is shown once, with that command: a framed block on stderr when it is a terminal, else one warn line on stdout whatever `LOG_LEVEL` (never `admin`)",
     unset: 'generated',
   }),
   EDITION: z

@@ -21,6 +21,7 @@ import { adminPasswordIgnoredNotice, firstAdminNotice, seed } from './kernel/see
 import { openDatabase } from './platform/database.js';
 import { databaseOpenProblem } from './platform/database-open-problem.js';
 import { createLogger } from './platform/logger.js';
+import { showNotice } from './platform/notice.js';
 import { tuneRuntime } from './platform/runtime-tuning.js';
 
 type Handler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -100,9 +101,9 @@ async function main(): Promise<void> {
     adminPassword: config.adminPassword,
     log: (msg, fields) => log.info(fields ?? {}, msg),
   });
-  // Printed once, outside the logger, so the secret never reaches log storage.
-  if (seeded.generatedAdminPassword) process.stdout.write(`${firstAdminNotice(config.adminLogin, seeded.generatedAdminPassword)}\n`);
-  if (seeded.adminPasswordIgnored) log.warn({ login: config.adminLogin }, adminPasswordIgnoredNotice(config.adminLogin));
+  // A block on a terminal's stderr, else one log line, whatever LOG_LEVEL (platform/notice.ts).
+  if (seeded.generatedAdminPassword) showNotice(firstAdminNotice(config.adminLogin, seeded.generatedAdminPassword), log);
+  if (seeded.adminPasswordIgnored) showNotice(adminPasswordIgnoredNotice(config.adminLogin), log);
   const app = createApp({ db: database.prisma, config, log });
   // RBAC provisioning files, after migrate + seed; a bad file stops the start, changing nothing.
   try {

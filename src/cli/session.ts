@@ -37,13 +37,15 @@ export async function runWithServices(io: CliIo, call: ServiceCall): Promise<num
   try {
     const config: Config = loadConfig(io.env);
     // Loaded only now, so --help and usage errors answer without starting Prisma.
-    const [{ databasePath, openDatabase }, { databaseOpenProblem }, seedModule, { createServices }, { systemClock }] = await Promise.all([
-      import('../platform/database.js'),
-      import('../platform/database-open-problem.js'),
-      import('../kernel/seed.js'),
-      import('../modules/services.js'),
-      import('../platform/clock.js'),
-    ]);
+    const [{ databasePath, openDatabase }, { databaseOpenProblem }, seedModule, { createServices }, { systemClock }, { noticeBlock }] =
+      await Promise.all([
+        import('../platform/database.js'),
+        import('../platform/database-open-problem.js'),
+        import('../kernel/seed.js'),
+        import('../modules/services.js'),
+        import('../platform/clock.js'),
+        import('../platform/notice.js'),
+      ]);
     io.stderr(`using database ${databasePath(config.databaseUrl)}\n`);
     try {
       db = await openDatabase({ databaseUrl: config.databaseUrl });
@@ -54,7 +56,8 @@ export async function runWithServices(io: CliIo, call: ServiceCall): Promise<num
       return EXIT_REFUSED;
     }
     const seeded = await seedModule.seed(db.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
-    if (seeded.generatedAdminPassword) io.stderr(`${seedModule.firstAdminNotice(config.adminLogin, seeded.generatedAdminPassword)}\n`);
+    if (seeded.generatedAdminPassword)
+      io.stderr(noticeBlock(seedModule.firstAdminNotice(config.adminLogin, seeded.generatedAdminPassword)));
     const result = await call(createServices({ db: db.prisma, config, clock: systemClock }));
     io.stdout(`${JSON.stringify(result)}\n`);
     return EXIT_OK;

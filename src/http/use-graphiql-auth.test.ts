@@ -28,8 +28,8 @@ describe('GraphiQL rendered only for requests with credentials', () => {
   ])('a request with %s gets the page with its starting query', async (_name, headers) => {
     const { options, authentications } = optionsFor(headers);
     const html = await renderGraphiQL(await options);
-    expect(html.length).toBeGreaterThan(100_000);
     expect(html).toContain('portcullis GraphiQL');
+    expect(html).toMatch(/<script src="\/graphql\/assets\/graphiql-[\w-]+\.js">/);
     expect(html).toContain('viewer');
     expect(authentications()).toBe(1);
   });

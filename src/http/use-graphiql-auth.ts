@@ -6,12 +6,12 @@
  * cookie) or an API key in the Authorization header opens the page without the prompt; the
  * page's first query greets the caller by the way it signed in (graphiqlOptions).
  *
- * The page's assets (@graphql-yoga/render-graphiql: GraphiQL's whole bundle, about 9 MB of text
- * and 80 MB of resident memory once loaded) are loaded on the first page asked for with
- * credentials, not at start: most gateways never serve GraphiQL. `graphiqlOptions` decides per
- * request, before yoga renders: a request without credentials (no Authorization header, no
- * cookie) gets a placeholder, swapped for the 401 below, so the browser's first, anonymous visit
- * loads nothing and authenticates nothing.
+ * The page names GraphiQL's files (use-graphiql-assets.ts: GraphiQL's whole bundle, about 9 MB
+ * of text and 80 MB of resident memory once loaded, read on first use, not at start: most
+ * gateways never serve GraphiQL). `graphiqlOptions` decides per request, before yoga renders: a
+ * request without credentials (no Authorization header, no cookie) gets a placeholder, swapped
+ * for the 401 below, so the browser's first, anonymous visit loads nothing and authenticates
+ * nothing.
  */
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { unauthenticated } from '../kernel/errors.js';
@@ -20,6 +20,7 @@ import type { Logger } from '../platform/logger.js';
 import type { RequestAuth } from './request-auth.js';
 import { errorResponse } from './responses.js';
 import { pathOf } from './url-path.js';
+import { graphiqlPage } from './use-graphiql-assets.js';
 
 /** Marks the options of a request without credentials: render nothing, the 401 follows. */
 const REFUSED = Symbol('graphiql refused');
@@ -28,25 +29,30 @@ type Options = GraphiQLOptions & { [REFUSED]?: true };
 /** True when the request carries credentials (an Authorization header or a cookie). */
 const hasCredentials = (request: Request): boolean => request.headers.has('authorization') || request.headers.has('cookie');
 
-/** The `renderGraphiQL` option of createYoga: GraphiQL's page, its module loaded on first use. */
+/** The `renderGraphiQL` option of createYoga: GraphiQL's page (use-graphiql-assets.ts). */
 export async function renderGraphiQL(options: Options): Promise<string> {
   if (options[REFUSED]) return '<!doctype html><title>GraphiQL</title>';
-  const { renderGraphiQL: render } = await import('@graphql-yoga/render-graphiql');
-  return render(options);
+  return graphiqlPage(options as Options & Record<string, unknown>);
 }
 
-/** The first line of GraphiQL's starting query: how this page was signed in, for each way it can be. */
+/**
+ * Characters of a greeting line: GraphiQL's query editor shows about fifty before its toolbar on a
+ * 1280-pixel-wide window, and cuts longer lines off without wrapping them.
+ */
+export const GREETING_WIDTH = 46;
+
+/** The comment lines opening GraphiQL's starting query: how this page was signed in, for each way it can be. */
 function greeting(principal: Principal): string {
   if (principal.kind === 'anonymous') return '# Not signed in.';
   switch (principal.authMethod) {
     case 'session':
-      return '# Signed in with your console session (the cookie of the sign-in page); sign out in the console.';
+      return '# Signed in with your console session\n# (the cookie of the sign-in page);\n# sign out in the console.';
     case 'basic':
-      return "# Signed in with a login and password (HTTP basic auth: your browser's prompt keeps them until it closes).";
+      return "# Signed in with a login and password\n# (HTTP basic auth: your browser's prompt\n# keeps them until it closes).";
     case 'api_key':
       return principal.kind === 'apiKey'
-        ? '# Signed in with an API key (the Authorization header).'
-        : "# Signed in with a service account's token (the Authorization header).";
+        ? '# Signed in with an API key\n# (the Authorization header).'
+        : "# Signed in with a service account's token\n# (the Authorization header).";
     default:
       return '# Signed in.';
   }

@@ -3,9 +3,10 @@
  * (`X-Frame-Options: DENY` and CSP `frame-ancestors 'none'`), no referrer, and
  * `Cache-Control: no-store`, since almost every answer carries a key, a session or permissions.
  * JSON answers get `default-src 'none'`; the GraphiQL page gets a policy that allows exactly its
- * two inline scripts (by SHA-256, computed from the page the renderer produced), its inline
- * styles, data: images and fonts, blob: workers (the editor's) and requests to this origin. The
- * web console's pages get CONSOLE_POLICY and its content-hashed assets a year of caching.
+ * inline scripts (by SHA-256, computed from the page the renderer produced) and scripts of this
+ * origin (its files), its inline styles, data: images and fonts, workers of this origin (the
+ * editor's) and requests to this origin. The web console's pages get CONSOLE_POLICY; its
+ * content-hashed assets and GraphiQL's get a year of caching.
  */
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
@@ -52,17 +53,20 @@ export function markConsoleAnswer(request: Request, kind: 'page' | 'asset'): voi
   consoleAnswers.set(request, kind);
 }
 
-/** CSP of an HTML page whose inline scripts are `scripts` (their text, exactly as served). */
+/**
+ * CSP of an HTML page (GraphiQL's) whose inline scripts are `scripts` (their text, exactly as
+ * served): those by hash, scripts of this origin (GraphiQL's files, use-graphiql-assets.ts) by URL.
+ */
 export function graphiqlPolicy(scripts: readonly string[]): string {
   const hashes = scripts.map((s) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`);
   return [
     "default-src 'none'",
-    `script-src ${hashes.join(' ') || "'none'"}`,
+    `script-src 'self' ${hashes.join(' ')}`.trimEnd(),
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",
     "font-src 'self' data:",
     "connect-src 'self'",
-    "worker-src 'self' blob:",
+    "worker-src 'self'",
     "manifest-src 'self'",
     "frame-ancestors 'none'",
     "base-uri 'none'",
@@ -70,9 +74,9 @@ export function graphiqlPolicy(scripts: readonly string[]): string {
   ].join('; ');
 }
 
-/** Text of every inline `<script>` of `html`. */
+/** Text of every inline `<script>` of `html` (a script with `src` is a file, allowed by origin). */
 function inlineScripts(html: string): string[] {
-  return [...html.matchAll(/<script(?:\s[^>]*)?>([\s\S]*?)<\/script>/g)].map((m) => m[1] ?? '');
+  return [...html.matchAll(/<script(\s[^>]*)?>([\s\S]*?)<\/script>/g)].filter((m) => !/\ssrc=/.test(m[1] ?? '')).map((m) => m[2] ?? '');
 }
 
 /** Yoga plugin: the headers above on every response, the page policy on HTML ones. */

@@ -9,6 +9,7 @@
 
 import { randomBytes } from 'node:crypto';
 import { afterExplicitIds, type Db, type Tx } from '../platform/database.js';
+import type { Notice } from '../platform/notice.js';
 import { hashPassword } from '../platform/passwords.js';
 import { BASIC_ROLES, type BuiltinRole, FIXED_ROLES } from './builtin-roles.js';
 import { bumpedVersion } from './role-version.js';
@@ -39,7 +40,8 @@ export interface SeedResult {
   updatedFixedRoles: string[];
   /**
    * The generated first admin password, set only when the admin was created without
-   * ADMIN_PASSWORD. The caller shows it once; it is never logged (not part of the log line).
+   * ADMIN_PASSWORD. The caller shows it once with firstAdminNotice; the seed's own log line
+   * never holds it.
    */
   generatedAdminPassword?: string;
   /**
@@ -82,11 +84,20 @@ async function ensureRole(tx: Tx, def: BuiltinRole, syncPermissions: boolean, re
   return existing.id;
 }
 
+/** The command that sets the password of `login` (src/cli/users.ts, `user set-password`). */
+export function setPasswordCommand(login: string): string {
+  return `npx portcullis user set-password --login ${login} --password '<new password>'`;
+}
+
 /**
- * The one-time notice of a generated first admin password, for stdout/stderr (never the log).
+ * The one-time notice of a generated first admin password (platform/notice.ts shows it): the
+ * login, the password and the command that changes it. Shown on a terminal or as one log line.
  */
-export function firstAdminNotice(login: string, password: string): string {
-  return `created the first Service Admin "${login}" with the generated password: ${password}\n(shown only now; set ADMIN_PASSWORD to choose it, change it with PUT /api/user/password)`;
+export function firstAdminNotice(login: string, password: string): Notice {
+  return {
+    msg: `created the first Service Admin "${login}" with a generated password, shown only now (ADMIN_PASSWORD chooses it at the first start)`,
+    fields: { login, password, change: setPasswordCommand(login) },
+  };
 }
 
 /**
@@ -94,12 +105,15 @@ export function firstAdminNotice(login: string, password: string): string {
  * the variable is ignored (a newcomer's first request then answers 401), and how to change the
  * password instead. Names no password.
  */
-export function adminPasswordIgnoredNotice(login: string): string {
-  return (
-    `ADMIN_PASSWORD is ignored: the Service Admin "${login}" already exists in this database, and ADMIN_PASSWORD only sets the password when it is created. ` +
-    `To change the password: \`npx portcullis user set-password --login ${login} --password <new password>\` on this machine, ` +
-    `or PUT /api/user/password {"oldPassword", "newPassword"} signed in as ${login}; or start with a new database (DATABASE_URL).`
-  );
+export function adminPasswordIgnoredNotice(login: string): Notice {
+  return {
+    msg: `ADMIN_PASSWORD is ignored: the Service Admin "${login}" already exists in this database, and ADMIN_PASSWORD only sets the password when it is created`,
+    fields: {
+      login,
+      change: `${setPasswordCommand(login)} (on this machine)`,
+      or: `PUT /api/user/password {"oldPassword", "newPassword"} signed in as ${login}; or start with a new database (DATABASE_URL)`,
+    },
+  };
 }
 
 /**

@@ -17,7 +17,7 @@ import { BASIC_ROLES, productRoleUid } from '../../src/kernel/builtin-roles.js';
 import { hashApiKey } from '../../src/modules/api-keys/secrets.js';
 import { ADMIN, type TestApp } from '../support/app.js';
 import { failInserts } from '../support/faults.js';
-import { expectOutcome } from '../support/requests.js';
+import { expectInternalErrorsLogged, expectOutcome } from '../support/requests.js';
 import { type Fixtures, seedFixtures } from '../support/subjects.js';
 import {
   basicUser,
@@ -661,10 +661,13 @@ describe('a failing change logs nothing and changes nothing', () => {
     const db = app.database.prisma;
     const restore = await failInserts(app, 'audit_down', 'AuditEvent', 'audit down');
     try {
-      const out = await restFrom(app, 'POST', '/api/access-control/roles', { json: { uid: 'audit-x', name: 'custom:audit-x' } });
-      expectOutcome(out, 500, 'INTERNAL');
-      const add = await restFrom(app, 'POST', `/api/access-control/users/${fx.editor.id}/roles`, { json: { roleUid: 'audit-b' } });
-      expectOutcome(add, 500, 'INTERNAL');
+      const { lines } = await app.expectLogged(async () => {
+        const out = await restFrom(app, 'POST', '/api/access-control/roles', { json: { uid: 'audit-x', name: 'custom:audit-x' } });
+        expectOutcome(out, 500, 'INTERNAL');
+        const add = await restFrom(app, 'POST', `/api/access-control/users/${fx.editor.id}/roles`, { json: { roleUid: 'audit-b' } });
+        expectOutcome(add, 500, 'INTERNAL');
+      });
+      expectInternalErrorsLogged(lines, 'audit down', ['/api/access-control/roles', '/api/access-control/users/:userId/roles']);
     } finally {
       await restore();
     }

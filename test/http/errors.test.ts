@@ -1,6 +1,7 @@
 /** Unexpected errors are masked on both doors and logged; malformed headers are 400s. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
+import { expectInternalErrorsLogged } from '../support/requests.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -13,14 +14,19 @@ describe('unexpected errors', () => {
     const original = app.services.roles.list.bind(app.services.roles);
     app.services.roles.list = () => Promise.reject(new Error('database exploded at /secret/path'));
     try {
-      const rest = await app.request('/api/access-control/roles');
+      const { result: rest, lines } = await app.expectLogged(async () => {
+        const answer = await app.request('/api/access-control/roles');
+        return { status: answer.status, text: await answer.text() };
+      });
       expect(rest.status).toBe(500);
-      const restText = await rest.text();
-      expect(JSON.parse(restText)).toEqual({ message: 'Internal server error', code: 'INTERNAL' });
-      const gql = await app.graphql('{ roles { uid } }');
+      expect(JSON.parse(rest.text)).toEqual({ message: 'Internal server error', code: 'INTERNAL' });
+      // The cause is logged, where the answer masks it.
+      expectInternalErrorsLogged(lines, 'database exploded at /secret/path', ['/api/access-control/roles']);
+      const { result: gql, lines: gqlLines } = await app.expectLogged(() => app.graphql('{ roles { uid } }'));
       expect(gql.status).toBe(500);
       expect(gql.body.errors?.[0]?.extensions?.code).toBe('INTERNAL');
       expect(JSON.stringify(gql.body)).not.toContain('secret');
+      expectInternalErrorsLogged(gqlLines, 'database exploded at /secret/path', ['/graphql']);
     } finally {
       app.services.roles.list = original;
     }

@@ -45,9 +45,9 @@ describe('ADMIN_PASSWORD when the Service Admin exists', () => {
       await database.close();
     }
     const notice = adminPasswordIgnoredNotice('admin');
-    expect(notice).toContain('ADMIN_PASSWORD is ignored: the Service Admin "admin" already exists');
-    expect(notice).toContain('npx portcullis user set-password --login admin --password <new password>');
-    expect(notice).toContain('PUT /api/user/password');
+    expect(notice.msg).toContain('ADMIN_PASSWORD is ignored: the Service Admin "admin" already exists');
+    expect(notice.fields.change).toContain("npx portcullis user set-password --login admin --password '<new password>'");
+    expect(notice.fields.or).toContain('PUT /api/user/password');
   });
 
   it('the server warns at start without the password; the CLI it names changes the password', async () => {
@@ -58,7 +58,8 @@ describe('ADMIN_PASSWORD when the Service Admin exists', () => {
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as { level: number; msg: string; login?: string });
     const warnings = lines.filter((l) => l.level === 40);
-    expect(warnings).toEqual([expect.objectContaining({ login: 'admin', msg: adminPasswordIgnoredNotice('admin') })]);
+    const { msg, fields } = adminPasswordIgnoredNotice('admin');
+    expect(warnings).toEqual([expect.objectContaining({ ...fields, msg })]);
     expect(server.output()).not.toContain(LATER);
     expect(await adminStatus(server.port, LATER)).toBe(401);
     expect(await adminStatus(server.port, FIRST)).toBe(200);

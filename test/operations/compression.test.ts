@@ -1,5 +1,5 @@
 /**
- * Compressed answers (issue #12: the GraphiQL page is megabytes uncompressed; issue #21: the
+ * Compressed answers (issue #12: GraphiQL's script is megabytes uncompressed; issue #21: the
  * `compression` library around the Node listener, src/http/compression.ts): over real HTTP to
  * `app.listener`, as main.ts serves it, read byte for byte (node:http decodes nothing). The
  * console's own choice among its precompressed assets (accept-encoding.ts) is tested beside it.
@@ -10,7 +10,7 @@ import { brotliDecompress, gunzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { negotiateEncoding } from '../../src/http/accept-encoding.js';
 import { MIN_BYTES, withCompression } from '../../src/http/compression.js';
-import { pageCompressionStats } from '../../src/http/use-graphiql-compression.js';
+import { assetCompressionStats } from '../../src/http/use-graphiql-compression.js';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 
 const unbrotli = promisify(brotliDecompress);
@@ -57,10 +57,18 @@ afterAll(async () => {
   await app.close();
 });
 
+/** The path of GraphiQL's script, as its page names it. */
+async function graphiqlScript(): Promise<string> {
+  const page = await send('/graphql', { headers: { accept: 'text/html', authorization: BASIC } });
+  const path = /<script src="([^"]+)"/.exec(page.body.toString('utf8'))?.[1];
+  expect(path).toMatch(/^\/graphql\/assets\//);
+  return path as string;
+}
+
 describe('the app over HTTP', () => {
-  it('sends the GraphiQL page compressed: the same page, a fraction of the bytes', async () => {
-    const page = (encoding: string) =>
-      send('/graphql', { headers: { accept: 'text/html', 'accept-encoding': encoding, authorization: BASIC } });
+  it("sends GraphiQL's script compressed: the same file, a fraction of the bytes", async () => {
+    const script = await graphiqlScript();
+    const page = (encoding: string) => send(script, { headers: { 'accept-encoding': encoding } });
     const plain = await page('identity');
     expect(plain.status).toBe(200);
     expect(plain.headers['content-encoding']).toBeUndefined();
@@ -81,16 +89,16 @@ describe('the app over HTTP', () => {
     }
   });
 
-  it('compresses the GraphiQL page once per encoding: later loads reuse the copy', async () => {
-    const page = (encoding: string) =>
-      send('/graphql', { headers: { accept: 'text/html', 'accept-encoding': encoding, authorization: BASIC } });
+  it("compresses GraphiQL's script once per encoding: later downloads reuse the copy", async () => {
+    const script = await graphiqlScript();
+    const page = (encoding: string) => send(script, { headers: { 'accept-encoding': encoding } });
     const plain = await page('identity');
     const first = await page('gzip;q=0.5, br;q=0.9');
     expect(first.headers['content-encoding']).toBe('br');
-    const before = { ...pageCompressionStats };
+    const before = { ...assetCompressionStats };
     const again = await Promise.all([page('br'), page('gzip, br'), page('*')]);
-    expect(pageCompressionStats.compressed).toBe(before.compressed);
-    expect(pageCompressionStats.reused).toBe(before.reused + 3);
+    expect(assetCompressionStats.compressed).toBe(before.compressed);
+    expect(assetCompressionStats.reused).toBe(before.reused + 3);
     for (const res of again) {
       expect(res.headers['content-encoding']).toBe('br');
       expect(res.headers.vary).toMatch(/accept-encoding/i);
@@ -101,7 +109,7 @@ describe('the app over HTTP', () => {
     }
     // Another encoding is at most one more compression, then reused; a refused one is none.
     expect((await page('br;q=0, gzip')).headers['content-encoding']).toBe('gzip');
-    const afterGzip = pageCompressionStats.compressed;
+    const afterGzip = assetCompressionStats.compressed;
     expect(afterGzip).toBeLessThanOrEqual(before.compressed + 1);
     const gzipped = await page('gzip');
     expect(gzipped.headers['content-encoding']).toBe('gzip');
@@ -109,7 +117,7 @@ describe('the app over HTTP', () => {
     const refused = await page('br;q=0, gzip;q=0');
     expect(refused.headers['content-encoding']).toBeUndefined();
     expect(refused.body.equals(plain.body)).toBe(true);
-    expect(pageCompressionStats.compressed).toBe(afterGzip);
+    expect(assetCompressionStats.compressed).toBe(afterGzip);
   });
 
   it('compresses a large JSON answer, and leaves a small one as it is (still varying)', async () => {

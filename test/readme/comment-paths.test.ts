@@ -28,7 +28,7 @@ const ELSEWHERE: Record<string, string> = {
   'user.md': "Grafana's documentation page",
   'manifest.json': 'written by the builds into dist/',
   'dist/console/manifest.json': 'written by the console build',
-  'data/postgres-local.json': 'written by scripts/postgres-local.ts',
+  '.postgres-local/settings.json': 'written by scripts/postgres-local.ts',
   'plugins/billing.json': 'an example provisioning path',
   'plugins/billing.yml': 'an example provisioning path',
   'app.graphql': 'a method of the test app, not a file',

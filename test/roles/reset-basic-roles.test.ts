@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BASIC_ROLES } from '../../src/kernel/builtin-roles.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { failInserts } from '../support/faults.js';
-import { expectOutcome, gql, rest } from '../support/requests.js';
+import { expectInternalErrorsLogged, expectOutcome, gql, rest } from '../support/requests.js';
 import { type Actor, assignUserRole, createRole, createUser, p } from '../support/subjects.js';
 
 let app: TestApp;
@@ -146,11 +146,14 @@ describe('POST /api/access-control/roles/hard-reset and resetBasicRoles', () => 
     // Fails the insert of Admin's defaults, the third of the four roles written.
     const restore = await failInserts(app, 'fail_reset', 'Permission', 'injected failure', `NEW."roleId" = ${admin.id}`);
     try {
-      const out = await rest(app, 'POST', PATH, { json: { BasicRoles: true } });
-      expectOutcome(out, 500, 'INTERNAL');
-      expect(await snapshot()).toEqual(before);
-      expectOutcome(await gql(app, MUTATION, { b: true }), 500, 'INTERNAL');
-      expect(await snapshot()).toEqual(before);
+      const { lines } = await app.expectLogged(async () => {
+        const out = await rest(app, 'POST', PATH, { json: { BasicRoles: true } });
+        expectOutcome(out, 500, 'INTERNAL');
+        expect(await snapshot()).toEqual(before);
+        expectOutcome(await gql(app, MUTATION, { b: true }), 500, 'INTERNAL');
+        expect(await snapshot()).toEqual(before);
+      });
+      expectInternalErrorsLogged(lines, 'injected failure', [PATH, '/graphql']);
     } finally {
       await restore();
     }

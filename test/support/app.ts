@@ -40,8 +40,20 @@ export interface TestApp extends App {
     status: number;
     body: { data?: T | null; errors?: { message: string; extensions?: { code?: string; http?: { status?: number } } }[] };
   }>;
+  /**
+   * Runs `provoke` (requests that fail on purpose) and answers the log lines written meanwhile,
+   * parsed, instead of printing them on stderr: the test asserts on what it provoked, and a run
+   * of the suite shows only the errors nobody expected.
+   */
+  expectLogged<T>(provoke: () => Promise<T>): Promise<{ result: T; lines: LogLine[] }>;
   close(): Promise<void>;
 }
+
+/** One parsed log line of the app (pino's JSON): level number, message and fields. */
+export type LogLine = { level: number; msg?: string; err?: { type?: string; message?: string }; status?: number; route?: string } & Record<
+  string,
+  unknown
+>;
 
 /** Basic credentials ({login, password}) or a bearer token ({token}). */
 export type Credentials = { login: string; password: string } | { token: string };
@@ -93,8 +105,16 @@ export async function createTestApp(
   const database = await openDatabase({ databaseUrl: config.databaseUrl, onQuery: (sql) => queries.push(sql) });
   if (!copied) await seed(database.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   // Unexpected errors (the ones answered 500 INTERNAL) are logged on stderr with their cause, as
-  // the service logs them: a 500 in a test run names its real error. TEST_LOG_LEVEL=silent hides them.
-  const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'error', pino.destination({ dest: 2, sync: true }));
+  // the service logs them: a 500 in a test run names its real error. TEST_LOG_LEVEL=silent hides
+  // them. Errors a test provokes on purpose are collected by expectLogged instead.
+  const stderr = pino.destination({ dest: 2, sync: true });
+  let captured: LogLine[] | undefined;
+  const log = createLogger(process.env.TEST_LOG_LEVEL ?? 'error', {
+    write(line: string) {
+      if (captured) captured.push(JSON.parse(line) as LogLine);
+      else stderr.write(line);
+    },
+  });
   const app = createApp({
     db: database.prisma,
     config,
@@ -134,6 +154,15 @@ export async function createTestApp(
         ...(opts.orgId !== undefined && { orgId: opts.orgId }),
       });
       return { status: res.status, body: (await res.json()) as never };
+    },
+    async expectLogged(provoke) {
+      const lines: LogLine[] = [];
+      captured = lines;
+      try {
+        return { result: await provoke(), lines };
+      } finally {
+        captured = undefined;
+      }
     },
     async close() {
       await app.services.sessions.seenWritesSettled(); // writes that run after their request

@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 import { ERROR_STATUS, type ErrorCode } from '../../src/kernel/errors.js';
 import type { RouteRequest } from '../../src/modules/shared/rest.js';
 import { createLogger } from '../../src/platform/logger.js';
-import type { Credentials, TestApp } from './app.js';
+import type { Credentials, LogLine, TestApp } from './app.js';
 
 /** Outcome of one request through either door: HTTP status, error code and message (if any), body. */
 export interface Outcome {
@@ -149,4 +149,19 @@ export function handlerInput(app: TestApp, fields: Omit<RouteRequest, 'services'
   const cookie = { name: app.config.auth.cookieName, secure: false, maxAgeSeconds: app.config.auth.lifetimeSeconds };
   const site = { cookie, rootUrl: app.config.auth.rootUrl, allowSignUp: false, log: createLogger('silent') };
   return { ...fields, services: app.services, request: new Request('http://test/'), site };
+}
+
+/**
+ * Asserts the lines an unexpected error logs (app.expectLogged), for each request in order: its
+ * cause at level error, whose serialized error names `cause` (Prisma keeps a database's message
+ * in the error's meta, not its message), then the request's line, 500 on its route.
+ */
+export function expectInternalErrorsLogged(lines: LogLine[], cause: string, routes: string[]): void {
+  expect(lines).toEqual(
+    routes.flatMap((route) => [
+      expect.objectContaining({ level: 50, err: expect.any(Object) }),
+      expect.objectContaining({ level: 50, route, status: 500 }),
+    ]),
+  );
+  for (const line of lines.filter((l) => l.err)) expect(JSON.stringify(line.err)).toContain(cause);
 }
