@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
+import type { ChangeJson, ChangesPage } from '../../src/modules/changes/service.js';
 import { type Database, openDatabase } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { ADMIN, authHeader, createTestApp, type TestApp } from '../support/app.js';
@@ -28,21 +29,8 @@ afterAll(async () => {
   await app?.close();
 });
 
-interface Change {
-  revision: number;
-  orgId: number;
-  kinds: string[];
-  users: number[];
-  roles: string[];
-  teams: number[];
-  apiKeys: number[];
-  actor: { kind: string; id: number; login: string };
-}
-interface Page {
-  changes: Change[];
-  next: number;
-  head: number;
-}
+type Change = ChangeJson;
+type Page = ChangesPage;
 
 /** The feed after `after`, as the admin (or `auth`). */
 async function feed(after: number, options: Parameters<typeof rest>[3] = {}): Promise<Page> {
