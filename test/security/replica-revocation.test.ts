@@ -9,7 +9,8 @@
  *   revoked through A is refused by B's very next request: a removed role (the user's listing,
  *   a guarded route, the admin's listing of the user, GraphQL `viewer { can }`, a session
  *   cookie), a changed password and a disabled account over Basic, a demoted org Admin, a
- *   deleted API key, a deleted service-account token, a revoked session;
+ *   deleted API key, a deleted service-account token, a revoked session, a removed team
+ *   membership, a role whose permissions were replaced, a removed Service Admin flag;
  * - with B's listener killed, B answers 503 or the new state, never the old;
  * - without a stall, reads fired at B in parallel right after A's acknowledgement are all fresh;
  * - a disabled user is refused in the admin's listings and checks of it, on both doors.
@@ -21,7 +22,7 @@ import { type Database, openDatabase } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { ADMIN, authHeader, type Credentials, createTestApp, type TestApp } from '../support/app.js';
 import { onPostgres } from '../support/postgres.js';
-import { createRole, createUser, p, unique } from '../support/subjects.js';
+import { createRole, createTeam, createUser, p, unique } from '../support/subjects.js';
 
 const COOKIE = 'portcullis_session';
 
@@ -127,7 +128,20 @@ async function rights() {
   const sa = (await viaA('POST', '/api/serviceaccounts', { name: unique('rev-sa'), role: 'Viewer' })) as { id: number };
   await viaA('POST', `/api/access-control/users/${sa.id}/roles`, { roleUid: role.uid });
   const token = (await viaA('POST', `/api/serviceaccounts/${sa.id}/tokens`, { name: unique('rev-token') })) as { id: number; key: string };
+  // Through a team, a role whose permissions change, and the Service Admin flag.
+  const u6 = await createUser(a, unique('rev-u6'));
+  const team = await createTeam(a, unique('rev-team'), { members: [u6.id] });
+  await viaA('POST', `/api/access-control/teams/${team.id}/roles`, { roleUid: role.uid });
+  const edited = await createRole(a, unique('rev-edited'), [p('users:read', 'global.users:*')]);
+  const u7 = await createUser(a, unique('rev-u7'));
+  await viaA('POST', `/api/access-control/users/${u7.id}/roles`, { roleUid: edited.uid });
+  const u8 = await createUser(a, unique('rev-u8'), { isServiceAdmin: true });
   return {
+    u6,
+    team,
+    edited,
+    u7,
+    u8,
     role,
     u1,
     u2,
@@ -147,21 +161,53 @@ type Rights = Awaited<ReturnType<typeof rights>>;
 /** What B answers for each right, by name: true while it is still honoured. */
 async function honoured(r: Rights): Promise<Record<string, boolean>> {
   const ok = async (res: Promise<Response>) => (await res).status === 200;
-  const [listing, route, adminListing, graphql, session, oldPassword, disabled, demoted, apiKey, saToken, revokedSession] =
-    await Promise.all([
-      holds.listing(r.u1.auth),
-      holds.route(r.u1.auth),
-      holds.adminListing(r.u1.id),
-      holds.graphql(r.u1.auth),
-      holds.listing({ cookie: r.u1Session }),
-      ok(viaB('/api/user', r.u2.auth)),
-      ok(viaB('/api/user', r.u3.auth)),
-      ok(viaB('/api/serviceaccounts/search', r.u4.auth)),
-      ok(viaB('/api/access-control/user/permissions', { token: r.key.key })),
-      holds.route({ token: r.token.key }),
-      ok(viaB('/api/user', { cookie: r.u5Session })),
-    ]);
-  return { listing, route, adminListing, graphql, session, oldPassword, disabled, demoted, apiKey, saToken, revokedSession };
+  const [
+    listing,
+    route,
+    adminListing,
+    graphql,
+    session,
+    oldPassword,
+    disabled,
+    demoted,
+    apiKey,
+    saToken,
+    revokedSession,
+    team,
+    edited,
+    serviceAdmin,
+  ] = await Promise.all([
+    holds.listing(r.u1.auth),
+    holds.route(r.u1.auth),
+    holds.adminListing(r.u1.id),
+    holds.graphql(r.u1.auth),
+    holds.listing({ cookie: r.u1Session }),
+    ok(viaB('/api/user', r.u2.auth)),
+    ok(viaB('/api/user', r.u3.auth)),
+    ok(viaB('/api/serviceaccounts/search', r.u4.auth)),
+    ok(viaB('/api/access-control/user/permissions', { token: r.key.key })),
+    holds.route({ token: r.token.key }),
+    ok(viaB('/api/user', { cookie: r.u5Session })),
+    holds.route(r.u6.auth),
+    holds.route(r.u7.auth),
+    ok(viaB('/api/admin/users/1/permissions', r.u8.auth, { method: 'PUT', json: { isGrafanaAdmin: true } })),
+  ]);
+  return {
+    listing,
+    route,
+    adminListing,
+    graphql,
+    session,
+    oldPassword,
+    disabled,
+    demoted,
+    apiKey,
+    saToken,
+    revokedSession,
+    team,
+    edited,
+    serviceAdmin,
+  };
 }
 
 /** Revokes every right of `r` through A, each acknowledged. */
@@ -173,6 +219,13 @@ async function revokeAll(r: Rights): Promise<void> {
   await viaA('DELETE', `/api/auth/keys/${r.key.id}`);
   await viaA('DELETE', `/api/serviceaccounts/${r.sa.id}/tokens/${r.token.id}`);
   await viaA('POST', `/api/admin/users/${r.u5.id}/logout`);
+  await viaA('DELETE', `/api/teams/${r.team.id}/members/${r.u6.id}`);
+  await viaA('PUT', `/api/access-control/roles/${r.edited.uid}`, {
+    version: 1,
+    name: r.edited.name,
+    permissions: [{ action: 'other:read' }],
+  });
+  await viaA('PUT', `/api/admin/users/${r.u8.id}/permissions`, { isGrafanaAdmin: false });
 }
 
 const ALL_HONOURED = {
@@ -187,6 +240,9 @@ const ALL_HONOURED = {
   apiKey: true,
   saToken: true,
   revokedSession: true,
+  team: true,
+  edited: true,
+  serviceAdmin: true,
 };
 const NONE_HONOURED = Object.fromEntries(Object.keys(ALL_HONOURED).map((k) => [k, false]));
 
