@@ -133,6 +133,7 @@ async function main(): Promise<void> {
     }
     stopping = true;
     stopPruning();
+    app.services.changeStreams.closeAll();
     app.lifecycle.markShuttingDown();
     const timeoutSeconds = config.shutdownTimeoutSeconds;
     log.info({ signal, timeoutSeconds }, 'shutting down: finishing requests in flight');

@@ -59,6 +59,8 @@ export class AccessService {
   private readonly fences = new WeakMap<Principal, RequestFence>();
   /** Other connections' commits (the database's change counter). */
   private readonly foreign: ForeignCommits;
+  /** Told after each write that committed a change record (`onCommit`). */
+  private readonly commitListeners = new Set<() => void>();
 
   constructor(
     private readonly db: Db,
@@ -132,6 +134,7 @@ export class AccessService {
    */
   async write<T>(work: (tx: Tx) => Promise<T>, options: WriteOptions = {}): Promise<T> {
     const fence = currentFence.getStore();
+    let committed = false;
     try {
       return await this.db.$transaction(async (tx) => {
         this.sync();
@@ -140,6 +143,7 @@ export class AccessService {
         const result = await work(tx);
         const revision = await changes.append(tx);
         if (fence && revision !== undefined) fence.revision = revision;
+        if (revision !== undefined) committed = true;
         return result;
       });
     } catch (error) {
@@ -148,7 +152,17 @@ export class AccessService {
     } finally {
       if (options.reach) this.cache.invalidateUsers(options.reach.users);
       else if (!options.grantsNothing) this.invalidate();
+      if (committed) for (const listener of this.commitListeners) listener();
     }
+  }
+
+  /**
+   * Calls `listener` after every write of this process that committed a change record (the
+   * change feed's streams wake on it). Returns the function that stops it.
+   */
+  onCommit(listener: () => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
   }
 
   /**

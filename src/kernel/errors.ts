@@ -73,6 +73,8 @@ export const ERROR_STATUS = {
   USER_ALREADY_EXISTS: 412,
   LOGIN_BLOCKED: 429,
   TOO_MANY_CONNECTIONS: 429,
+  /** More change-feed streams than a principal, or the replica, may hold open (modules/changes/streams.ts). */
+  TOO_MANY_STREAMS: 429,
   INTERNAL: 500,
 } as const satisfies Record<string, number>;
 

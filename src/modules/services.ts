@@ -12,6 +12,7 @@ import { ApiKeyService } from './api-keys/service.js';
 import { SubjectAssignments, teamStore, userStore } from './assignments/service.js';
 import { AuditService } from './audit/service.js';
 import { ChangeFeedService } from './changes/service.js';
+import { ChangeStreams } from './changes/streams.js';
 import { LdapService } from './ldap/service.js';
 import { OAuthService, type OAuthSettings } from './oauth/service.js';
 import { OrgMemberService } from './orgs/members.js';
@@ -94,6 +95,8 @@ export interface Services {
   audit: AuditService;
   /** The change feed (kernel/changes.ts writes it) and read-your-writes' revision check. */
   changes: ChangeFeedService;
+  /** The change feed's open streams (GraphQL subscription accessChanges). */
+  changeStreams: ChangeStreams;
   /** Password checks, external users and the principal of a signed-in user. */
   signIn: SignInService;
   /** The failed-login counters (`shared`: whether every process on the database counts in them). */
@@ -111,6 +114,7 @@ export function createServices(deps: ServiceDeps): Services {
   const feature = { db: deps.db, access, edition: editionGuard(deps.config.edition) };
   const { auth } = deps.config;
   const ldap = new LdapService(auth.ldapConfigFile, access, deps.log);
+  const changes = new ChangeFeedService({ ...feature, clock: deps.clock, retentionHours: deps.config.changesRetentionHours });
   // One throttle for sign-in, the own password change and the administrator's unlock: the same counters.
   const throttle = new LoginThrottle(auth.bruteForce, counterStoreFor(deps.db));
   const signInDeps = {
@@ -142,7 +146,8 @@ export function createServices(deps: ServiceDeps): Services {
       maxSecondsToLive: deps.config.apiKeyMaxSecondsToLive,
     }),
     audit: new AuditService(feature),
-    changes: new ChangeFeedService({ ...feature, clock: deps.clock, retentionHours: deps.config.changesRetentionHours }),
+    changes,
+    changeStreams: new ChangeStreams({ db: deps.db, access, changes }),
     signIn: new SignInService({
       ...signInDeps,
       directory: ldap.enabled ? ldap : null,

@@ -52,6 +52,8 @@ export interface ChangeFeedOptions {
   log?: ((msg: string, fields?: object) => void) | undefined;
   /** Milliseconds between heartbeats; default HEARTBEAT_MS (tests shorten it). */
   heartbeatMs?: number;
+  /** Told of every new version (this process's commits and others'), after the counter took it. */
+  onVersion?: () => void;
 }
 
 /** One replica's view of the database's change version (module comment). */
@@ -148,6 +150,7 @@ export class ChangeFeed {
     if (!Number.isFinite(version) || (this.known !== undefined && version <= this.known)) return;
     this.known = version;
     if (!own) this.foreign++;
+    this.options.onVersion?.();
   }
 
   /** LISTEN, then read the version (catch-up), then go live. */

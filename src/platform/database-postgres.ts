@@ -89,7 +89,7 @@ export async function openPostgresDatabase(url: string, options: ProviderOpenOpt
 
   let feed: ChangeFeed | undefined;
   try {
-    feed = await ChangeFeed.open({ url, ownBackend: (pid) => own.has(pid), log: options.log });
+    feed = await ChangeFeed.open({ url, ownBackend: (pid) => own.has(pid), log: options.log, onVersion: options.onVersion });
     const changes = feed;
     const adapter = lockedWrites(new PrismaPg(pool), changes);
     // Query events always on: they feed observeQueryTime (metrics) as well as onQuery.

@@ -37,6 +37,8 @@ export interface ProviderOpenOptions {
   log?: ((msg: string, fields?: object) => void) | undefined;
   /** Every SQL statement Prisma sent, with its duration in milliseconds. */
   onQuery: (sql: string, ms: number) => void;
+  /** PostgreSQL: told of every new change version announced (any connection's commit). */
+  onVersion?: () => void;
 }
 
 /** A provider's opened client. */

@@ -57,6 +57,8 @@ interface Registered {
   catchUp: (() => Promise<void>) | undefined;
   pool: pg.Pool | undefined;
   listeners: QueryTimeListener[];
+  /** Told of every change version PostgreSQL announces (watchVersions). */
+  versionListeners: Set<() => void>;
 }
 
 const registry = new WeakMap<object, Registered>();
@@ -69,6 +71,7 @@ const registry = new WeakMap<object, Registered>();
 export async function openDatabase(options: OpenDatabaseOptions): Promise<Database> {
   const target = databaseTarget(options.databaseUrl);
   const listeners: QueryTimeListener[] = [];
+  const versionListeners = new Set<() => void>();
   const onQuery = options.onQuery;
   const providerOptions = {
     busyTimeoutMs: BUSY_TIMEOUT_MS,
@@ -78,6 +81,9 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     onQuery: (sql: string, ms: number) => {
       onQuery?.(sql);
       for (const listener of listeners) listener(ms);
+    },
+    onVersion: () => {
+      for (const listener of versionListeners) listener();
     },
   };
   // Each provider's module (its Prisma client, driver and adapter) is loaded only when that
@@ -93,6 +99,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     catchUp: opened.catchUp,
     pool: opened.pool,
     listeners,
+    versionListeners,
   });
   return {
     prisma: opened.prisma,
@@ -133,6 +140,17 @@ export function changeCounterOf(db: Db): ChangeCounter | undefined {
  */
 export function catchUpOf(db: Db): (() => Promise<void>) | undefined {
   return registry.get(db)?.catchUp;
+}
+
+/**
+ * Calls `listener` whenever PostgreSQL announces a new change version (a commit of any
+ * connection, this process's included); never on SQLite, whose commits announce nothing. Returns
+ * the function that stops it.
+ */
+export function watchVersions(db: Db, listener: () => void): () => void {
+  const listeners = registry.get(db)?.versionListeners;
+  listeners?.add(listener);
+  return () => listeners?.delete(listener);
 }
 
 /**

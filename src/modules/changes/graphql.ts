@@ -7,6 +7,7 @@ import { builder } from '../shared/builder.js';
 import { MAX_PAGE_SIZE } from '../shared/paging.js';
 import { DEFAULT_CHANGES_LIMIT } from './inputs.js';
 import { type ChangeJson, type ChangesPage, changeRequirements } from './service.js';
+import { CHECKPOINT_MS, type ChangeEvent, MAX_STREAMS_PER_PRINCIPAL } from './streams.js';
 
 const ChangeActor = builder.objectRef<ChangeJson['actor']>('AccessChangeActor').implement({
   description: 'Who made a change.',
@@ -50,5 +51,28 @@ builder.queryField('accessChanges', (t) =>
       limit: t.arg.int({ description: `At most this many changes (default ${DEFAULT_CHANGES_LIMIT}, at most ${MAX_PAGE_SIZE}).` }),
     },
     resolve: (_root, args, ctx) => ctx.services.changes.page(ctx.principal, { after: args.after, limit: args.limit }),
+  }),
+);
+
+const AccessChangeEvent = builder.objectRef<ChangeEvent>('AccessChangeEvent').implement({
+  description: 'One event of the accessChanges stream: a change, or a checkpoint (change null) at the revision reached.',
+  fields: (t) => ({
+    revision: t.exposeInt('revision', {
+      description: "The change's revision, or the revision reached (a checkpoint). Subscribe again with after = the last one.",
+    }),
+    change: t.field({ type: AccessChange, nullable: true, description: 'Null for a checkpoint.', resolve: (e) => e.change }),
+  }),
+});
+
+builder.subscriptionField('accessChanges', (t) =>
+  t.field({
+    type: AccessChangeEvent,
+    description: `The change feed as a stream (server-sent events: send Accept: text/event-stream): the changes after \`after\` (omitted: only new ones), then each change as it commits, and a checkpoint after ${CHECKPOINT_MS / 1000} s without one. Permission and organization walls as accessChanges, checked again at every change: revoked, the stream ends with an error. At most ${MAX_STREAMS_PER_PRINCIPAL} open streams per caller (429 TOO_MANY_STREAMS). ${needs(changeRequirements.read)}`,
+    args: {
+      after: t.arg.int({ description: 'Changes after this revision: the last one received, to resume without a gap.' }),
+    },
+    subscribe: (_root, args, ctx) =>
+      ctx.services.changeStreams.open(ctx.principal, args.after, (ctx as typeof ctx & { request?: Request }).request?.signal),
+    resolve: (event) => event,
   }),
 );

@@ -1,0 +1,175 @@
+/**
+ * The change feed as a stream (GraphQL `subscription { accessChanges(after) }`, served by
+ * graphql-yoga over server-sent events): the changes after `after` in revision order, then each new
+ * change as it commits, and a checkpoint (the revision reached, no change) after CHECKPOINT_MS
+ * without one, so an idle client knows the stream is alive and where it stands. A client that
+ * loses the stream subscribes again with `after` set to the last revision it received and gets
+ * exactly what it missed, no duplicate and no gap (the feed's order, service.ts).
+ *
+ * Rules:
+ * - each page is read through ChangeFeedService.page, so the permission and the organization
+ *   walls are checked again at every wake-up: a subscriber whose access.changes:read is revoked
+ *   gets an ACCESS_DENIED error event and the stream ends; so does one whose account facts (org
+ *   role, Service Admin flag, disabled, the API key's row) changed (CREDENTIALS_CHANGED: subscribe
+ *   again, with the credentials you have now);
+ * - bounded: at most MAX_STREAMS_PER_PRINCIPAL open streams per principal and MAX_STREAMS per
+ *   replica (429 TOO_MANY_STREAMS past either); a stream reads a page only when its client pulled
+ *   the previous events, so a slow consumer holds at most one page;
+ * - wake-ups: a write of this process that committed a change (AccessService.onCommit), a version
+ *   PostgreSQL announces (platform/database.ts watchVersions), and a poll every POLL_MS as a safety
+ *   net (SQLite announces nothing of another process's commits). One watcher per replica,
+ *   running only while a stream is open; each stream then reads its own page;
+ * - `closeAll` (the server's shutdown) ends every stream at once, so shutdown is not held by them.
+ */
+import type { AccessService } from '../../kernel/access.js';
+import { DomainError } from '../../kernel/errors.js';
+import { credentialsChanged, factsHold } from '../../kernel/fence.js';
+import { requireSignedIn } from '../../kernel/guards.js';
+import { type Principal, principalKey, type SignedInPrincipal } from '../../kernel/principal.js';
+import { type Db, watchVersions } from '../../platform/database.js';
+import type { ChangeFeedService, ChangeJson } from './service.js';
+
+/** Open streams per replica. */
+export const MAX_STREAMS = 1000;
+/** Open streams per principal. */
+export const MAX_STREAMS_PER_PRINCIPAL = 5;
+/** Milliseconds without a change before a checkpoint is sent. */
+export const CHECKPOINT_MS = 15_000;
+/** Milliseconds between two safety-net polls while a stream is open. */
+const POLL_MS = 1000;
+/** Changes read per page of a stream. */
+const PAGE = 1000;
+
+/** One event of a stream: a change, or a checkpoint (`change` null) at the revision reached. */
+export interface ChangeEvent {
+  revision: number;
+  change: ChangeJson | null;
+}
+
+export interface ChangeStreamDeps {
+  db: Db;
+  access: AccessService;
+  changes: ChangeFeedService;
+}
+
+/** The open streams of one replica (module comment). */
+export class ChangeStreams {
+  private readonly perPrincipal = new Map<string, number>();
+  private total = 0;
+  private closed = false;
+  /** Moved at every wake-up; a stream compares it to know it missed none. */
+  private seq = 0;
+  private readonly waiters = new Set<() => void>();
+  private unwatch: (() => void) | undefined;
+
+  /** @param checkpointMs milliseconds without a change before a checkpoint (default CHECKPOINT_MS; tests shorten it). */
+  constructor(
+    private readonly deps: ChangeStreamDeps,
+    private readonly checkpointMs = CHECKPOINT_MS,
+  ) {}
+
+  /** Streams open now (metrics, tests). */
+  get count(): number {
+    return this.total;
+  }
+
+  /**
+   * Opens the stream of `caller` from `after` (omitted: from the head now, only new changes):
+   * checks the caller, the permission, the input and the bounds at once, then returns the
+   * stream, which ends when `signal` aborts (the client left) or at `closeAll`.
+   * @throws DomainError UNAUTHENTICATED (401), ACCESS_DENIED (403), VALIDATION_FAILED /
+   *   REVISION_NOT_ISSUED (400), CHANGES_EXPIRED (410), TOO_MANY_STREAMS (429),
+   *   DATABASE_UNAVAILABLE (503: shutting down); the stream itself ends with ACCESS_DENIED,
+   *   CREDENTIALS_CHANGED (409) or CHANGES_EXPIRED as its last event.
+   */
+  async open(caller: Principal, after: number | null | undefined, signal?: AbortSignal): Promise<AsyncGenerator<ChangeEvent>> {
+    requireSignedIn(caller);
+    if (this.closed) throw new DomainError('DATABASE_UNAVAILABLE', 'the server is shutting down; subscribe again');
+    // Checks the permission and the input before the stream counts; without `after`, from the head now.
+    const first = await this.deps.changes.page(caller, { ...(after != null && { after }), limit: 1 });
+    const cursor = after ?? first.head;
+    const key = principalKey(caller);
+    const mine = this.perPrincipal.get(key) ?? 0;
+    if (this.total >= MAX_STREAMS || mine >= MAX_STREAMS_PER_PRINCIPAL)
+      throw new DomainError(
+        'TOO_MANY_STREAMS',
+        `at most ${MAX_STREAMS_PER_PRINCIPAL} change streams per caller and ${MAX_STREAMS} per server are open at once`,
+      );
+    this.perPrincipal.set(key, mine + 1);
+    this.total++;
+    this.watch();
+    // A copy without the request's fence (kernel/fence.ts): the stream outlives its request, and
+    // a change to its caller's permissions is judged by each page's own check, not by the 409 that
+    // ends a request whose permissions changed while it was in flight.
+    return this.run({ ...caller }, cursor, key, signal);
+  }
+
+  private async *run(caller: SignedInPrincipal, from: number, key: string, signal?: AbortSignal): AsyncGenerator<ChangeEvent> {
+    let cursor = from;
+    const abort = () => this.wake();
+    signal?.addEventListener('abort', abort);
+    try {
+      for (;;) {
+        const seen = this.seq;
+        if (this.closed || signal?.aborted) return;
+        const page = await this.deps.changes.page(caller, { after: cursor, limit: PAGE });
+        for (const change of page.changes) yield { revision: change.revision, change };
+        cursor = page.next;
+        if (page.changes.length > 0 && !(await factsHold(caller, this.deps.db))) throw credentialsChanged();
+        if (page.changes.length === PAGE) continue;
+        if (!(await this.wait(seen, this.checkpointMs)) && !this.closed && !signal?.aborted) yield { revision: cursor, change: null };
+      }
+    } finally {
+      signal?.removeEventListener('abort', abort);
+      const left = (this.perPrincipal.get(key) ?? 1) - 1;
+      if (left > 0) this.perPrincipal.set(key, left);
+      else this.perPrincipal.delete(key);
+      this.total--;
+      if (this.total === 0) this.stopWatching();
+    }
+  }
+
+  /** Ends every stream (the server's shutdown); later subscriptions are refused. */
+  closeAll(): void {
+    this.closed = true;
+    this.wake();
+  }
+
+  private readonly wake = (): void => {
+    this.seq++;
+    for (const waiter of [...this.waiters]) waiter();
+  };
+
+  /** Resolves true at the next wake-up (at once when one came since `seen`), false after `ms`. */
+  private wait(seen: number, ms: number): Promise<boolean> {
+    if (this.seq !== seen || this.closed) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (woken: boolean) => {
+        clearTimeout(timer);
+        this.waiters.delete(waiter);
+        resolve(woken);
+      };
+      const waiter = () => done(true);
+      const timer = setTimeout(() => done(false), ms);
+      this.waiters.add(waiter);
+    });
+  }
+
+  private watch(): void {
+    if (this.unwatch) return;
+    const fromWrites = this.deps.access.onCommit(this.wake);
+    const fromDatabase = watchVersions(this.deps.db, this.wake);
+    const poll = setInterval(this.wake, POLL_MS);
+    poll.unref();
+    this.unwatch = () => {
+      fromWrites();
+      fromDatabase();
+      clearInterval(poll);
+    };
+  }
+
+  private stopWatching(): void {
+    this.unwatch?.();
+    this.unwatch = undefined;
+  }
+}
