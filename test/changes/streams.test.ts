@@ -21,22 +21,26 @@ afterAll(() => app?.close());
 interface Event {
   event: string;
   data: {
-    data?: { accessChanges?: { revision: number; change: { revision: number; kinds: string[] } | null } };
+    data?: {
+      accessChanges?: { revision: number; change: { revision: number; kinds: string[] } | null };
+      viewerPermissionsChanged?: { revision: number; permissions: { action: string; scope: string }[] };
+    };
     errors?: { extensions?: { code?: string } }[];
   } | null;
 }
 
 /** Opens the subscription over SSE; `next(n)` resolves with the next n events (in order). */
-async function subscribe(after: number | undefined, auth?: Credentials) {
+async function subscribe(
+  after: number | undefined,
+  auth?: Credentials,
+  query = 'subscription ($after: Int) { accessChanges(after: $after) { revision change { revision kinds } } }',
+) {
   const controller = new AbortController();
   const res = await app.request('/graphql', {
     method: 'POST',
     headers: { accept: 'text/event-stream' },
     ...(auth && { auth }),
-    json: {
-      query: 'subscription ($after: Int) { accessChanges(after: $after) { revision change { revision kinds } } }',
-      variables: { after },
-    },
+    json: { query, variables: after === undefined ? {} : { after } },
     signal: controller.signal,
   });
   expect(res.headers.get('content-type')).toContain('text/event-stream');
@@ -128,6 +132,29 @@ describe('subscription accessChanges', () => {
     const rest = await stream.next(5);
     const codes = rest.flatMap((e) => e.data?.errors?.map((x) => x.extensions?.code) ?? []);
     expect(codes).toContain('ACCESS_DENIED');
+    expect(rest.at(-1)?.event).toBe('complete');
+  });
+});
+
+describe('subscription viewerPermissionsChanged', () => {
+  it("sends the caller's permissions, then again when a change reaches them; ends when the account is disabled", async () => {
+    const user = await createUser(app, unique('stream-viewer-perms'));
+    const stream = await subscribe(
+      undefined,
+      user.auth,
+      'subscription { viewerPermissionsChanged { revision permissions { action scope } } }',
+    );
+    const [first] = await stream.next(1);
+    const held = (e: Event | undefined) => e?.data?.data?.viewerPermissionsChanged?.permissions.map((x) => x.action) ?? [];
+    expect(held(first)).not.toContain('access.changes:read');
+    await assignUserRole(app, user.id, 'fixed:accesschanges:reader');
+    // A change through the REST door (the helper above writes the database directly): it wakes the stream.
+    await write();
+    const [second] = await stream.next(1);
+    expect(held(second)).toContain('access.changes:read');
+    expect((await app.request(`/api/admin/users/${user.id}/disable`, { method: 'POST' })).status).toBe(200);
+    const rest = await stream.next(3);
+    expect(rest.flatMap((e) => e.data?.errors?.map((x) => x.extensions?.code) ?? [])).toContain('CREDENTIALS_CHANGED');
     expect(rest.at(-1)?.event).toBe('complete');
   });
 });

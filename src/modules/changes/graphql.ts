@@ -5,9 +5,10 @@
 import { needs } from '../../kernel/requirements.js';
 import { builder } from '../shared/builder.js';
 import { MAX_PAGE_SIZE } from '../shared/paging.js';
+import { PermissionEntry } from '../shared/permission.js';
 import { DEFAULT_CHANGES_LIMIT } from './inputs.js';
 import { type ChangeJson, type ChangesPage, changeRequirements } from './service.js';
-import { CHECKPOINT_MS, type ChangeEvent, MAX_STREAMS_PER_PRINCIPAL } from './streams.js';
+import { CHECKPOINT_MS, type ChangeEvent, MAX_STREAMS_PER_PRINCIPAL, type PermissionsEvent } from './streams.js';
 
 const ChangeActor = builder.objectRef<ChangeJson['actor']>('AccessChangeActor').implement({
   description: 'Who made a change.',
@@ -73,6 +74,24 @@ builder.subscriptionField('accessChanges', (t) =>
     },
     subscribe: (_root, args, ctx) =>
       ctx.services.changeStreams.open(ctx.principal, args.after, (ctx as typeof ctx & { request?: Request }).request?.signal),
+    resolve: (event) => event,
+  }),
+);
+
+const ViewerPermissionsEvent = builder.objectRef<PermissionsEvent>('ViewerPermissionsEvent').implement({
+  description: "The signed-in caller's permissions, sent by viewerPermissionsChanged.",
+  fields: (t) => ({
+    revision: t.exposeInt('revision', { description: 'They hold as of this revision of the change feed or later.' }),
+    permissions: t.field({ type: [PermissionEntry], description: 'Sorted by action, then scope.', resolve: (e) => e.permissions }),
+  }),
+});
+
+builder.subscriptionField('viewerPermissionsChanged', (t) =>
+  t.field({
+    type: ViewerPermissionsEvent,
+    description: `The signed-in caller's permissions now, then again each time a change reaches them (server-sent events: send Accept: text/event-stream), so a frontend never polls. Needs only credentials. Ends with CREDENTIALS_CHANGED when the account itself changed (disabled, another org role): sign in again. At most ${MAX_STREAMS_PER_PRINCIPAL} open streams per caller (429 TOO_MANY_STREAMS).`,
+    subscribe: (_root, _args, ctx) =>
+      ctx.services.changeStreams.openViewer(ctx.principal, (ctx as typeof ctx & { request?: Request }).request?.signal),
     resolve: (event) => event,
   }),
 );

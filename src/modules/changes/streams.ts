@@ -22,12 +22,14 @@
  * - `closeAll` (the server's shutdown) ends every stream at once, so shutdown is not held by them.
  */
 import type { AccessService } from '../../kernel/access.js';
+import type { PermissionPair } from '../../kernel/catalogue.js';
 import { DomainError } from '../../kernel/errors.js';
-import { credentialsChanged, factsHold } from '../../kernel/fence.js';
+import type { PermissionIndex } from '../../kernel/evaluator.js';
+import { credentialsChanged, factsHold, sameIndex } from '../../kernel/fence.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { type Principal, principalKey, type SignedInPrincipal } from '../../kernel/principal.js';
 import { type Db, watchVersions } from '../../platform/database.js';
-import type { ChangeFeedService, ChangeJson } from './service.js';
+import { type ChangeFeedService, type ChangeJson, headRevision } from './service.js';
 
 /** Open streams per replica. */
 export const MAX_STREAMS = 1000;
@@ -39,6 +41,12 @@ export const CHECKPOINT_MS = 15_000;
 const POLL_MS = 1000;
 /** Changes read per page of a stream. */
 const PAGE = 1000;
+
+/** One event of the viewer's stream: its permissions, as of revision `revision` or later. */
+export interface PermissionsEvent {
+  revision: number;
+  permissions: PermissionPair[];
+}
 
 /** One event of a stream: a change, or a checkpoint (`change` null) at the revision reached. */
 export interface ChangeEvent {
@@ -88,16 +96,7 @@ export class ChangeStreams {
     // Checks the permission and the input before the stream counts; without `after`, from the head now.
     const first = await this.deps.changes.page(caller, { ...(after != null && { after }), limit: 1 });
     const cursor = after ?? first.head;
-    const key = principalKey(caller);
-    const mine = this.perPrincipal.get(key) ?? 0;
-    if (this.total >= MAX_STREAMS || mine >= MAX_STREAMS_PER_PRINCIPAL)
-      throw new DomainError(
-        'TOO_MANY_STREAMS',
-        `at most ${MAX_STREAMS_PER_PRINCIPAL} change streams per caller and ${MAX_STREAMS} per server are open at once`,
-      );
-    this.perPrincipal.set(key, mine + 1);
-    this.total++;
-    this.watch();
+    const key = this.admit(caller);
     // A copy without the request's fence (kernel/fence.ts): the stream outlives its request, and
     // a change to its caller's permissions is judged by each page's own check, not by the 409 that
     // ends a request whose permissions changed while it was in flight.
@@ -121,11 +120,70 @@ export class ChangeStreams {
       }
     } finally {
       signal?.removeEventListener('abort', abort);
-      const left = (this.perPrincipal.get(key) ?? 1) - 1;
-      if (left > 0) this.perPrincipal.set(key, left);
-      else this.perPrincipal.delete(key);
-      this.total--;
-      if (this.total === 0) this.stopWatching();
+      this.release(key);
+    }
+  }
+
+  /**
+   * Counts a new stream of `caller` within the bounds and starts the watcher; returns its key.
+   * @throws DomainError TOO_MANY_STREAMS (429), DATABASE_UNAVAILABLE (503: shutting down).
+   */
+  private admit(caller: SignedInPrincipal): string {
+    if (this.closed) throw new DomainError('DATABASE_UNAVAILABLE', 'the server is shutting down; subscribe again');
+    const key = principalKey(caller);
+    const mine = this.perPrincipal.get(key) ?? 0;
+    if (this.total >= MAX_STREAMS || mine >= MAX_STREAMS_PER_PRINCIPAL)
+      throw new DomainError(
+        'TOO_MANY_STREAMS',
+        `at most ${MAX_STREAMS_PER_PRINCIPAL} change streams per caller and ${MAX_STREAMS} per server are open at once`,
+      );
+    this.perPrincipal.set(key, mine + 1);
+    this.total++;
+    this.watch();
+    return key;
+  }
+
+  /** Uncounts a stream that ended; the watcher stops with the last one. */
+  private release(key: string): void {
+    const left = (this.perPrincipal.get(key) ?? 1) - 1;
+    if (left > 0) this.perPrincipal.set(key, left);
+    else this.perPrincipal.delete(key);
+    this.total--;
+    if (this.total === 0) this.stopWatching();
+  }
+
+  /**
+   * Opens the stream of the caller's own permissions (GraphQL `viewerPermissionsChanged`): its
+   * permissions now, then again whenever a change reaches them (compared with the last sent,
+   * so a change that leaves them as they were sends nothing). Needs only credentials; counted
+   * against the same bounds as `open`; ends with CREDENTIALS_CHANGED (409) when the caller's
+   * account facts changed (disabled, another org role, its API key's row).
+   * @throws DomainError UNAUTHENTICATED (401), TOO_MANY_STREAMS (429), DATABASE_UNAVAILABLE (503: shutting down).
+   */
+  async openViewer(caller: Principal, signal?: AbortSignal): Promise<AsyncGenerator<PermissionsEvent>> {
+    requireSignedIn(caller);
+    const key = this.admit(caller);
+    return this.runViewer({ ...caller }, key, signal);
+  }
+
+  private async *runViewer(caller: SignedInPrincipal, key: string, signal?: AbortSignal): AsyncGenerator<PermissionsEvent> {
+    let sent: PermissionIndex | undefined;
+    const abort = () => this.wake();
+    signal?.addEventListener('abort', abort);
+    try {
+      for (;;) {
+        const seen = this.seq;
+        if (this.closed || signal?.aborted) return;
+        const revision = await headRevision(this.deps.db);
+        const index = await this.deps.access.permissionsOf(caller);
+        if (sent !== undefined && index !== sent && !(await factsHold(caller, this.deps.db))) throw credentialsChanged();
+        if (sent === undefined || (index !== sent && !sameIndex(index, sent))) yield { revision, permissions: index.list() };
+        sent = index;
+        await this.wait(seen, this.checkpointMs);
+      }
+    } finally {
+      signal?.removeEventListener('abort', abort);
+      this.release(key);
     }
   }
 
