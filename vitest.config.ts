@@ -18,6 +18,10 @@ export default defineConfig({
     environment: 'node',
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for a state (a page's heading, a row gone, a stream's event); its default
+    // bound of 1 s is crossed by a browser or server process on a busy 2-core machine (a console
+    // test failed so in the flake hunt). The bound stays far below the test's own timeout.
+    expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
     // `npm run test:postgres` (TEST_DATABASE=postgres): one embedded PostgreSQL for the run.
     globalSetup: ['test/support/postgres.ts'],

@@ -61,6 +61,8 @@ describe('seed', () => {
       json: { version: 1, name: 'basic:editor', permissions: [{ action: 'teams:create' }] },
     });
     expect(edit.status, await edit.clone().text()).toBe(200);
+    // The admin's last-seen time is written after the answer: wait for it, or it lands between the snapshots.
+    await app.services.sessions.seenWritesSettled();
     const before = await snapshot();
     const edited = before.roles.find((r) => r.uid === 'basic_editor');
     expect(edited?.permissions.map((p) => p.action)).toEqual(['teams:create']);
