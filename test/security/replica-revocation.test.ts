@@ -161,53 +161,25 @@ type Rights = Awaited<ReturnType<typeof rights>>;
 /** What B answers for each right, by name: true while it is still honoured. */
 async function honoured(r: Rights): Promise<Record<string, boolean>> {
   const ok = async (res: Promise<Response>) => (await res).status === 200;
-  const [
-    listing,
-    route,
-    adminListing,
-    graphql,
-    session,
-    oldPassword,
-    disabled,
-    demoted,
-    apiKey,
-    saToken,
-    revokedSession,
-    team,
-    edited,
-    serviceAdmin,
-  ] = await Promise.all([
-    holds.listing(r.u1.auth),
-    holds.route(r.u1.auth),
-    holds.adminListing(r.u1.id),
-    holds.graphql(r.u1.auth),
-    holds.listing({ cookie: r.u1Session }),
-    ok(viaB('/api/user', r.u2.auth)),
-    ok(viaB('/api/user', r.u3.auth)),
-    ok(viaB('/api/serviceaccounts/search', r.u4.auth)),
-    ok(viaB('/api/access-control/user/permissions', { token: r.key.key })),
-    holds.route({ token: r.token.key }),
-    ok(viaB('/api/user', { cookie: r.u5Session })),
-    holds.route(r.u6.auth),
-    holds.route(r.u7.auth),
-    ok(viaB('/api/admin/users/1/permissions', r.u8.auth, { method: 'PUT', json: { isGrafanaAdmin: true } })),
-  ]);
-  return {
-    listing,
-    route,
-    adminListing,
-    graphql,
-    session,
-    oldPassword,
-    disabled,
-    demoted,
-    apiKey,
-    saToken,
-    revokedSession,
-    team,
-    edited,
-    serviceAdmin,
+  const probes: Record<string, () => Promise<boolean>> = {
+    listing: () => holds.listing(r.u1.auth),
+    route: () => holds.route(r.u1.auth),
+    adminListing: () => holds.adminListing(r.u1.id),
+    graphql: () => holds.graphql(r.u1.auth),
+    session: () => holds.listing({ cookie: r.u1Session }),
+    oldPassword: () => ok(viaB('/api/user', r.u2.auth)),
+    disabled: () => ok(viaB('/api/user', r.u3.auth)),
+    demoted: () => ok(viaB('/api/serviceaccounts/search', r.u4.auth)),
+    apiKey: () => ok(viaB('/api/access-control/user/permissions', { token: r.key.key })),
+    saToken: () => holds.route({ token: r.token.key }),
+    revokedSession: () => ok(viaB('/api/user', { cookie: r.u5Session })),
+    team: () => holds.route(r.u6.auth),
+    edited: () => holds.route(r.u7.auth),
+    serviceAdmin: () => ok(viaB('/api/admin/users/1/permissions', r.u8.auth, { method: 'PUT', json: { isGrafanaAdmin: true } })),
   };
+  const names = Object.keys(probes);
+  const answers = await Promise.all(names.map((name) => (probes[name] as () => Promise<boolean>)()));
+  return Object.fromEntries(names.map((name, i) => [name, answers[i] as boolean]));
 }
 
 /** Revokes every right of `r` through A, each acknowledged. */
