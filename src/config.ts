@@ -1,6 +1,6 @@
 /**
  * Configuration from the environment, parsed and validated once at start.
- * A bad value stops the service with a message naming the variable (issue #2 item 4).
+ * A bad value stops the service with a message naming the variable.
  *
  * `configSchema` is the one declaration of every setting: each variable carries its default
  * (zod `.default`) and a `description` (zod `.meta`), plus `unset` when having no default means
@@ -136,7 +136,7 @@ export interface Config {
   /** `file:<path>` (SQLite; a relative path is relative to the project folder) or `postgres://...` (platform/database-url.ts). */
   databaseUrl: string;
   adminLogin: string;
-  /** ADMIN_PASSWORD; when unset the seed generates one and prints it once (issue #10 item 4). */
+  /** ADMIN_PASSWORD; when unset the seed generates one and prints it once. */
   adminPassword: string | undefined;
   /** `oss` hides every /api/access-control/* path and the GraphQL RBAC fields (404). */
   edition: 'enterprise' | 'oss';

@@ -13,7 +13,7 @@
  * - no credentials: the anonymous principal (protected operations then answer 401).
  * `X-Service-Org-Id: <id>` chooses the organization; a user must belong to it (a Service Admin
  * may act in any existing one), an API key only ever acts in its own. Otherwise 401. Grafana's
- * clients send `X-Grafana-Org-Id` instead: it is the same header under another name (issue #12).
+ * clients send `X-Grafana-Org-Id` instead: it is the same header under another name.
  * Every user or service account authenticated is marked as seen (Grafana's last_seen_at,
  * sessions/last-seen.ts: at most one background write per 5 minutes each).
  */

@@ -1,5 +1,5 @@
 /**
- * The parse/validate cache of yoga, bounded in bytes (issue #10 item 1): yoga's default keeps
+ * The parse/validate cache of yoga, bounded in bytes: yoga's default keeps
  * 1,024 documents whatever their size, so 240 distinct 0.35 MB documents filled the heap. Here
  * each entry is weighed from its source text (a parsed document with locations weighs about
  * 80 bytes per source character, measured with graphql 16), and the least recently used

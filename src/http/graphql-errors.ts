@@ -2,7 +2,7 @@
  * GraphQL error masking: a DomainError keeps its message and gets `extensions.code` and
  * `extensions.http.status` from the one code table (kernel/errors.ts), so a GraphQL client sees
  * the same code and status as the REST twin; anything else is logged and masked. Errors name
- * the problem without the parser's internals (issue 18 item 8): yoga's answer to a body that is
+ * the problem without the parser's internals: yoga's answer to a body that is
  * not JSON carries the JSON parser's message, which quotes the body back, in
  * `extensions.originalError`; it becomes the REST door's 400 INVALID_JSON "invalid JSON body",
  * and no error keeps an `originalError` extension.

@@ -1,6 +1,6 @@
 /**
  * The OpenAPI 3.1 document of the REST door, generated from the route table (src/http/routes.ts)
- * so it cannot drift from what is served (issue #12 item 3): one operation per route, with its
+ * so it cannot drift from what is served: one operation per route, with its
  * path parameters, the query parameters and JSON body the route declares (the body's JSON Schema
  * comes from the same zod schema the service parses it with), the permission it needs
  * (`description` and `x-required-permission`, from the requirement the service checks), its

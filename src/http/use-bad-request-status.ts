@@ -10,9 +10,9 @@
  * `?query[]=1`) are marked the same way, and answer 400 too.
  * Variables that do not fit their types (`"$input" got invalid value`, a version past 32 bits)
  * are request errors without a code, answered 200 by yoga: they get the REST twin's 400
- * VALIDATION_FAILED (issue #10 item 5). graphql-js quotes the refused value whole in their
+ * VALIDATION_FAILED. graphql-js quotes the refused value whole in their
  * message, so a megabyte string sent for an Int came back as a megabyte of error text: quoted
- * values are cut to their first QUOTED_VALUE_CHARS characters (issue 18 item 8).
+ * values are cut to their first QUOTED_VALUE_CHARS characters.
  */
 import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';

@@ -6,7 +6,7 @@
  * ends early. A body without a Content-Length (chunked) is read by the REST doors' reader
  * (body.ts readBody) before yoga's parser sees it.
  *
- * Cheaper on the common request (issue 20): a body whose Content-Length is declared and within
+ * Cheaper on the common request: a body whose Content-Length is declared and within
  * the limit goes to yoga's parser as it is. Yoga pipes every body through a counting transform
  * stream, and closing that pipeline (an AbortSignal, a DOMException) cost about a tenth of a bare
  * yoga request's CPU (bench/http.ts --profile). Nothing is lost: Node's HTTP parser delivers

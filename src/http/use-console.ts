@@ -1,5 +1,5 @@
 /**
- * The web console (issue #13), served by this process: GET (or HEAD) on one of the console's
+ * The web console, served by this process: GET (or HEAD) on one of the console's
  * page paths (web/paths.ts: `/`, `/login`, `/api-keys`, `/roles`, ...) answers its page, a
  * shell that loads one script and one stylesheet; `/assets/<name>-<hash>.<ext>` answers the
  * files of the build's manifest, brotli or gzip when the browser accepts them. Near misses of a

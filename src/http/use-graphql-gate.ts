@@ -1,5 +1,5 @@
 /**
- * The GraphQL door's gate, run before yoga reads or parses anything (issue #10 items 1, 2, 5):
+ * The GraphQL door's gate, run before yoga reads or parses anything:
  * - POST bodies must be JSON (`application/json`, `application/graphql+json`): any other type,
  *   or none, answers 415 UNSUPPORTED_MEDIA_TYPE saying to send `Content-Type: application/json`
  *   (useJsonPosts, listed before yoga's CSRF prevention in hardening.ts, so the answer names the

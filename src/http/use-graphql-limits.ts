@@ -1,5 +1,5 @@
 /**
- * Limits of one GraphQL operation (issue #10 item 1), all checked before anything runs:
+ * Limits of one GraphQL operation, all checked before anything runs:
  * - from GraphQL Armor's envelop plugins: lexer tokens (checked while parsing, so a token bomb
  *   stops early), field depth (fragments flattened), aliases, directives;
  * - list nesting: at most `maxListDepth` lists inside one another (fragments flattened);

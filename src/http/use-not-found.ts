@@ -1,7 +1,7 @@
 /**
  * The answer for a path nothing answered: 404 `{"message":"Not found","code":"NOT_FOUND"}`, the
  * REST door's shape (REST answers its own /api/ paths), instead of yoga's empty 404 body
- * (issue #12). List it after every plugin that answers paths of its own (REST, sign-in, the web
+ *. List it after every plugin that answers paths of its own (REST, sign-in, the web
  * console): its onRequest then runs only for requests none of them ended. The GraphQL endpoint
  * is left to yoga (GraphiQL, operations, its 405 for other methods).
  */

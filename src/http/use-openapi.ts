@@ -1,5 +1,5 @@
 /**
- * The REST door's OpenAPI 3.1 document and its browsable reference (issue #12 item 3):
+ * The REST door's OpenAPI 3.1 document and its browsable reference:
  * - `GET /api/openapi.json`: the document built from the route table (openapi.ts), without
  *   credentials, like Grafana's published spec;
  * - `GET /swagger` (Grafana's path): Swagger UI (swagger-ui-dist, served from node_modules) on

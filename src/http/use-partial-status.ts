@@ -1,5 +1,5 @@
 /**
- * A partial answer is a 200 (issue 18 item 9). Fields a caller may be refused although it may
+ * A partial answer is a 200. Fields a caller may be refused although it may
  * read their parent are nullable (shared/builder.ts DENIABLE), so a denial there answers null
  * with an error for that field while the rest of the data arrives. Yoga would still take the
  * HTTP status from the error's `extensions.http.status` (403), and HTTP clients that treat a 4xx

@@ -1,5 +1,5 @@
 /**
- * One structured log line and one HTTP metric sample per request (issue #12 item 4), and the
+ * One structured log line and one HTTP metric sample per request, and the
  * request id in `X-Request-Id` on every response (the caller's own when it sent a sane one,
  * request-id.ts; the audit log records the same id).
  *

@@ -1,5 +1,5 @@
 /**
- * Security headers on every answer of both doors (issue #10 item 6): `nosniff`, no framing
+ * Security headers on every answer of both doors: `nosniff`, no framing
  * (`X-Frame-Options: DENY` and CSP `frame-ancestors 'none'`), no referrer, and
  * `Cache-Control: no-store`, since almost every answer carries a key, a session or permissions.
  * JSON answers get `default-src 'none'`; the GraphiQL page gets a policy that allows exactly its
@@ -23,7 +23,7 @@ const COMMON: Record<string, string> = {
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /**
- * CSP of the web console's pages (issue #13): scripts, styles, images and requests from this
+ * CSP of the web console's pages: scripts, styles, images and requests from this
  * origin only; no inline script or style, no eval, no framing, no form posts (its forms send JSON
  * through fetch).
  */

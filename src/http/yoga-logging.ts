@@ -2,7 +2,7 @@
  * Yoga's own log calls, sent to the service's logger without ever printing a GraphQL document or
  * variables. Yoga logs every error it masks by passing the error itself; printing a GraphQLError
  * (`String(error)`) prints the lines of the document around it, so a failed
- * `createUser(input: {password: "..."})` used to put the password in the logs (issue #12). Here
+ * `createUser(input: {password: "..."})` used to put the password in the logs. Here
  * a GraphQL or domain error becomes its code at `debug` (the request log line carries the codes
  * of every failed operation); unexpected errors were already logged with their stack by
  * graphql-errors.ts. Plain messages pass through.

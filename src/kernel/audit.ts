@@ -1,7 +1,7 @@
 /**
  * The audit log's one write: every change to roles, assignments, basic roles, API keys,
  * service-account tokens, users, teams and organization membership is recorded by the service
- * that makes it, inside the same `access.write()` transaction (issue #12 item 5), so a change and
+ * that makes it, inside the same `access.write()` transaction, so a change and
  * its record commit or roll back together.
  *
  * Who comes from the caller's principal; the client address and request id from the request's

@@ -128,7 +128,7 @@ const ADMIN = [
 ];
 // Grafana grants fixed:org.users:writer to Grafana Admins too: a Service Admin manages the
 // members of every organization (the org wall holds for org Admins, not for Service Admins).
-// Escalation (issue #9 item 1): Grafana provisions escalate to nobody; this service guards other
+// Escalation: Grafana provisions escalate to nobody; this service guards other
 // products, so its top administrator defines their permissions: the six role-management actions
 // on permissions:type:* (delegate and escalate). Admin/Editor/Viewer keep delegate only.
 // Existing databases get these through migration 20261123110600_service_admin_escalate.
@@ -185,7 +185,7 @@ export const MANAGED_PREFIX = 'managed:';
  * product (`productRoleUid`), provisioned roles without a uid in their file (`prov_` +
  * base64url(sha1(orgId:name)), provisioning/apply.ts) and Grafana's managed roles (`managed_`).
  * A custom role taking one of them could be mistaken for, or filled as, the role it imitates
- * (issue #22 item 3).
+ *.
  */
 export const RESERVED_UID_PREFIXES = ['fixed_', 'basic_', 'plugins_', 'prov_', 'managed_'] as const;
 

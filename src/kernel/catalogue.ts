@@ -52,7 +52,7 @@ export const Action = {
   ApiKeyCreate: 'apikey:create',
   ApiKeyDelete: 'apikey:delete',
   ProvisioningReload: 'provisioning:reload',
-  /** Read the audit log (issue #12 item 5); no scope: the log is read whole, walled by organization. */
+  /** Read the audit log; no scope: the log is read whole, walled by organization. */
   AuditRead: 'audit:read',
   /** Read the change feed (modules/changes); no scope: walled by organization as the audit log. */
   AccessChangesRead: 'access.changes:read',
@@ -110,7 +110,7 @@ export function namespaceOf(text: string): string {
  * builders called with a sample id), so a new action or scope area is covered by construction:
  * `users`, `teams`, `org`, `orgs`, `roles`, `serviceaccounts`, `apikey`, `permissions`, `global`,
  * `status`, `services`, `provisioning`, `provisioners`, `audit`, ... Product registration refuses
- * these as product ids (issue #22 item 2), since a product's actions start with its id.
+ * these as product ids, since a product's actions start with its id.
  */
 export const SERVICE_NAMESPACES: ReadonlySet<string> = new Set(
   [...Object.values(Action), ...Object.values(Scope).map((s) => (typeof s === 'string' ? s : s('1')))]

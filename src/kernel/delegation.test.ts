@@ -93,7 +93,7 @@ const cases: Case[] = [
     grant: { gains: [{ orgId: 1, orgRole: 'Admin', permissions: [WRITE_USERS] }] },
   },
   {
-    name: 'a Service Admin subject needs a Service Admin caller, whatever it holds (issue #22 item 1)',
+    name: 'a Service Admin subject needs a Service Admin caller, whatever it holds',
     standing: { 1: { held: [p(ADD, '*'), WRITE_USERS, PASSWORDS], orgRole: 'Admin' } },
     grant: { gains: [], serviceAdmin: true },
     refused: 'Service Admin to',

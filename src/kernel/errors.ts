@@ -142,7 +142,7 @@ export function unauthenticated(): DomainError {
 /**
  * 404 for a missing object: `<what> <id> not found<where>`, e.g. `notFound('TEAM_NOT_FOUND',
  * 'team', 7)` -> "team 7 not found". Also used for objects behind another organization's wall,
- * so existence never leaks (issue #3 item 5).
+ * so existence never leaks.
  */
 export function notFound(code: NotFoundCode, what: string, id: number | string, where = ''): DomainError {
   const shown = typeof id === 'string' ? `"${id}"` : String(id);

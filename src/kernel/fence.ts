@@ -1,6 +1,6 @@
 /**
  * Request fences: what one request decided its caller may do, so a write acknowledged while the
- * request was in flight cannot be outrun (issue #10 item 3).
+ * request was in flight cannot be outrun.
  *
  * A fence is opened when a request starts authenticating and remembers the version of its
  * caller's permissions (access.ts, permission-cache.ts `versionOf`) of that moment, and later the

@@ -3,7 +3,7 @@
  * delegation rule (delegation.ts, re-exported here): who must be signed in, the Service Admin gate
  * of global objects, the organization wall and list filtering by held scopes.
  *
- * The organization wall (issue #3 item 5): a principal acts in one organization (caller.orgId).
+ * The organization wall: a principal acts in one organization (caller.orgId).
  * Objects are looked up within that organization only, so an id of another organization answers
  * 404 exactly like an id that does not exist. Permission checks come first and never depend on
  * the object, so a 403 says nothing about existence either. Operations naming an organization
@@ -27,7 +27,7 @@ export function requireSignedIn(principal: Principal): asserts principal is Sign
 
 /**
  * Global roles and global assignments act in every organization, so only a Service Admin may
- * write them: the organization wall (issue #3 item 5) holds for org Admins.
+ * write them: the organization wall holds for org Admins.
  * @throws DomainError ACCESS_DENIED (403) naming `what`.
  */
 export function requireServiceAdmin(caller: Principal, what: string): void {

@@ -1,7 +1,7 @@
 /**
  * The one rule for role versions, wherever a version is written: the REST and GraphQL create and
  * update doors, provisioning files, and the automatic bumps of a basic-role reset, a product's
- * re-registration and the seed (issue 18 item 8).
+ * re-registration and the seed.
  *
  * Versions are whole numbers from 0 to 2147483647 (GraphQL's Int is 32-bit, so a larger stored
  * version could not be answered). An update must send a higher version than the stored one

@@ -1,5 +1,5 @@
 /**
- * Seeds what must always exist (issue #2 item 2): organization 1 "Main Org.", the basic roles
+ * Seeds what must always exist: organization 1 "Main Org.", the basic roles
  * with their default permissions and their grants, the fixed roles, and the first Service Admin.
  *
  * Idempotent: a restart changes nothing. Basic roles are created once and then left alone (an

@@ -2,7 +2,7 @@
  * SQLite behind the Db type (database.ts): creates the file's directory, switches it to WAL,
  * applies pending migrations, then opens Prisma on the better-sqlite3 driver adapter.
  *
- * Two properties the access kernel relies on (issue #10 item 3):
+ * Two properties the access kernel relies on:
  * - write transactions take SQLite's write lock up front (`BEGIN IMMEDIATE`, waiting at most
  *   BUSY_TIMEOUT_MS), so a transaction never reads a snapshot it can no longer upgrade: two
  *   processes writing at once queue instead of failing with SQLITE_BUSY_SNAPSHOT (Prisma P1008);

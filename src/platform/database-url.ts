@@ -1,5 +1,5 @@
 /**
- * Which database a `DATABASE_URL` names (issue #19 item 1): `file:<path>` is SQLite (the default,
+ * Which database a `DATABASE_URL` names: `file:<path>` is SQLite (the default,
  * embedded, no server), `postgres://` or `postgresql://` is PostgreSQL (a server shared by
  * several replicas). The one place that reads the scheme: config.ts validates with it, and
  * platform/database.ts and migrations.ts pick the provider with it.
@@ -49,7 +49,7 @@ export function databaseUrlProblem(url: string): string | undefined {
 /**
  * The provider and address of a DATABASE_URL. A relative SQLite path resolves against the project
  * folder (the one holding package.json), whatever the working directory, so the server and the
- * CLI open the same file (issue #12 item 6).
+ * CLI open the same file.
  * @throws Error with DATABASE_URL_FORMS when the URL is neither form.
  */
 export function databaseTarget(url: string): DatabaseTarget {

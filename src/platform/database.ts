@@ -1,5 +1,5 @@
 /**
- * The database behind every module, chosen by DATABASE_URL (issue #19 item 1): `file:` opens
+ * The database behind every module, chosen by DATABASE_URL: `file:` opens
  * SQLite (database-sqlite.ts), `postgres://`/`postgresql://` opens PostgreSQL
  * (database-postgres.ts). Either way the modules get one `Db` (the Prisma client type, same
  * models) and the same guarantees: migrations applied at open, write transactions serialized,

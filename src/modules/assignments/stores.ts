@@ -46,7 +46,7 @@ export const userRoleRequirements = {
 
 /**
  * What team assignments need (service-interface.md "Required permissions"). A member of a team
- * reads its roles without teams.roles:read (issue 18 item 9): Grafana gives a team's members
+ * reads its roles without teams.roles:read: Grafana gives a team's members
  * read access to their team (the team permission "Member"), and a member's effective permissions
  * already show what the team's roles give.
  */

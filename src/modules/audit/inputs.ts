@@ -1,5 +1,5 @@
 /**
- * Inputs of the audit log (issue #12 item 5): the filter both doors take (REST query string,
+ * Inputs of the audit log: the filter both doors take (REST query string,
  * GraphQL `AuditEventFilter`), and the two ways of paging, Grafana's search paging on REST
  * (`perpage`, `page`, as `/api/users/search`) and Relay's cursor paging on GraphQL (`first`, `after`).
  */

@@ -1,5 +1,5 @@
 /**
- * Reading the audit log (issue #12 item 5): what Grafana Enterprise writes to files, kept in the
+ * Reading the audit log: what Grafana Enterprise writes to files, kept in the
  * database and queryable. Every change to roles, assignments, basic roles, API keys,
  * service-account tokens, users, teams and organization membership is written by the service
  * that makes it, in the change's own transaction (kernel/audit.ts `recordAudit`); this service

@@ -1,5 +1,5 @@
 /**
- * LDAP users (issue #11 item 3), Grafana's LDAP flow on the `ldapts` client: for each server of
+ * LDAP users, Grafana's LDAP flow on the `ldapts` client: for each server of
  * ldap.toml in order, bind with `bind_dn` (or, when it contains `%s`, as the user directly),
  * find the user with `search_filter` (the login RFC 4515-escaped), bind as the found entry with
  * the given password, read its groups (`member_of` attribute and/or `group_search_filter`) and

@@ -2,7 +2,7 @@
  * From an OpenID provider's claims to the identity sign-in syncs (Grafana's generic OAuth
  * attribute paths): login, email, name and role from JMESPath expressions (`*_ATTRIBUTE_PATH`),
  * then the usual claims; the subject (`sub`, else a plain OAuth API's `id`) that binds the
- * identity to its user (issue #18 item 5), and whether the provider verified the email.
+ * identity to its user, and whether the provider verified the email.
  */
 import jmespath from 'jmespath';
 import { DomainError } from '../../kernel/errors.js';

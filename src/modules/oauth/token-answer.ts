@@ -1,6 +1,6 @@
 /**
  * What the provider's token endpoint answered, seen before openid-client reads it (its
- * `customFetch` hook), and the ID token checks of a provider without discovery (issue #18 item 5).
+ * `customFetch` hook), and the ID token checks of a provider without discovery.
  *
  * - With an issuer, openid-client requires and verifies the ID token; when the answer has none,
  *   its error names an internal property, so the caller answers OAUTH_ID_TOKEN_MISSING instead,

@@ -1,5 +1,5 @@
 /**
- * The reason of a check (issue #9 item 4): which roles grant the action and how each reached the
+ * The reason of a check: which roles grant the action and how each reached the
  * principal. The roles come from the access service (`heldRoles`, the same filter its checks
  * load permissions with), each with the rows that make it held (kernel/held-roles.ts
  * heldRoleReasons, built from the same rule), so the reason and the answer always agree.

@@ -1,5 +1,5 @@
 /**
- * Inputs of the questions products ask (issue #9 item 4): Grafana's permission search
+ * Inputs of the questions products ask: Grafana's permission search
  * (`GET /api/access-control/users/permissions/search`) and the check with its reason
  * (`POST /api/access-control/check`, GraphQL `checkAccess`).
  */

@@ -1,5 +1,5 @@
 /**
- * What a product registration's grants give to basic roles (issue #22 item 2): the rule that a
+ * What a product registration's grants give to basic roles: the rule that a
  * registration may not give a basic role more than its caller could grant.
  *
  * A grant to Viewer reaches Editor and Admin too, a grant to Editor reaches Admin (Grafana's

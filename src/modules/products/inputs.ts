@@ -36,7 +36,7 @@ const GRANT_NAMES: Record<string, BasicRoleName> = {
 const folded = (id: string) => id.toLowerCase().replace(/[-_]/g, '');
 
 /**
- * Product ids that are taken (issue #22 item 2): every namespace of this service's own actions
+ * Product ids that are taken: every namespace of this service's own actions
  * and scopes (catalogue.SERVICE_NAMESPACES: users, teams, org, orgs, roles, serviceaccounts,
  * apikey, permissions, ...) and the reserved role name prefixes (fixed, basic, plugins,
  * managed), each also with a trailing "s" added or removed (`apikeys`, `user`), all folded.

@@ -29,7 +29,7 @@ import type { RoleQuery } from '../roles/service.js';
 import { grantAdditions, reachedBasicRoles } from './grants.js';
 import { type ProductRoleInput, productIdInput, productRolesInput } from './inputs.js';
 
-/** What registration needs: a product's roles may hold anything, so escalate (issue #9 item 3). */
+/** What registration needs: a product's roles may hold anything, so escalate. */
 export const productRequirements = {
   register: requirement([], () => permission(Action.RolesWrite, Scope.Escalate)),
 };
@@ -162,7 +162,7 @@ export class ProductService {
     const roles = parseInput(productRolesInput(productId), rawRoles);
     await this.deps.access.write(async (tx) => {
       // A grant puts the role's permissions in every holder of a basic role, the caller's peers
-      // and the caller included: only what the caller could grant with roles:write (issue #22).
+      // and the caller included: only what the caller could grant with roles:write.
       requireDelegation(index, Action.RolesWrite, grantAdditions(await storedProductRoles(tx, productId), roles));
       await applyProductRoles(tx, productId, roles, caller);
     });

@@ -1,5 +1,5 @@
 /**
- * RBAC provisioning (issue #9 item 2): the files under `<PROVISIONING_PATH>` (Grafana's `[paths]
+ * RBAC provisioning: the files under `<PROVISIONING_PATH>` (Grafana's `[paths]
  * provisioning`, default `./provisioning`) are applied after migrate + seed at every start and on
  * POST /api/admin/provisioning/access-control/reload:
  * - `plugins/<productId>.json|yaml`: `{productId, roles}`, product role registrations

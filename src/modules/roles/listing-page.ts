@@ -1,5 +1,5 @@
 /**
- * Pages of the role listing (issue 20): which roles a caller lists, in order, and the window of
+ * Pages of the role listing: which roles a caller lists, in order, and the window of
  * them a page answers, by every list's paging rule (shared/paging.ts) on both doors.
  *
  * - REST `GET /api/access-control/roles` keeps Grafana's unpaged array; with `page` or `perpage`

@@ -146,7 +146,7 @@ export const roleRoutes: Route[] = [
       }),
     ),
     query: [{ name: 'prefix', type: 'string', description: 'Only actions starting with it, e.g. "notes:" or "users"' }],
-    // The REST twin of GraphQL `actions(prefix)` (issue #9 item 4): the same RoleService.actions.
+    // The REST twin of GraphQL `actions(prefix)`: the same RoleService.actions.
     handler: async ({ principal, services, query }) =>
       (await services.roles.actions(principal, query.get('prefix'))).map(({ action, fixedRoles }) => ({
         action,

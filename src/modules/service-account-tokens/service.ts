@@ -1,5 +1,5 @@
 /**
- * Service-account tokens (issue #11 item 4), Grafana's replacement for API keys: stored in the
+ * Service-account tokens, Grafana's replacement for API keys: stored in the
  * API key table with `serviceAccountId` set (as Grafana's api_key.service_account_id), shown once,
  * only their SHA-256 kept, recognisable by the `pcsa_` prefix (api-keys/secrets.ts). A token
  * authenticates as its account (ApiKeyService.verify).

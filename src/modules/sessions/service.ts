@@ -1,5 +1,5 @@
 /**
- * Login sessions (issue #11 item 1), Grafana's user auth tokens: a random token in the cookie,
+ * Login sessions, Grafana's user auth tokens: a random token in the cookie,
  * only its SHA-256 stored. Every `rotationSeconds` (TOKEN_ROTATION_INTERVAL_MINUTES) a request
  * gets a new token; the previous one stays valid for ROTATION_GRACE_MS so requests already in
  * flight are not logged out. A session ends `idleSeconds` after it was last seen

@@ -20,7 +20,7 @@ export const DEFAULT_LIST_BOUND = 100;
 const LIST_BOUNDS: Record<string, number> = { 'Role.permissions': MAX_ROLE_PERMISSIONS };
 
 /**
- * Cost of a field without its own `complexity` (issue #10 item 1): 1, and its selection counted
+ * Cost of a field without its own `complexity`: 1, and its selection counted
  * once per row it can answer: its page size as asked (`perPage`, default DEFAULT_PER_PAGE; `limit`;
  * `first`, default DEFAULT_LIST_BOUND; a size above the paging rule's maximum counts as asked, and
  * is refused when it runs: ./paging.ts), else for a list its LIST_BOUNDS entry or DEFAULT_LIST_BOUND. The list inside a page
@@ -37,7 +37,7 @@ function fieldComplexity(args: Record<string, unknown>, _ctx: GraphQLContext, fi
 }
 
 /**
- * Description suffix of a field its parent's reader may still be refused (issue 18 item 9):
+ * Description suffix of a field its parent's reader may still be refused:
  * such fields are nullable, so a denial answers null there with an error naming the field's path
  * and what was missing, while the rest of the answer arrives (HTTP 200, use-partial-status.ts).
  */

@@ -5,7 +5,7 @@
  * user sync). Which user an identity signs into: external-match.ts (issue #18 item 5: bound by
  * provider and subject, never found by another user's login or email). A sign-in that would
  * change nothing writes nothing; every change it makes is in the audit log as made by that user
- * (issue #12 item 5). The public entry is service.ts.
+ *. The public entry is service.ts.
  */
 import type { OrgUser, User } from '../../generated/prisma/client.js';
 import type { FeatureDeps } from '../../kernel/access.js';
@@ -47,7 +47,7 @@ export interface DirectoryAuthenticator {
 
 /**
  * The one refusal of a sign-in (401 INVALID_CREDENTIALS "Invalid username or password"), the same
- * for an unknown login, a wrong password and a disabled user (issue #10 item 4).
+ * for an unknown login, a wrong password and a disabled user.
  */
 export const invalidCredentials = () => new DomainError('INVALID_CREDENTIALS', 'Invalid username or password');
 

@@ -6,7 +6,7 @@
  *
  * Any signed-in user; an API key or a service account has no account here (404). The password
  * change checks the old password like a login (throttle.ts counters, constant cost). Every change
- * is in the audit log (issue #12 item 5): user.update for the switch, user.password_change.
+ * is in the audit log: user.update for the switch, user.password_change.
  */
 import { z } from 'zod';
 import type { User } from '../../generated/prisma/client.js';

@@ -9,7 +9,7 @@
  * (throttle.ts); unknown logins are verified against
  * a dummy argon2 hash (platform/passwords.ts) so they cost the time of a known one; the answer
  * for an unknown login, a wrong password and a disabled user is the same 401. Every change made
- * here is in the audit log (issue #12 item 5): a user created or synced by a sign-in (actor: that
+ * here is in the audit log: a user created or synced by a sign-in (actor: that
  * user, auth method `ldap` or `oauth`), its own password change and organization switch.
  *
  * This file is the module's public entry and holds the password check and the principal; the

@@ -9,7 +9,7 @@
  * many logins. Both doors, `/login` and the old password of a password change use the same
  * counters.
  *
- * Reserved before the check (issue #18 item 3): an attempt first consumes a point of each of its
+ * Reserved before the check: an attempt first consumes a point of each of its
  * counters, one after the other in a fixed order (rate-limiter-flexible's `consume`, atomic per
  * key in every store; why in order: `reserve`), and only an attempt that got all its points may
  * check a password. A failed check keeps its points; a
@@ -25,7 +25,7 @@
  * spent but the typed name's is not, the attempt is refused as a wrong password would be, with
  * the same 401 and a dummy hash check's cost (`accountLocked`). Otherwise "5 failures for `e1`,
  * then `e1@corp.test` answers 429 while an unknown email answers 401" would tell which email
- * belongs to which login (issue #18 item 4): now each name answers by its own count only.
+ * belongs to which login: now each name answers by its own count only.
  */
 import { createHash } from 'node:crypto';
 import { type RateLimiterAbstract, RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';

@@ -14,7 +14,7 @@
  * only a Service Admin (Grafana: only a server admin administers a server admin). So a
  * users:writer changes a weaker user's password, never a stronger one's.
  *
- * Sessions (issue #11): a new password ends the user's sessions (the caller's own current one
+ * Sessions: a new password ends the user's sessions (the caller's own current one
  * stays when it sets its own), disabling ends them all; removing the Service Admin flag applies on
  * the next request of every session, since principals are rebuilt per request. A disabled user
  * cannot sign in (sign-in/service.ts) and keeps its data.
