@@ -22,8 +22,7 @@
  */
 import type { Prisma, Role } from '../generated/prisma/client.js';
 import { catchUpOf, changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
-import { collectChanges } from './changes.js';
-import type { EditionGuard } from './edition.js';
+import { CommitSignal, collectChanges } from './changes.js';
 import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
 import { credentialsChanged, currentFence, factsHold, type RequestFence, type RequestOrigin, sameIndex } from './fence.js';
@@ -40,17 +39,10 @@ import {
   type PermissionCacheObserver,
 } from './permission-cache.js';
 import type { Principal, SignedInPrincipal } from './principal.js';
+import type { WriteOptions } from './write-options.js';
 
 /** Order of held roles: by name, then id (a global and a local role may share a name). */
 const BY_NAME_THEN_ID: Prisma.RoleOrderByWithRelationInput[] = [{ name: 'asc' }, { id: 'asc' }];
-
-/** Options of `AccessService.write` (rules in its comment). */
-export interface WriteOptions {
-  /** The write cannot change anyone's permissions: no invalidation. */
-  grantsNothing?: boolean;
-  /** The write changes only role assignments of these users (ids of users or service accounts): targeted invalidation. */
-  reach?: { users: readonly number[] };
-}
 
 /** Permissions, checks and the one write path (rules in the module comment). */
 export class AccessService {
@@ -59,8 +51,8 @@ export class AccessService {
   private readonly fences = new WeakMap<Principal, RequestFence>();
   /** Other connections' commits (the database's change counter). */
   private readonly foreign: ForeignCommits;
-  /** Told after each write that committed a change record (`onCommit`). */
-  private readonly commitListeners = new Set<() => void>();
+  /** Told after each write of this process that committed a change record (the change feed's streams wake on it). */
+  readonly commits = new CommitSignal();
 
   constructor(
     private readonly db: Db,
@@ -73,16 +65,6 @@ export class AccessService {
       () => this.sync(),
       (ids) => heldRoleRows(this.db, ids),
     );
-  }
-
-  /** Moved by every global invalidation (the cache's). */
-  private get generation(): number {
-    return this.cache.generation;
-  }
-
-  /** The version of `principal`'s permissions (the cache's `versionOf`); request fences stamp it. */
-  private versionOf(principal: Principal): number {
-    return this.cache.versionOf(principal);
   }
 
   /**
@@ -107,9 +89,9 @@ export class AccessService {
     // whenever its version moved, also while the index was loading.
     let entry: HeldEntry = { index: PermissionIndex.EMPTY, roleIds: [], version: -1 };
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
-      if (fence.version !== this.versionOf(principal)) await this.recheck(fence, this.db);
+      if (fence.version !== this.cache.versionOf(principal)) await this.recheck(fence, this.db);
       entry = await this.cache.entryOf(principal);
-      if (fence.version === this.versionOf(principal)) break;
+      if (fence.version === this.cache.versionOf(principal)) break;
     }
     fence.index = entry.index;
     return entry;
@@ -138,7 +120,7 @@ export class AccessService {
     try {
       return await this.db.$transaction(async (tx) => {
         this.sync();
-        if (fence && fence.version !== this.versionOf(fence.principal)) await this.recheck(fence, tx);
+        if (fence && fence.version !== this.cache.versionOf(fence.principal)) await this.recheck(fence, tx);
         const changes = collectChanges(tx);
         const result = await work(tx);
         const revision = await changes.append(tx);
@@ -152,17 +134,8 @@ export class AccessService {
     } finally {
       if (options.reach) this.cache.invalidateUsers(options.reach.users);
       else if (!options.grantsNothing) this.invalidate();
-      if (committed) for (const listener of this.commitListeners) listener();
+      if (committed) this.commits.notify();
     }
-  }
-
-  /**
-   * Calls `listener` after every write of this process that committed a change record (the
-   * change feed's streams wake on it). Returns the function that stops it.
-   */
-  onCommit(listener: () => void): () => void {
-    this.commitListeners.add(listener);
-    return () => this.commitListeners.delete(listener);
   }
 
   /**
@@ -185,7 +158,7 @@ export class AccessService {
     const principal = await authenticate();
     if (principal.kind === 'anonymous') return principal;
     const own = { ...principal };
-    const version = Math.min(this.versionOf(own), before);
+    const version = Math.min(this.cache.versionOf(own), before);
     this.fences.set(own, { principal: own as SignedInPrincipal, version, index: undefined, origin });
     return own;
   }
@@ -200,7 +173,7 @@ export class AccessService {
    */
   currentGeneration(): number {
     this.sync();
-    return this.generation;
+    return this.cache.generation;
   }
 
   /**
@@ -235,7 +208,7 @@ export class AccessService {
    * cached: the write invalidates anyway.
    */
   private async recheck(fence: RequestFence, tx: Pick<Tx, 'user' | 'apiKey'> & HeldAccessTables): Promise<void> {
-    const version = this.versionOf(fence.principal);
+    const version = this.cache.versionOf(fence.principal);
     if (!(await factsHold(fence.principal, tx))) throw credentialsChanged();
     if (fence.index && !sameIndex(fence.index, PermissionIndex.from((await this.load(fence.principal, tx)).permissions)))
       throw credentialsChanged();
@@ -322,14 +295,4 @@ export class AccessService {
   private load(principal: SignedInPrincipal, db: HeldAccessTables = this.db): Promise<HeldAccess> {
     return loadHeldAccess(db, principal);
   }
-}
-
-/**
- * What every feature service is built on: the database for reads, the access service for
- * checks and for writes (`access.write`), and the edition guard.
- */
-export interface FeatureDeps {
-  db: Db;
-  access: AccessService;
-  edition: EditionGuard;
 }

@@ -176,3 +176,19 @@ export async function noteChange(tx: Tx, actor: Principal, change: NotedChange):
   own.add(actor, change);
   await own.append(tx);
 }
+
+/** Listeners told of each commit that wrote a change record (AccessService.commits). */
+export class CommitSignal {
+  private readonly listeners = new Set<() => void>();
+
+  /** Calls `listener` after every such commit; returns the function that stops it. */
+  listen(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Tells every listener. */
+  notify(): void {
+    for (const listener of this.listeners) listener();
+  }
+}

@@ -1,10 +1,10 @@
 import type { ApiKey, Prisma } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { authorizeGrant } from '../../kernel/delegation.js';
 import { accessDenied, DomainError, notFound } from '../../kernel/errors.js';
 import { type Evaluator, permission } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { PRINCIPAL_GRANT_ACTION as action, orgRoleGain } from '../../kernel/gains.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';

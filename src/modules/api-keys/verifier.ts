@@ -16,8 +16,8 @@
  */
 import { timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { DomainError } from '../../kernel/errors.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { type ApiKeyPrincipal, isOrgRole, principalOf, type UserPrincipal } from '../../kernel/principal.js';
 import type { Clock } from '../../platform/clock.js';
 import { hashApiKey, isWellFormedApiKey } from './secrets.js';

@@ -12,11 +12,11 @@
  * organization's role never globally.
  */
 import type { Role } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { BASIC_PREFIX } from '../../kernel/builtin-roles.js';
 import type { DomainError } from '../../kernel/errors.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { requireDelegation, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Message } from '../../kernel/message.js';

@@ -4,9 +4,9 @@
  * SubjectStore). Rules: service-interface.md "List roles of ...".
  */
 import type { Prisma, Role } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { BASIC_PREFIX } from '../../kernel/builtin-roles.js';
 import { accessDenied, DomainError } from '../../kernel/errors.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { parseId } from '../../kernel/inputs.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
 import { type RoleQuery, rolesByIds } from '../roles/service.js';

@@ -15,10 +15,10 @@
  * in both editions.
  */
 import type { AuditEvent, Prisma } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { Action } from '../../kernel/catalogue.js';
 import { DomainError } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
 import { idFromText, parseInput } from '../../kernel/inputs.js';
 import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';

@@ -17,10 +17,10 @@
  * Enterprise edition only, like the rest of /api/access-control (404 in oss).
  */
 import type { AccessChange, Prisma } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { Action } from '../../kernel/catalogue.js';
 import { DomainError } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';

@@ -15,7 +15,7 @@
  * - bounded: at most MAX_STREAMS_PER_PRINCIPAL open streams per principal and MAX_STREAMS per
  *   replica (429 TOO_MANY_STREAMS past either); a stream reads a page only when its client pulled
  *   the previous events, so a slow consumer holds at most one page;
- * - wake-ups: a write of this process that committed a change (AccessService.onCommit), a version
+ * - wake-ups: a write of this process that committed a change (AccessService.commits), a version
  *   PostgreSQL announces (platform/database.ts watchVersions), and a poll every POLL_MS as a safety
  *   net (SQLite announces nothing of another process's commits). One watcher per replica,
  *   running only while a stream is open; each stream then reads its own page;
@@ -215,7 +215,7 @@ export class ChangeStreams {
 
   private watch(): void {
     if (this.unwatch) return;
-    const fromWrites = this.deps.access.onCommit(this.wake);
+    const fromWrites = this.deps.access.commits.listen(this.wake);
     const fromDatabase = watchVersions(this.deps.db, this.wake);
     const poll = setInterval(this.wake, POLL_MS);
     poll.unref();

@@ -12,12 +12,12 @@
  * is audited as org_user.add / org_user.update / org_user.remove.
  */
 import type { OrgUser, Prisma } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { memberResource, recordAudit } from '../../kernel/audit.js';
 import { Action } from '../../kernel/catalogue.js';
 import { authorizeGrant } from '../../kernel/delegation.js';
 import { alreadyExists, DomainError } from '../../kernel/errors.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { PRINCIPAL_GRANT_ACTION as action, memberGain, orgRoleGain } from '../../kernel/gains.js';
 import { permittedIds, requireActingIn, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';

@@ -13,8 +13,8 @@
  * time (lru-cache). A miss (not a member: 404) is never cached.
  */
 import { LRUCache } from 'lru-cache';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { notFound } from '../../kernel/errors.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { principalOf, type SignedInPrincipal } from '../../kernel/principal.js';
 
 /** Members kept at most (each entry is a principal: a few hundred bytes). */

@@ -7,9 +7,9 @@
  * account", "Required permissions"; upstream-behaviour.md "Permission evaluation".
  */
 import type { Role } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
 import { PermissionIndex, permission } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput, wholeNumberText } from '../../kernel/inputs.js';
 import { type Principal, principalOf, type SignedInPrincipal } from '../../kernel/principal.js';

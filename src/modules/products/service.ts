@@ -14,11 +14,11 @@
  * An unchanged role is not written at all, so registering the same roles twice changes nothing.
  */
 import type { Role } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { type RoleSnapshot, recordAudit, snapshotRole } from '../../kernel/audit.js';
 import { PRODUCT_PREFIX, productRoleUid } from '../../kernel/builtin-roles.js';
 import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
 import { permission } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { requireDelegation, requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import { type BasicRoleName, localOperator, type Principal } from '../../kernel/principal.js';

@@ -10,9 +10,10 @@
  * scope, unknown role or team, fixed role changed) changes nothing and the error names the file,
  * the line and column, the path inside it and the problem. Applying twice changes nothing.
  */
-import type { FeatureDeps } from '../../kernel/access.js';
+
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { permission } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import type { Message } from '../../kernel/message.js';
 import type { Principal } from '../../kernel/principal.js';

@@ -7,11 +7,11 @@
  * with more permissions than the caller holds, so delegation cannot apply).
  */
 import { z } from 'zod';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit, snapshotRole } from '../../kernel/audit.js';
 import { BASIC_ROLES, type BasicRoleDefinition } from '../../kernel/builtin-roles.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { permission } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { OBJECT_ERROR, parseInput } from '../../kernel/inputs.js';
 import type { Message } from '../../kernel/message.js';

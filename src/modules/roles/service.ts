@@ -8,11 +8,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Role } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit, roleAssignments, roleSnapshotOf, snapshotRole } from '../../kernel/audit.js';
 import { isBasicRoleName, isFixedRoleName } from '../../kernel/builtin-roles.js';
 import { Action } from '../../kernel/catalogue.js';
 import { DomainError } from '../../kernel/errors.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { requireDelegation, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import { isReservedRoleName, RESERVED_NAME_MESSAGE } from '../../kernel/lookalikes.js';

@@ -11,11 +11,12 @@
  * migrating API keys needs serviceaccounts:create and apikey:delete on apikey:* (the keys stop
  * being keys). Accounts are looked up in the caller's organization only (the wall).
  */
-import type { FeatureDeps } from '../../kernel/access.js';
+
 import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { all, permission } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { authorizeAccountControl, DELEGATION_NOTES } from '../../kernel/gains.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';

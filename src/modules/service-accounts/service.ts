@@ -12,12 +12,12 @@
  * (service_account.create, service_account.update, service_account.delete).
  */
 import type { Prisma, User } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { authorizeGrant } from '../../kernel/delegation.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { permission } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { PRINCIPAL_GRANT_ACTION as action, DELEGATION_NOTES, orgRoleGain } from '../../kernel/gains.js';
 import { idFilter, permittedIds, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
 import { MAX_NAME_LENGTH, parseId, parseInput } from '../../kernel/inputs.js';

@@ -8,10 +8,10 @@
  *. The public entry is service.ts.
  */
 import type { OrgUser, User } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { type AuditChange, memberResource, recordAudit, userSnapshot } from '../../kernel/audit.js';
 import { AUTH_MODULE } from '../../kernel/auth-module.js';
 import { DomainError } from '../../kernel/errors.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import type { RequestOrigin } from '../../kernel/fence.js';
 import { type AuthMethod, type OrgRole, principalOf } from '../../kernel/principal.js';
 import type { Db, Tx } from '../../platform/database.js';

@@ -18,9 +18,9 @@
  * throttle in throttle.ts.
  */
 import type { Prisma } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { AUTH_MODULE } from '../../kernel/auth-module.js';
 import { DomainError } from '../../kernel/errors.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import type { RequestOrigin } from '../../kernel/fence.js';
 import { type AuthMethod, principalOf, type UserPrincipal } from '../../kernel/principal.js';
 import { type Clock, systemClock } from '../../platform/clock.js';

@@ -11,10 +11,10 @@
  * through `access.write()` and is audited (team_member.add, team_member.remove).
  */
 import type { Team, User } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { authorizeGrant } from '../../kernel/delegation.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { PRINCIPAL_GRANT_ACTION, teamGain } from '../../kernel/gains.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';

@@ -19,9 +19,10 @@
  * the next request of every session, since principals are rebuilt per request. A disabled user
  * cannot sign in (sign-in/service.ts) and keeps its data.
  */
-import type { FeatureDeps } from '../../kernel/access.js';
+
 import { recordAudit } from '../../kernel/audit.js';
 import { DomainError } from '../../kernel/errors.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { authorizeAccountControl } from '../../kernel/gains.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';

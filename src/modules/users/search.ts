@@ -6,7 +6,7 @@
  * and listing an organization's, is service.ts.
  */
 import type { Prisma, User } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';

@@ -14,12 +14,12 @@
  * 403 says nothing about the input.
  */
 import type { OrgUser, Prisma, Team, User } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { recordAudit, userSnapshot } from '../../kernel/audit.js';
 import { Action } from '../../kernel/catalogue.js';
 import { authorizeGrant } from '../../kernel/delegation.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { type PermissionIndex, permission } from '../../kernel/evaluator.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { authorizeAccountControl, orgRoleGain, PRINCIPAL_GRANT_ACTION } from '../../kernel/gains.js';
 import { idFilter, permittedIds, requireActingIn, requireRoleWithin, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';

@@ -7,9 +7,9 @@
  * teams with what `query` loads, each in slices of MAX_IDS_PER_QUERY (SQLite's bound-value limit).
  */
 import type { Prisma, Team } from '../../generated/prisma/client.js';
-import type { FeatureDeps } from '../../kernel/access.js';
 import { Action } from '../../kernel/catalogue.js';
 import { DomainError } from '../../kernel/errors.js';
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { idFilter, permittedIds } from '../../kernel/guards.js';
 import { parseId } from '../../kernel/inputs.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
