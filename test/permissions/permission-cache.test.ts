@@ -7,6 +7,9 @@
  * Team membership and org role changes belong to the directory service; here they are written
  * with Prisma followed by the hook that service must call (`access.invalidate()`), and the test
  * first shows that without the hook the cache would indeed answer stale, so the hook is needed.
+ * Those writes run in a transaction: on PostgreSQL the process then knows the commit as its own
+ * before the next request's catch-up, which may otherwise read it as another replica's commit
+ * and drop the cache (conservative, but it would hide what the test shows).
  * (The directory's own tests, test/users, test/orgs and test/teams, show that its mutations call it.)
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -109,7 +112,7 @@ describe('no stale answer on the next request after', () => {
     await createRole(app, 'cache-m1', [p('apikey:read', 'apikey:*')]);
     expectOutcome(await rest(app, 'POST', `/api/access-control/teams/${team.id}/roles`, { json: { roleUid: 'cache-m1' } }), 200);
     expect(await holds('apikey:read')).toBe(true);
-    await app.database.prisma.teamMember.delete({ where: { teamId_userId: { teamId: team.id, userId: subject.id } } });
+    await app.database.prisma.$transaction((tx) => tx.teamMember.delete({ where: { teamId_userId: { teamId: team.id, userId: subject.id } } }));
     expect(await holds('apikey:read')).toBe(true); // the cache hides a write that skips the hook
     app.services.access.invalidate();
     expect(await holds('apikey:read')).toBe(false);
@@ -121,7 +124,7 @@ describe('no stale answer on the next request after', () => {
   it('an org role change: the cache key holds the org role; a remembered Basic credential keeps its row while the generation holds', async () => {
     expect(await holds('serviceaccounts:read')).toBe(false); // Viewer: not an Editor's permission
     const where = { orgId_userId: { orgId: 1, userId: subject.id } };
-    await app.database.prisma.orgUser.update({ where, data: { role: 'Editor' } });
+    await app.database.prisma.$transaction((tx) => tx.orgUser.update({ where, data: { role: 'Editor' } }));
     // Written past the write path: the verified credential (sign-in/verified-passwords.ts) serves
     // the row it read under this generation, as a cached API key does, so the hook is needed.
     expect(await holds('serviceaccounts:read')).toBe(false);

@@ -94,8 +94,10 @@ describe('GET /api/access-control/user/permissions and viewer.permissions', () =
   it('reloadcache=true reads the database again; without it the cached answer stands', async () => {
     const before = await rest(app, 'GET', '/api/access-control/user/permissions', { auth: viewer.auth });
     // A write that skips access.invalidate() (which every service write must call): the cache hides it...
+    // (a transaction, so on PostgreSQL the process knows the commit as its own before the next
+    // request's catch-up; a bare statement may be read there as another replica's commit)
     const role = await createRole(app, 'r-sneaky', [p('sneaky:read')]);
-    await app.database.prisma.userRole.create({ data: { userId: viewer.id, roleId: role.id, orgId: 1 } });
+    await app.database.prisma.$transaction((tx) => tx.userRole.create({ data: { userId: viewer.id, roleId: role.id, orgId: 1 } }));
     expect((await rest(app, 'GET', '/api/access-control/user/permissions', { auth: viewer.auth })).body).toEqual(before.body);
     // ...until the caller asks to reload.
     const reloaded = await rest(app, 'GET', '/api/access-control/user/permissions?reloadcache=true', { auth: viewer.auth });
