@@ -132,7 +132,7 @@ export async function permissionsByRole(db: HeldRoleTables, ids: readonly number
  * (default the client; a write's own transaction for the fence recheck): the held roles' ids
  * from the assignment side (heldRoleIds), then their permissions (permissionsByRole): two
  * statements whatever the data (the rule: this module's comment). The roles' rows are read only
- * when asked for (heldRoleRows, permission-cache.ts `rowsOf`).
+ * when asked for (role-rows.ts).
  */
 export async function loadHeldAccess(db: HeldRoleTables, principal: SignedInPrincipal): Promise<HeldAccess> {
   const roleIds = await heldRoleIds(db, principal);
@@ -140,19 +140,6 @@ export async function loadHeldAccess(db: HeldRoleTables, principal: SignedInPrin
   const permissions: PermissionPair[] = [];
   for (const id of roleIds) for (const pair of byRole.get(id) ?? []) permissions.push(pair);
   return { permissions, roleIds };
-}
-
-/**
- * The rows of roles `ids` by name then id (a role deleted since is absent), in slices of
- * ROLE_ID_SLICE ids (SQLite's bound-parameter limit), merged when there are several. The rows
- * carry no permissions: a GraphQL `permissions` field of a role loads its own.
- */
-export async function heldRoleRows(db: Pick<Prisma.TransactionClient, 'role'>, ids: readonly number[]): Promise<Role[]> {
-  const roles: Role[] = [];
-  for (let i = 0; i < ids.length; i += ROLE_ID_SLICE)
-    roles.push(...(await db.role.findMany({ where: { id: { in: ids.slice(i, i + ROLE_ID_SLICE) } }, orderBy: BY_NAME_THEN_ID })));
-  if (ids.length > ROLE_ID_SLICE) roles.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
-  return roles;
 }
 
 /** Prisma filter for the roles a signed-in principal holds in its organization (heldRoleSources, any of them). */
