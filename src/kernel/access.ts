@@ -20,7 +20,7 @@
  * flight makes it stop with 409.
  */
 import type { Prisma, Role } from '../generated/prisma/client.js';
-import { catchUpOf, changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
+import { announceReach, catchUpOf, changeCounterOf, type Db, isDatabaseBusy, targetedChangesOf, type Tx } from '../platform/database.js';
 import { CommitSignal, collectChanges } from './changes.js';
 import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
@@ -77,7 +77,7 @@ export class AccessService {
     private readonly db: Db,
     limits: PermissionCacheLimits = DEFAULT_CACHE_LIMITS,
   ) {
-    this.freshness = new Freshness(new ForeignCommits(changeCounterOf(db), catchUpOf(db)));
+    this.freshness = new Freshness(new ForeignCommits(changeCounterOf(db), catchUpOf(db), targetedChangesOf(db)));
     this.cache = new PermissionCache(this.freshness, limits, (principal) => this.load(principal));
     this.roleRows = new RoleRows(db, this.freshness);
   }
@@ -120,7 +120,7 @@ export class AccessService {
    * drops every cached index and every in-flight load, so the next request sees the change.
    * `grantsNothing: true` skips the invalidation for writes that cannot change anyone's
    * permissions (a new, unassigned role; a new API key). `reach: { users }` narrows it to the
-   * permissions of those users (permission-cache.ts "Targeted invalidation"): only for writes
+   * permissions of those users, here and on other replicas (freshness.ts): only for writes
    * whose every change is to the role assignments of those users (assignments/core.ts, users and
    * service accounts); a write that changes anything else (a row, a membership, an org role, a
    * team's roles, a credential) must invalidate globally, the default. Inside the transaction,
@@ -139,6 +139,7 @@ export class AccessService {
       return await this.db.$transaction(async (tx) => {
         this.freshness.sync();
         if (fence && fence.revision !== this.freshness.revisionOf(fence.principal)) await this.recheck(fence, tx);
+        if (options.reach) await announceReach(this.db, tx, options.reach.users);
         const changes = collectChanges(tx);
         const result = await work(tx);
         const revision = await changes.append(tx);
