@@ -1,5 +1,5 @@
 /**
- * The HTTP benchmark (issue 20 item 1): the service started as `npm start` starts it (a child
+ * The HTTP benchmark: the service started as `npm start` starts it (a child
  * process, on a fresh temporary database) and a bare graphql-yoga `{ __typename }` server
  * (bench/bare-yoga.mjs) side by side, driven in turn by autocannon over 127.0.0.1. Rounds
  * alternate their order (forward, then backward) so drift in the machine's load hits every

@@ -75,7 +75,7 @@ export type HeldRoleTables = Pick<Prisma.TransactionClient, '$queryRaw'>;
  * assignment side in one statement, a UNION of one SELECT per way a role is held: its basic
  * grants (BasicRoleGrant (basicRole, orgId, roleId)), its own assignments in its organization or
  * globally (UserRole (userId)), and its teams' assignments in its organization (TeamMember
- * (userId, orgId) joined to TeamRole (teamId, roleId)), each an index lookup. Issue 20:
+ * (userId, orgId) joined to TeamRole (teamId, roleId)), each an index lookup. By comparison,
  * `role.findMany({ where: heldRolesWhere })` walked every Role row and probed the assignment
  * tables for each (33 ms at 10k roles, 0.28 ms at 100); four Prisma reads of the same lookups
  * cost 0.5-0.8 ms, this one 0.13-0.2 ms (bench/scale.ts database). The SQL is the filters of
@@ -106,7 +106,7 @@ export type HeldAccessTables = HeldRoleTables & Pick<Prisma.TransactionClient, '
 /**
  * The action and scope of every permission of roles `ids`, by role id (a role without any is
  * absent), read by one raw statement per ROLE_ID_SLICE ids (Permission (roleId) index; quoted
- * identifiers, the same text on SQLite and PostgreSQL), in no order. Issue 20: with Prisma's
+ * identifiers, the same text on SQLite and PostgreSQL), in no order. Measured: with Prisma's
  * relation load, a 50-role user's whole load (250 permissions) took 1.52 ms on the scale
  * benchmark's database, with this one 1.21 ms; the permission checks (loadHeldAccess) and the
  * delegation of an assignment (assignments/assignable.ts) read them so.

@@ -42,8 +42,8 @@ export interface Database {
  * Absolute file path of a `file:` URL (`file:./data/portcullis.db` -> `<project>/data/portcullis.db`).
  * Relative paths resolve against the project folder (the one holding package.json), not the
  * working directory: `npm start` always runs there, so the server, `npm run cli` and
- * `npx portcullis` started from any other folder open the same file (issue #12 item 6: the CLI run
- * from a subfolder silently created a second database). For a PostgreSQL URL: the URL without its
+ * `npx portcullis` started from any other folder open the same file (a CLI run
+ * from a subfolder must not silently create a second database). For a PostgreSQL URL: the URL without its
  * password (database-url.ts databaseLocation), which the CLI prints.
  */
 export function databasePath(databaseUrl: string): string {
@@ -88,7 +88,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     },
   };
   // Each provider's module (its Prisma client, driver and adapter) is loaded only when that
-  // provider is used: a SQLite service never loads node-postgres (issue #20, memory).
+  // provider is used: a SQLite service never loads node-postgres.
   const opened =
     target.provider === 'sqlite'
       ? await (await import('./database-sqlite.js')).openSqliteDatabase(target.path, providerOptions)

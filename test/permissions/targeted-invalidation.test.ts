@@ -1,5 +1,5 @@
 /**
- * Targeted invalidation (issue 20, kernel/permission-cache.ts): a role assigned to or removed from
+ * Targeted invalidation (kernel/permission-cache.ts): a role assigned to or removed from
  * one user or service account drops the cached permissions of that subject only, in every
  * organization and through every credential it signs in with (password, service-account token),
  * and the next request of that subject sees the change; every other principal keeps its cached
