@@ -18,7 +18,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type App, createApp } from '../../src/app.js';
 import { LISTENER_NAME } from '../../src/platform/change-feed.js';
-import { type Database, openDatabase } from '../../src/platform/database.js';
+import { changesKnown, type Database, openDatabase } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { ADMIN, authHeader, type Credentials, createTestApp, type TestApp } from '../support/app.js';
 import { onPostgres } from '../support/postgres.js';
@@ -235,6 +235,10 @@ describe('revocation through one replica, read through the other', () => {
 
   it.runIf(onPostgres)("with the other replica's listener killed: 503 or the new state, never the old", async () => {
     const user = await createUser(a, unique('rev-killed'), { orgRole: 'Admin' });
+    // B's listener may have reconnected since it was found (a stall longer than its heartbeat's
+    // read timeout, on a busy machine): wait until B is caught up, then find its listener again.
+    await expect.poll(() => changesKnown(bDb.prisma)).toBe(true);
+    bListener = (await listeners()).find((pid) => !aListeners.includes(pid));
     expect((await viaB('/api/serviceaccounts/search', user.auth)).status).toBe(200);
     const killed = await a.database.prisma.$queryRawUnsafe<{ ok: boolean }[]>(
       `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE pid = ${bListener as number}`,
