@@ -152,7 +152,7 @@ export function createServices(deps: ServiceDeps): Services {
       ...signInDeps,
       directory: ldap.enabled ? ldap : null,
       allowInsecureEmailLookup: auth.oauthAllowInsecureEmailLookup,
-      verifiedPasswords: new VerifiedPasswords({ ttlSeconds: auth.basicAuthCacheSeconds, maxEntries: 10_000 }),
+      verifiedPasswords: new VerifiedPasswords(access.freshness, { ttlSeconds: auth.basicAuthCacheSeconds, maxEntries: 10_000 }),
       clock: deps.clock,
     }),
     ownAccount: new OwnAccountService(signInDeps),

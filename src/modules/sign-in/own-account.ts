@@ -133,7 +133,7 @@ export class OwnAccountService {
           after: { sessionsEnded: count },
         });
       },
-      // Not grantsNothing: the generation must move so remembered Basic credentials of the old
+      // Not grantsNothing: a change must be applied so remembered Basic credentials of the old
       // password (verified-passwords.ts) stop at once.
     );
     return { message: 'User password changed' };
