@@ -12,8 +12,9 @@
  * the same requests (its request log's `ms`, from the start of yoga's handling to its answer; the
  * requests are tagged with X-Request-Id). Asserts nothing.
  *
- * Beside them, the floor of one request measured the same way (the same fetch client and headers,
- * Accept-Encoding included): the service's cheapest route (`GET /api/health`), and a bare
+ * Beside the warm listing, interleaved with it request by request, the floor of one request
+ * measured the same way (the same fetch client and headers, Accept-Encoding included): the
+ * service's cheapest route (`GET /api/frontend/settings`, answered from memory), and a bare
  * node:http server (bench/bare-http.mjs) answering 3 bytes, and as many bytes as the listing,
  * compressed once and sent from memory (what a cached answer costs at best), and a bare graphql-yoga
  * answering `{ __typename }` (bench/bare-yoga.mjs: the framework's own floor). The warm listing is
@@ -146,9 +147,31 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
         coldCpu += cpu;
       }
     }
-    for (let i = 0; i < samples; i++)
-      warm.push((await timed(() => call('GET', `/api/access-control/users/${users[0]}/permissions`, undefined, 'warm')))[0]);
     const listingUrl = `${base}/api/access-control/users/${users[0]}/permissions`;
+    const sent = await fetch(listingUrl, { headers });
+    const listingBytes = (await sent.arrayBuffer()).byteLength;
+    const listingEncoding = sent.headers.get('content-encoding') ?? 'identity';
+    // NaN when streamed (no Content-Length: the compression middleware's answers).
+    const listingSentBytes = Number(sent.headers.get('content-length') ?? Number.NaN);
+    // The warm listing and its floors, interleaved request by request: every median sees the
+    // machine's load of the same moments, so a floor is not measured in a busier second.
+    const bareBase = `http://127.0.0.1:${bare.port}`;
+    const floorUrls = {
+      settingsMs: `${base}/api/frontend/settings`,
+      bareSmallMs: `${bareBase}/?bytes=0`,
+      bareListingMs: `${bareBase}/?bytes=${listingBytes}`,
+      // The framework's own floor: graphql-yoga with its defaults answering `{ __typename }` over GET.
+      bareYogaMs: `http://127.0.0.1:${bareYoga.port}/graphql?query=%7B__typename%7D`,
+    };
+    const floorTimes = Object.fromEntries(Object.keys(floorUrls).map((k) => [k, [] as number[]])) as Record<
+      keyof typeof floorUrls,
+      number[]
+    >;
+    for (let i = 0; i < samples; i++) {
+      warm.push((await timed(() => call('GET', `/api/access-control/users/${users[0]}/permissions`, undefined, 'warm')))[0]);
+      for (const [name, url] of Object.entries(floorUrls) as [keyof typeof floorUrls, string][])
+        floorTimes[name].push((await timed(async () => (await fetch(url, { headers })).arrayBuffer()))[0]);
+    }
     const [warmCpu] = await cpuOf(pid, async () => {
       for (let i = 0; i < CPU_REQUESTS; i++) await (await fetch(listingUrl, { headers })).arrayBuffer();
     });
@@ -156,18 +179,6 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
       for (let i = 0; i < CPU_REQUESTS; i++) await (await fetch(`http://127.0.0.1:${bare.port}/?bytes=0`, { headers })).arrayBuffer();
     });
     const warmIdentityMs = await medianGet(listingUrl, { ...headers, 'accept-encoding': 'identity' });
-    const sent = await fetch(listingUrl, { headers });
-    const listingBytes = (await sent.arrayBuffer()).byteLength;
-    const listingEncoding = sent.headers.get('content-encoding') ?? 'identity';
-    // NaN when streamed (no Content-Length: the compression middleware's answers).
-    const listingSentBytes = Number(sent.headers.get('content-length') ?? Number.NaN);
-    // The floor, measured the same way, now (the machine's load of this moment).
-    const healthMs = await medianGet(`${base}/api/health`, headers);
-    const bareBase = `http://127.0.0.1:${bare.port}`;
-    const bareSmallMs = await medianGet(`${bareBase}/?bytes=0`, headers);
-    const bareListingMs = await medianGet(`${bareBase}/?bytes=${listingBytes}`, headers);
-    // The framework's own floor: graphql-yoga with its defaults answering `{ __typename }` over GET.
-    const bareYogaMs = await medianGet(`http://127.0.0.1:${bareYoga.port}/graphql?query=%7B__typename%7D`, headers);
     const stamp = Date.now().toString(36);
     // Summed per call: each delta is off by up to a tick, the sum over many calls much less.
     const writeCpu = { assign: 0, create: 0 };
@@ -268,10 +279,10 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
       listingBytes,
       listingSentBytes,
       listingEncoding,
-      healthMs,
-      bareSmallMs,
-      bareListingMs,
-      bareYogaMs,
+      settingsMs: median(floorTimes.settingsMs),
+      bareSmallMs: median(floorTimes.bareSmallMs),
+      bareListingMs: median(floorTimes.bareListingMs),
+      bareYogaMs: median(floorTimes.bareYogaMs),
       assignMs: median(assign),
       createMs: median(create),
       rolesColdMs,
