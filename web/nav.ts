@@ -53,7 +53,8 @@ export const SECTIONS: Section[] = [
             description: sentence(
               'the people who sign in, with their org role and whether they may sign in',
               a.can('users:create') && 'create users',
-              (a.can('org.users:write') || a.can('users:write')) && 'change their details or org role',
+              a.can('users:write') && 'change their details, password and whether they may sign in',
+              a.can('org.users:write') && 'change their org role',
             ),
           }
         : null,
