@@ -35,6 +35,7 @@ import { buildScaleDatabase, HEAVY_ROLES, heavyRoles, SCALE_PASSWORD, type Scale
 import { fmt, median } from './support/load.js';
 import { ROOT, type Started, startBareYoga, startProcess, startService, treeCpuMs, treeRss } from './support/processes.js';
 import { type Figures, printScaleTable } from './support/scale-table.js';
+import { interleavedMedians } from './support/timing.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -57,6 +58,11 @@ const WARM_UP_WRITES = 200;
 const LOG_WAIT_MS = 10_000;
 /** Warm requests whose server CPU is summed (/proc's 10 ms ticks need a few hundred of them). */
 const CPU_REQUESTS = 300;
+/**
+ * The warm listing and its floors are timed this many times per sample: a few milliseconds each,
+ * and their medians differ by less than the other figures, so they need more calls to stand apart.
+ */
+const FLOOR_SAMPLES_PER_SAMPLE = 5;
 /** Roles per page of the paged listing figures (`?perpage=50&page=2`). */
 const PAGE_SIZE = 50;
 const root = resolve(String(flags.root));
@@ -128,7 +134,6 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
     const users = heavyIds.slice(0, samples);
     const cold: number[] = [];
     const coldStart: number[] = [];
-    const warm: number[] = [];
     const pid = service.proc.pid as number;
     let coldCpu = 0;
     const half = Math.max(1, Math.floor(users.length / 2));
@@ -153,25 +158,17 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
     const listingEncoding = sent.headers.get('content-encoding') ?? 'identity';
     // NaN when streamed (no Content-Length: the compression middleware's answers).
     const listingSentBytes = Number(sent.headers.get('content-length') ?? Number.NaN);
-    // The warm listing and its floors, interleaved request by request: every median sees the
-    // machine's load of the same moments, so a floor is not measured in a busier second.
+    // The warm listing and its floors, interleaved request by request (support/timing.ts).
     const bareBase = `http://127.0.0.1:${bare.port}`;
-    const floorUrls = {
-      settingsMs: `${base}/api/frontend/settings`,
-      bareSmallMs: `${bareBase}/?bytes=0`,
-      bareListingMs: `${bareBase}/?bytes=${listingBytes}`,
+    const get = (url: string) => async () => (await fetch(url, { headers })).arrayBuffer();
+    const floors = await interleavedMedians(FLOOR_SAMPLES_PER_SAMPLE * samples, {
+      warm: () => call('GET', `/api/access-control/users/${users[0]}/permissions`, undefined, 'warm'),
+      settingsMs: get(`${base}/api/frontend/settings`),
+      bareSmallMs: get(`${bareBase}/?bytes=0`),
+      bareListingMs: get(`${bareBase}/?bytes=${listingBytes}`),
       // The framework's own floor: graphql-yoga with its defaults answering `{ __typename }` over GET.
-      bareYogaMs: `http://127.0.0.1:${bareYoga.port}/graphql?query=%7B__typename%7D`,
-    };
-    const floorTimes = Object.fromEntries(Object.keys(floorUrls).map((k) => [k, [] as number[]])) as Record<
-      keyof typeof floorUrls,
-      number[]
-    >;
-    for (let i = 0; i < samples; i++) {
-      warm.push((await timed(() => call('GET', `/api/access-control/users/${users[0]}/permissions`, undefined, 'warm')))[0]);
-      for (const [name, url] of Object.entries(floorUrls) as [keyof typeof floorUrls, string][])
-        floorTimes[name].push((await timed(async () => (await fetch(url, { headers })).arrayBuffer()))[0]);
-    }
+      bareYogaMs: get(`http://127.0.0.1:${bareYoga.port}/graphql?query=%7B__typename%7D`),
+    });
     const [warmCpu] = await cpuOf(pid, async () => {
       for (let i = 0; i < CPU_REQUESTS; i++) await (await fetch(listingUrl, { headers })).arrayBuffer();
     });
@@ -269,7 +266,7 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
       rssIdle,
       coldMs: median(cold.length > 0 ? cold : coldStart),
       coldStartMs: median(coldStart),
-      warmMs: median(warm),
+      warmMs: floors.warm,
       warmIdentityMs,
       coldCpuMs: coldCpu / Math.max(1, cold.length),
       warmCpuMs: warmCpu / CPU_REQUESTS,
@@ -279,10 +276,10 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
       listingBytes,
       listingSentBytes,
       listingEncoding,
-      settingsMs: median(floorTimes.settingsMs),
-      bareSmallMs: median(floorTimes.bareSmallMs),
-      bareListingMs: median(floorTimes.bareListingMs),
-      bareYogaMs: median(floorTimes.bareYogaMs),
+      settingsMs: floors.settingsMs,
+      bareSmallMs: floors.bareSmallMs,
+      bareListingMs: floors.bareListingMs,
+      bareYogaMs: floors.bareYogaMs,
       assignMs: median(assign),
       createMs: median(create),
       rolesColdMs,
