@@ -20,7 +20,7 @@
  * flight makes it stop with 409.
  */
 import type { Prisma, Role } from '../generated/prisma/client.js';
-import { catchUpOf, changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
+import { announceReach, catchUpOf, changeCounterOf, type Db, isDatabaseBusy, targetedChangesOf, type Tx } from '../platform/database.js';
 import { CommitSignal, collectChanges } from './changes.js';
 import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
@@ -28,7 +28,7 @@ import { credentialsChanged, currentFence, factsHold, type RequestFence, type Re
 import { ForeignCommits } from './foreign-commits.js';
 import { Freshness } from './freshness.js';
 import { requireSignedIn } from './guards.js';
-import { type HeldAccessTables, heldRoleRows, heldRolesWhere, loadHeldAccess, ROLE_ID_SLICE } from './held-roles.js';
+import { type HeldAccessTables, heldRolesWhere, loadHeldAccess, ROLE_ID_SLICE } from './held-roles.js';
 import {
   DEFAULT_CACHE_LIMITS,
   type HeldAccess,
@@ -39,10 +39,27 @@ import {
   type PermissionCacheObserver,
 } from './permission-cache.js';
 import type { Principal, SignedInPrincipal } from './principal.js';
+import { RoleRows } from './role-rows.js';
 import type { WriteOptions } from './write-options.js';
 
 /** Order of held roles: by name, then id (a global and a local role may share a name). */
 const BY_NAME_THEN_ID: Prisma.RoleOrderByWithRelationInput[] = [{ name: 'asc' }, { id: 'asc' }];
+
+/** A Pothos selection of Role rows. */
+type RoleSelection = { include?: Prisma.RoleInclude; select?: Prisma.RoleSelect };
+
+/** The role permissions' order of the GraphQL `Role.permissions` field, the one role-rows.ts reads. */
+const PERMISSIONS_IN_ORDER = JSON.stringify({ orderBy: [{ action: 'asc' }, { scope: 'asc' }] });
+
+/** True when `query` asks for scalar fields and at most the roles' own permissions, in their order: what role-rows.ts caches. */
+function servedByRoleRows(query: RoleSelection): boolean {
+  if (query.select !== undefined) return false;
+  const include = query.include ?? {};
+  for (const [relation, selection] of Object.entries(include)) {
+    if (relation !== 'permissions' || (selection !== true && JSON.stringify(selection) !== PERMISSIONS_IN_ORDER)) return false;
+  }
+  return true;
+}
 
 /** Permissions, checks and the one write path (rules in the module comment). */
 export class AccessService {
@@ -51,6 +68,8 @@ export class AccessService {
   private readonly fences = new WeakMap<Principal, RequestFence>();
   /** The revision of the last change applied (freshness.ts): every cache of the process is stamped with it. */
   readonly freshness: Freshness;
+  /** Held roles' rows with their permissions, shared by every principal (role-rows.ts). */
+  private readonly roleRows: RoleRows;
   /** Told after each write of this process that committed a change record (the change feed's streams wake on it). */
   readonly commits = new CommitSignal();
 
@@ -58,13 +77,9 @@ export class AccessService {
     private readonly db: Db,
     limits: PermissionCacheLimits = DEFAULT_CACHE_LIMITS,
   ) {
-    this.freshness = new Freshness(new ForeignCommits(changeCounterOf(db), catchUpOf(db)));
-    this.cache = new PermissionCache(
-      this.freshness,
-      limits,
-      (principal) => this.load(principal),
-      (ids) => heldRoleRows(this.db, ids),
-    );
+    this.freshness = new Freshness(new ForeignCommits(changeCounterOf(db), catchUpOf(db), targetedChangesOf(db)));
+    this.cache = new PermissionCache(this.freshness, limits, (principal) => this.load(principal));
+    this.roleRows = new RoleRows(db, this.freshness);
   }
 
   /**
@@ -105,7 +120,7 @@ export class AccessService {
    * drops every cached index and every in-flight load, so the next request sees the change.
    * `grantsNothing: true` skips the invalidation for writes that cannot change anyone's
    * permissions (a new, unassigned role; a new API key). `reach: { users }` narrows it to the
-   * permissions of those users (permission-cache.ts "Targeted invalidation"): only for writes
+   * permissions of those users, here and on other replicas (freshness.ts): only for writes
    * whose every change is to the role assignments of those users (assignments/core.ts, users and
    * service accounts); a write that changes anything else (a row, a membership, an org role, a
    * team's roles, a credential) must invalidate globally, the default. Inside the transaction,
@@ -124,6 +139,7 @@ export class AccessService {
       return await this.db.$transaction(async (tx) => {
         this.freshness.sync();
         if (fence && fence.revision !== this.freshness.revisionOf(fence.principal)) await this.recheck(fence, tx);
+        if (options.reach) await announceReach(this.db, tx, options.reach.users);
         const changes = collectChanges(tx);
         const result = await work(tx);
         const revision = await changes.append(tx);
@@ -250,22 +266,23 @@ export class AccessService {
   /**
    * Every role behind the principal's permissions: basic roles, direct roles (org and global)
    * and team roles of its organization, by name then id. `query` passes a Pothos selection
-   * through. Without one (scalar fields only: `viewer { roles { name } }`) the rows are those of
-   * the cached entry's own role ids, read at the first such request and kept with the entry while
-   * the principal's revision holds (permission-cache.ts `rowsOf`), fenced as `permissionsOf`; a
-   * selection of relations reads them from the database.
+   * through. Scalar fields and the roles' own `permissions` (the frontend's one round-trip,
+   * `viewer { roles { name permissions { action scope } } }`) come from the rows cached for every
+   * principal (role-rows.ts) of the cached entry's role ids, fenced as `permissionsOf`, and agree
+   * with its index: rows read while the principal's revision moved are read again with a new
+   * entry (at most MAX_LOAD_ATTEMPTS times). Any other selection reads them from the database.
    * @throws DomainError CREDENTIALS_CHANGED (409) as `permissionsOf`.
    */
-  async heldRoles(principal: Principal, query: { include?: Prisma.RoleInclude; select?: Prisma.RoleSelect } = {}): Promise<Role[]> {
+  async heldRoles(principal: Principal, query: RoleSelection = {}): Promise<Role[]> {
     if (principal.kind === 'anonymous') return [];
-    const scalarsOnly = query.select === undefined && (query.include === undefined || Object.keys(query.include).length === 0);
-    if (scalarsOnly) {
-      // The rows of the entry's own roles, read once and kept with it (permission-cache.ts rowsOf).
-      let rows: readonly Role[] | undefined;
-      for (let attempt = 1; !rows; attempt++) {
-        rows = await this.cache.rowsOf(principal, await this.entryOf(principal), attempt >= MAX_LOAD_ATTEMPTS);
+    if (servedByRoleRows(query)) {
+      let rows: Role[] = [];
+      for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
+        const entry = await this.entryOf(principal);
+        rows = await this.roleRows.of(entry.roleIds);
+        if (entry.revision === this.freshness.revisionOf(principal)) break;
       }
-      return [...rows];
+      return rows;
     }
     // The role ids of the entry the request's checks use (fenced, cached: no statement of their
     // own); past one slice, the filter form (rarer, slower).

@@ -4,9 +4,10 @@
  * Every change that can alter what someone may do is applied here before anything else sees it:
  * a write of this process (access.ts `write`) as soon as its transaction ends, a commit of another
  * connection (the CLI, another server, a PostgreSQL replica: foreign-commits.ts) at the next
- * `sync`. Applying takes the next revision. A change applied to everyone records it as the
+ * `sync`, which every request runs before it reads any cache. Applying takes the next revision. A change applied to everyone records it as the
  * `revision`; a change that can reach named users only (a role assigned to or removed from a
- * user or service account: access.ts `write` with a `reach`) records it for each of them.
+ * user or service account: access.ts `write` with a `reach`; on PostgreSQL the same write made by
+ * another replica, whose notification names them) records it for each of them.
  * `revisionOf(principal)` is the later of the two, so it moves with every change that can reach
  * the principal and with no other.
  *
@@ -73,12 +74,16 @@ export class Freshness {
   }
 
   /**
-   * Applies every commit of another connection seen by the change counter (foreign-commits.ts):
-   * one change to everyone when the counter moved.
+   * Applies every commit of another connection seen so far (foreign-commits.ts): one change to
+   * everyone when the change counter moved, else one change to the users that other replicas'
+   * targeted commits named (PostgreSQL), if any.
    * @throws DomainError DATABASE_UNAVAILABLE (503) while the counter cannot know.
    */
   sync(): void {
-    if (this.foreign.moved()) this.applyToEveryone();
+    const moved = this.foreign.moved();
+    const users = this.foreign.takeTargeted();
+    if (moved) this.applyToEveryone();
+    else if (users.length > 0) this.applyToUsers(users);
   }
 
   /**

@@ -75,7 +75,7 @@ export type HeldRoleTables = Pick<Prisma.TransactionClient, '$queryRaw'>;
  * assignment side in one statement, a UNION of one SELECT per way a role is held: its basic
  * grants (BasicRoleGrant (basicRole, orgId, roleId)), its own assignments in its organization or
  * globally (UserRole (userId)), and its teams' assignments in its organization (TeamMember
- * (userId, orgId) joined to TeamRole (teamId, roleId)), each an index lookup. Issue 20:
+ * (userId, orgId) joined to TeamRole (teamId, roleId)), each an index lookup. By comparison,
  * `role.findMany({ where: heldRolesWhere })` walked every Role row and probed the assignment
  * tables for each (33 ms at 10k roles, 0.28 ms at 100); four Prisma reads of the same lookups
  * cost 0.5-0.8 ms, this one 0.13-0.2 ms (bench/scale.ts database). The SQL is the filters of
@@ -106,7 +106,7 @@ export type HeldAccessTables = HeldRoleTables & Pick<Prisma.TransactionClient, '
 /**
  * The action and scope of every permission of roles `ids`, by role id (a role without any is
  * absent), read by one raw statement per ROLE_ID_SLICE ids (Permission (roleId) index; quoted
- * identifiers, the same text on SQLite and PostgreSQL), in no order. Issue 20: with Prisma's
+ * identifiers, the same text on SQLite and PostgreSQL), in no order. Measured: with Prisma's
  * relation load, a 50-role user's whole load (250 permissions) took 1.52 ms on the scale
  * benchmark's database, with this one 1.21 ms; the permission checks (loadHeldAccess) and the
  * delegation of an assignment (assignments/assignable.ts) read them so.
@@ -132,7 +132,7 @@ export async function permissionsByRole(db: HeldRoleTables, ids: readonly number
  * (default the client; a write's own transaction for the fence recheck): the held roles' ids
  * from the assignment side (heldRoleIds), then their permissions (permissionsByRole): two
  * statements whatever the data (the rule: this module's comment). The roles' rows are read only
- * when asked for (heldRoleRows, permission-cache.ts `rowsOf`).
+ * when asked for (role-rows.ts).
  */
 export async function loadHeldAccess(db: HeldRoleTables, principal: SignedInPrincipal): Promise<HeldAccess> {
   const roleIds = await heldRoleIds(db, principal);
@@ -140,19 +140,6 @@ export async function loadHeldAccess(db: HeldRoleTables, principal: SignedInPrin
   const permissions: PermissionPair[] = [];
   for (const id of roleIds) for (const pair of byRole.get(id) ?? []) permissions.push(pair);
   return { permissions, roleIds };
-}
-
-/**
- * The rows of roles `ids` by name then id (a role deleted since is absent), in slices of
- * ROLE_ID_SLICE ids (SQLite's bound-parameter limit), merged when there are several. The rows
- * carry no permissions: a GraphQL `permissions` field of a role loads its own.
- */
-export async function heldRoleRows(db: Pick<Prisma.TransactionClient, 'role'>, ids: readonly number[]): Promise<Role[]> {
-  const roles: Role[] = [];
-  for (let i = 0; i < ids.length; i += ROLE_ID_SLICE)
-    roles.push(...(await db.role.findMany({ where: { id: { in: ids.slice(i, i + ROLE_ID_SLICE) } }, orderBy: BY_NAME_THEN_ID })));
-  if (ids.length > ROLE_ID_SLICE) roles.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
-  return roles;
 }
 
 /** Prisma filter for the roles a signed-in principal holds in its organization (heldRoleSources, any of them). */

@@ -6,12 +6,9 @@
  * that overlapped a change is neither stored nor returned: it is loaded again, so no in-flight
  * request can put back or use a stale entry after a write was acknowledged.
  *
- * An entry also holds the ids of the roles the index was built from, and their rows once asked
- * for (`rowsOf`): the rows are read at the first request that shows them (`viewer { roles }`),
- * never with every index, and kept only while the principal's revision is the one the index was
- * loaded at, so the two always agree; they are dropped with the entry.
+ * An entry also holds the ids of the roles the index was built from: their rows, with their
+ * permissions, are cached once for every principal (role-rows.ts).
  */
-import type { Role } from '../generated/prisma/client.js';
 import type { PermissionPair } from './catalogue.js';
 import { PermissionIndex } from './evaluator.js';
 import type { Freshness } from './freshness.js';
@@ -48,30 +45,22 @@ export interface HeldAccess {
   roleIds: readonly number[];
 }
 
-/**
- * An entry: the index, the held roles' ids, the principal's revision when its load started
- * (freshness.ts `revisionOf`), and the held roles' rows once `rowsOf` read them (set once,
- * never changed after; callers copy the list).
- */
+/** An entry: the index, the held roles' ids, and the principal's revision when its load started (freshness.ts `revisionOf`). */
 export interface HeldEntry {
   readonly index: PermissionIndex;
   readonly roleIds: readonly number[];
   readonly revision: number;
-  rows?: readonly Role[];
 }
 
 /**
  * Estimated bytes of an entry: two UTF-16 strings per permission plus Map/Set overhead, the JSON
  * the REST door may keep of its two listings (http/answer-cache.ts: the pairs and the scope map,
- * each at most about the strings plus 32 bytes of punctuation per permission), and each role's
- * strings plus the row object's overhead.
+ * each at most about the strings plus 32 bytes of punctuation per permission), and the role ids.
  */
 function estimateBytes(entry: HeldEntry): number {
   let bytes = 256;
   for (const p of entry.index.pairs()) bytes += 4 * (p.action.length + p.scope.length) + 96 + 64;
   bytes += 8 * entry.roleIds.length;
-  for (const r of entry.rows ?? [])
-    bytes += 2 * (r.uid.length + r.name.length + r.displayName.length + r.description.length + r.group.length) + 256;
   return bytes;
 }
 
@@ -83,13 +72,11 @@ export class PermissionCache {
   /**
    * @param freshness the revisions entries are stamped with.
    * @param load reads a principal's permissions and held roles' ids from the database.
-   * @param loadRows reads the rows of roles by id, by name then id.
    */
   constructor(
     private readonly freshness: Freshness,
     limits: PermissionCacheLimits,
     private readonly load: (principal: SignedInPrincipal) => Promise<HeldAccess>,
-    private readonly loadRows: (ids: readonly number[]) => Promise<Role[]>,
   ) {
     this.cache = new RevisionCache(freshness, { maxBytes: limits.maxBytes, ttlMs: limits.ttlMs, sizeOf: estimateBytes });
   }
@@ -106,7 +93,7 @@ export class PermissionCache {
     return (await this.entryOf(principal)).index;
   }
 
-  /** `indexOf`'s entry: the index with the rows of the roles it was built from. */
+  /** `indexOf`'s entry: the index with the ids of the roles it was built from. */
   async entryOf(principal: SignedInPrincipal): Promise<HeldEntry> {
     const key = cacheKey(principal);
     const cached = this.cache.get(key, principal);
@@ -123,25 +110,6 @@ export class PermissionCache {
       if (entry.revision === this.freshness.revisionOf(principal)) return entry;
     }
     return entry;
-  }
-
-  /**
-   * The rows of the roles behind `entry` (an entry `entryOf` returned for `principal`), by name
-   * then id: read once, then kept with the entry. Undefined when the principal's revision moved
-   * since the entry was loaded (the rows might not be those of its index): the caller asks
-   * `entryOf` again. With `lastAttempt` the rows are returned anyway, not kept (`entryOf`'s rule
-   * under a steady stream of commits).
-   */
-  async rowsOf(principal: SignedInPrincipal, entry: HeldEntry, lastAttempt = false): Promise<readonly Role[] | undefined> {
-    if (entry.rows) return entry.rows;
-    const rows = Object.freeze(await this.loadRows(entry.roleIds));
-    this.freshness.sync();
-    if (entry.revision !== this.freshness.revisionOf(principal)) return lastAttempt ? rows : undefined;
-    entry.rows = rows;
-    // Stored again so its size counts the rows (lru-cache measures on set).
-    const key = cacheKey(principal);
-    if (this.cache.get(key, principal) === entry) this.cache.set(key, entry, entry.revision, principal);
-    return rows;
   }
 
   /** Drops the cached index of one principal, so its next lookup reloads it. */

@@ -195,7 +195,7 @@ export class SubjectAssignments {
   /**
    * The audit log's view of subject `id`'s assignments in scope `orgId`: `{<idField>, orgId,
    * roleUids}`, uids sorted, from `uids` (store.currentUids, or what `work` knows it left).
-   * Uids only (issue 20: reading the roles' permissions here too cost an assignment to a 50-role
+   * Uids only (reading the roles' permissions here too would cost an assignment to a 50-role
    * user two loads of 250 permissions).
    */
   private snapshot(id: number, orgId: number, uids: readonly string[]) {

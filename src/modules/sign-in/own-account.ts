@@ -1,5 +1,5 @@
 /**
- * The signed-in user's own account (Grafana's `/api/user*` routes, issue #11 item 2): its profile,
+ * The signed-in user's own account (Grafana's `/api/user*` routes): its profile,
  * its organizations, the organization switch and its password change. A service of its own beside
  * SignInService (service.ts), sharing its login throttle; both are composed in modules/services.ts
  * (`services.ownAccount`).

@@ -3,8 +3,8 @@
  * user, users that come from an identity provider (LDAP, OAuth), and the signed-in user's own
  * account (`/api/user*`: profile, organizations, password, organization switch).
  *
- * Rules: issue #11 items 1-3 (Grafana's login, `/api/user` routes and external user sync) and
- * issue #10 item 4 and issue #18 items 3-4: password checks reserved on counters per typed name,
+ * Rules: Grafana's login, `/api/user` routes and external user sync, and
+ * SECURITY.md "Sign-in": password checks reserved on counters per typed name,
  * per account (the user a login or email resolves to) and per client address before they run
  * (throttle.ts); unknown logins are verified against
  * a dummy argon2 hash (platform/passwords.ts) so they cost the time of a known one; the answer
