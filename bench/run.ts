@@ -5,7 +5,7 @@
  * against casbin (evaluator.ts). They print ratios measured in one run, hold no targets, and are
  * not part of `npm test`.
  *
- *   npm run bench                      all four (about 10 minutes; --quick: about 3)
+ *   npm run bench                      all four (about 10 minutes; --quick: 1 to 3, with the load)
  *   npm run bench -- <suite> [flags]   one of http, budget, scale, scale-db, evaluator, profile, replicas, changes
  *   npm run bench -- --quick           all four, shorter and on a smaller scale database
  */

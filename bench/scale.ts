@@ -12,8 +12,9 @@
  * the same requests (its request log's `ms`, from the start of yoga's handling to its answer; the
  * requests are tagged with X-Request-Id). Asserts nothing.
  *
- * Beside them, the floor of one request measured the same way (the same fetch client and headers,
- * Accept-Encoding included): the service's cheapest route (`GET /api/health`), and a bare
+ * Beside the warm listing, interleaved with it request by request, the floor of one request
+ * measured the same way (the same fetch client and headers, Accept-Encoding included): the
+ * service's cheapest route (`GET /api/frontend/settings`, answered from memory), and a bare
  * node:http server (bench/bare-http.mjs) answering 3 bytes, and as many bytes as the listing,
  * compressed once and sent from memory (what a cached answer costs at best), and a bare graphql-yoga
  * answering `{ __typename }` (bench/bare-yoga.mjs: the framework's own floor). The warm listing is
@@ -34,6 +35,7 @@ import { buildScaleDatabase, HEAVY_ROLES, heavyRoles, SCALE_PASSWORD, type Scale
 import { fmt, median } from './support/load.js';
 import { ROOT, type Started, startBareYoga, startProcess, startService, treeCpuMs, treeRss } from './support/processes.js';
 import { type Figures, printScaleTable } from './support/scale-table.js';
+import { interleavedMedians } from './support/timing.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2),
@@ -56,6 +58,11 @@ const WARM_UP_WRITES = 200;
 const LOG_WAIT_MS = 10_000;
 /** Warm requests whose server CPU is summed (/proc's 10 ms ticks need a few hundred of them). */
 const CPU_REQUESTS = 300;
+/**
+ * The warm listing and its floors are timed this many times per sample: a few milliseconds each,
+ * and their medians differ by less than the other figures, so they need more calls to stand apart.
+ */
+const FLOOR_SAMPLES_PER_SAMPLE = 5;
 /** Roles per page of the paged listing figures (`?perpage=50&page=2`). */
 const PAGE_SIZE = 50;
 const root = resolve(String(flags.root));
@@ -127,7 +134,6 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
     const users = heavyIds.slice(0, samples);
     const cold: number[] = [];
     const coldStart: number[] = [];
-    const warm: number[] = [];
     const pid = service.proc.pid as number;
     let coldCpu = 0;
     const half = Math.max(1, Math.floor(users.length / 2));
@@ -146,9 +152,23 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
         coldCpu += cpu;
       }
     }
-    for (let i = 0; i < samples; i++)
-      warm.push((await timed(() => call('GET', `/api/access-control/users/${users[0]}/permissions`, undefined, 'warm')))[0]);
     const listingUrl = `${base}/api/access-control/users/${users[0]}/permissions`;
+    const sent = await fetch(listingUrl, { headers });
+    const listingBytes = (await sent.arrayBuffer()).byteLength;
+    const listingEncoding = sent.headers.get('content-encoding') ?? 'identity';
+    // NaN when streamed (no Content-Length: the compression middleware's answers).
+    const listingSentBytes = Number(sent.headers.get('content-length') ?? Number.NaN);
+    // The warm listing and its floors, interleaved request by request (support/timing.ts).
+    const bareBase = `http://127.0.0.1:${bare.port}`;
+    const get = (url: string) => async () => (await fetch(url, { headers })).arrayBuffer();
+    const floors = await interleavedMedians(FLOOR_SAMPLES_PER_SAMPLE * samples, {
+      warm: () => call('GET', `/api/access-control/users/${users[0]}/permissions`, undefined, 'warm'),
+      settingsMs: get(`${base}/api/frontend/settings`),
+      bareSmallMs: get(`${bareBase}/?bytes=0`),
+      bareListingMs: get(`${bareBase}/?bytes=${listingBytes}`),
+      // The framework's own floor: graphql-yoga with its defaults answering `{ __typename }` over GET.
+      bareYogaMs: get(`http://127.0.0.1:${bareYoga.port}/graphql?query=%7B__typename%7D`),
+    });
     const [warmCpu] = await cpuOf(pid, async () => {
       for (let i = 0; i < CPU_REQUESTS; i++) await (await fetch(listingUrl, { headers })).arrayBuffer();
     });
@@ -156,18 +176,6 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
       for (let i = 0; i < CPU_REQUESTS; i++) await (await fetch(`http://127.0.0.1:${bare.port}/?bytes=0`, { headers })).arrayBuffer();
     });
     const warmIdentityMs = await medianGet(listingUrl, { ...headers, 'accept-encoding': 'identity' });
-    const sent = await fetch(listingUrl, { headers });
-    const listingBytes = (await sent.arrayBuffer()).byteLength;
-    const listingEncoding = sent.headers.get('content-encoding') ?? 'identity';
-    // NaN when streamed (no Content-Length: the compression middleware's answers).
-    const listingSentBytes = Number(sent.headers.get('content-length') ?? Number.NaN);
-    // The floor, measured the same way, now (the machine's load of this moment).
-    const healthMs = await medianGet(`${base}/api/health`, headers);
-    const bareBase = `http://127.0.0.1:${bare.port}`;
-    const bareSmallMs = await medianGet(`${bareBase}/?bytes=0`, headers);
-    const bareListingMs = await medianGet(`${bareBase}/?bytes=${listingBytes}`, headers);
-    // The framework's own floor: graphql-yoga with its defaults answering `{ __typename }` over GET.
-    const bareYogaMs = await medianGet(`http://127.0.0.1:${bareYoga.port}/graphql?query=%7B__typename%7D`, headers);
     const stamp = Date.now().toString(36);
     // Summed per call: each delta is off by up to a tick, the sum over many calls much less.
     const writeCpu = { assign: 0, create: 0 };
@@ -258,7 +266,7 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
       rssIdle,
       coldMs: median(cold.length > 0 ? cold : coldStart),
       coldStartMs: median(coldStart),
-      warmMs: median(warm),
+      warmMs: floors.warm,
       warmIdentityMs,
       coldCpuMs: coldCpu / Math.max(1, cold.length),
       warmCpuMs: warmCpu / CPU_REQUESTS,
@@ -268,10 +276,10 @@ async function measure(db: string, heavyIds: number[], roleCount: number, dir: s
       listingBytes,
       listingSentBytes,
       listingEncoding,
-      healthMs,
-      bareSmallMs,
-      bareListingMs,
-      bareYogaMs,
+      settingsMs: floors.settingsMs,
+      bareSmallMs: floors.bareSmallMs,
+      bareListingMs: floors.bareListingMs,
+      bareYogaMs: floors.bareYogaMs,
       assignMs: median(assign),
       createMs: median(create),
       rolesColdMs,

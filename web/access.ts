@@ -44,6 +44,15 @@ export class Access {
     return this.can(action, DELEGATE) || this.can(action, ESCALATE);
   }
 
+  /**
+   * Holds every one of `permissions`, as the server's delegation rule counts it
+   * (src/kernel/evaluator.ts `PermissionIndex.covers`): a permission without scope is covered by
+   * the action under any scope, one with a scope as `can` matches it.
+   */
+  covers(permissions: readonly Held[]): boolean {
+    return permissions.every((p) => (p.scope === '' ? this.can(p.action) : this.can(p.action, p.scope)));
+  }
+
   /** Every held scope of `action`, for suggestions. */
   scopesOf(action: string): string[] {
     return [...new Set(this.byAction.get(action) ?? [])].filter((s) => s !== '').sort();

@@ -13,10 +13,15 @@ import { Loading, Notice } from './notice.js';
 import { ApiKeysPage } from './pages/api-keys.js';
 import { AssignmentsPage } from './pages/assignments.js';
 import { BasicRolesPage } from './pages/basic-roles.js';
+import { OrgsPage } from './pages/orgs.js';
 import { OverviewPage } from './pages/overview.js';
 import { RoleEditorPage } from './pages/role-editor.js';
 import { RolesPage } from './pages/roles.js';
 import { SignInPage } from './pages/sign-in.js';
+import { TeamPage } from './pages/team.js';
+import { TeamsPage } from './pages/teams.js';
+import { UserPage } from './pages/user.js';
+import { UsersPage } from './pages/users.js';
 import { WhyPage } from './pages/why.js';
 import { CONSOLE_PATHS } from './paths.js';
 import { SessionProvider, useSession } from './session.js';
@@ -77,6 +82,11 @@ function Shell() {
       <main id="main" tabIndex={-1} key={session.viewer.orgId}>
         <Router>
           <Route path="/" component={OverviewPage} />
+          <Route path="/users" component={UsersPage} />
+          <Route path="/users/edit" component={UserPage} />
+          <Route path="/teams" component={TeamsPage} />
+          <Route path="/teams/edit" component={TeamPage} />
+          <Route path="/orgs" component={OrgsPage} />
           <Route path="/api-keys" component={ApiKeysPage} />
           <Route path="/roles" component={RolesPage} />
           <Route path="/roles/new" component={RoleEditorPage} />
@@ -185,7 +195,8 @@ function OrgSwitch({ current, onError }: { current: number; onError: (message: s
 function Nav() {
   const { access, rbac } = useSession();
   const { path } = useLocation();
-  const section = path.startsWith('/roles') ? '/roles' : path;
+  // A page under a section (/roles/edit, /users/edit, /teams/edit) marks its section current.
+  const section = `/${path.split('/')[1] ?? ''}`;
   return (
     <nav class="nav" aria-label="Console">
       <ul>

@@ -30,6 +30,29 @@ export function roleTitle(role: { name: string; displayName: string }): string {
   return role.displayName || role.name;
 }
 
+/** `name` with a line-break opportunity after each colon (`fixed:<wbr>users:<wbr>reader`). */
+function breakable(name: string) {
+  return name.split(':').flatMap((part, i) => (i === 0 ? [part] : [':', <wbr key={i} />, part]));
+}
+
+/**
+ * A role as people read it, in one inline box: its title and, when the title is a display name,
+ * the role's name beside it in monospace (a role without a display name shows its name once).
+ */
+export function RoleName({ role }: { role: { name: string; displayName: string } }) {
+  return (
+    <span class="role-name">
+      <span class="role-title">{breakable(roleTitle(role))}</span>
+      {role.displayName && role.displayName !== role.name && (
+        <>
+          {' '}
+          <span class="mono muted">{breakable(role.name)}</span>
+        </>
+      )}
+    </span>
+  );
+}
+
 /** How a role reaches a user, for people: direct, team X, basic role Viewer... */
 export function sourceLabel(source: string): string {
   if (source === 'direct') return 'Assigned directly';

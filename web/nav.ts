@@ -44,6 +44,41 @@ export function apiKeysOffer(a: Access): Offer | null {
 
 export const SECTIONS: Section[] = [
   { path: '/', offer: () => ({ label: 'Overview', description: 'Who you are and where to go.' }) },
+  {
+    path: '/users',
+    offer: (a) =>
+      a.can('org.users:read') || a.can('users:read', 'global.users:*')
+        ? {
+            label: 'Users',
+            description: sentence(
+              'the people who sign in, with their org role and whether they may sign in',
+              a.can('users:create') && 'create users',
+              a.can('users:write') && 'change their details, password and whether they may sign in',
+              a.can('org.users:write') && 'change their org role',
+            ),
+          }
+        : null,
+  },
+  {
+    path: '/teams',
+    offer: (a) =>
+      a.can('teams:read')
+        ? {
+            label: 'Teams',
+            description: sentence('the teams of the organization with their members and roles', a.can('teams:create') && 'create teams'),
+          }
+        : null,
+  },
+  {
+    path: '/orgs',
+    offer: (a) =>
+      a.can('orgs:read', 'orgs:*')
+        ? {
+            label: 'Organizations',
+            description: sentence('every organization of the server', a.can('orgs:create') && 'create, rename and delete them'),
+          }
+        : null,
+  },
   { path: '/api-keys', offer: (a) => apiKeysOffer(a) },
   {
     path: '/roles',

@@ -6,6 +6,11 @@
 export const CONSOLE_PATHS = [
   '/',
   '/login',
+  '/users',
+  '/users/edit',
+  '/teams',
+  '/teams/edit',
+  '/orgs',
   '/api-keys',
   '/roles',
   '/roles/new',

@@ -1,7 +1,9 @@
 /**
  * Names for the yoga plugins of src/app.ts, recognized by an identifier their hooks' source
- * text contains (plugins are plain objects: they carry no name). A plugin nothing matches is
- * named by its position and hooks, so a renamed plugin is still measured, only labelled less well.
+ * text contains (plugins are plain objects: they carry no name), with the hooks they use. The
+ * more specific signs come first: useOpenApiHeaders' source names REFERENCE_PATH too. A plugin
+ * nothing matches is named by its position and hooks, so it is still measured; a test
+ * (test/operations/bench-plugin-names.test.ts) keeps every plugin of the app named.
  */
 import type { Plugin } from 'graphql-yoga';
 
@@ -10,17 +12,21 @@ const SIGNS: [RegExp, string][] = [
   [/READY_PATH|lifecycle\.state/, 'useReadiness'],
   [/METRICS_PATH/, 'useMetrics'],
   [/canonicalPagePath|strays/, 'useConsole'],
+  [/graphiqlAssets\(\)/, 'useGraphiQLAssets'],
+  [/negotiateEncoding/, 'useGraphiQLCompression'],
   [/recordConnection/, 'useConnection'],
   [/setExecuteFn\(run\)/, 'useExecution (graphql-js, compiled when hot)'],
   [/refuseDeclaredLength/, 'useBodyLimit'],
+  [/JSON_TYPES|notJsonMessage/, 'useJsonPosts'],
   [/csrf|requestHeaders/i, 'useCSRFPrevention'],
   [/maxDocumentBytes|hasLoneSurrogate/, 'useGraphQLGate'],
   [/GRAPHQL_VALIDATION_FAILED|isVariableError/, 'useBadRequestStatus'],
+  [/Object\.values\(result\.data\)/, 'usePartialStatus'],
   [/secretsAloneRule/, 'useSecretsAlone'],
-  [/OPENAPI_PATH|REFERENCE_PATH/, 'useOpenApi'],
   [/ASSET_CACHE|REFERENCE_PAGE_POLICY/, 'useOpenApiHeaders'],
+  [/OPENAPI_PATH|REFERENCE_PATH/, 'useOpenApi'],
   [/createRestRouter|rest\.answer\(request/, 'useRestRoutes'],
-  [/unauthenticated\(\)/, 'useGraphiQLAuth'],
+  [/unauthenticated\b/, 'useGraphiQLAuth'],
   [/operationCost|listDepth/, 'useListLimits (cost, list depth)'],
   [/maxTokens|MaxTokens|token/i, 'max-tokens (graphql-armor)'],
   [/maxDepth|MaxDepth|depth/i, 'max-depth (graphql-armor)'],
@@ -40,11 +46,14 @@ function sourceOf(value: unknown, depth = 0): string {
     .join('\n');
 }
 
-/** A readable name for the plugin at `index` of the list. */
+/**
+ * A readable name for the plugin at `index` (from 0) of the list: its factory's name and its
+ * hooks, `useAccessFence (onExecute)`.
+ */
 export function pluginName(plugin: Plugin, index: number): string {
   const hooks = Object.keys(plugin);
-  if (hooks.length === 0) return `#${index} (no hooks: a plugin switched off)`;
+  if (hooks.length === 0) return `plugin ${index + 1} of the list: no hooks (switched off by its setting)`;
   const text = sourceOf(plugin);
   const found = SIGNS.find(([sign]) => sign.test(text));
-  return `${found ? found[1] : '?'} #${index} (${hooks.join(', ')})`;
+  return `${found ? found[1] : `unnamed plugin ${index + 1} of the list`} (${hooks.join(', ')})`;
 }

@@ -30,7 +30,7 @@ export interface Figures {
   listingBytes: number;
   listingSentBytes: number;
   listingEncoding: string;
-  healthMs: number;
+  settingsMs: number;
   bareSmallMs: number;
   bareListingMs: number;
   bareYogaMs: number;
@@ -78,7 +78,7 @@ export function printScaleTable(large: Figures, little: Figures, options: { page
       row('  the same, Accept-Encoding: identity', 'warmIdentityMs', ms),
       row('  its size, JSON', 'listingBytes', kb),
       row(`  its size as sent (${large.listingEncoding})`, 'listingSentBytes', kb),
-      row('floor: GET /api/health of the service', 'healthMs', ms),
+      row('floor: GET /api/frontend/settings of the service (from memory)', 'settingsMs', ms),
       row('floor: bare node:http, 3 bytes', 'bareSmallMs', ms),
       row("floor: bare node:http, the listing's bytes sent from memory", 'bareListingMs', ms),
       row('floor: bare graphql-yoga, GET { __typename }', 'bareYogaMs', ms),

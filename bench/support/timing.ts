@@ -36,3 +36,24 @@ export async function timeVariants(variants: Variant[], rounds: number, batch: n
     [...samples].map(([name, values]) => [name, { cpu: median(values.map((t) => t.cpu)), wall: median(values.map((t) => t.wall)) }]),
   );
 }
+
+/**
+ * Wall-time medians, in milliseconds, of `samples` calls of each of `runs`, interleaved call by
+ * call (one of each, in order, `samples` times): every median sees the machine's load of the same
+ * moments, so a floor measured beside a request is not measured in a busier second.
+ */
+export async function interleavedMedians<K extends string>(
+  samples: number,
+  runs: Record<K, () => Promise<unknown>>,
+): Promise<Record<K, number>> {
+  const entries = Object.entries(runs) as [K, () => Promise<unknown>][];
+  const times = new Map<K, number[]>(entries.map(([name]) => [name, []]));
+  for (let i = 0; i < samples; i++) {
+    for (const [name, run] of entries) {
+      const started = performance.now();
+      await run();
+      times.get(name)?.push(performance.now() - started);
+    }
+  }
+  return Object.fromEntries(entries.map(([name]) => [name, median(times.get(name) ?? [])])) as Record<K, number>;
+}

@@ -20,7 +20,7 @@
  * flight makes it stop with 409.
  */
 import type { Prisma, Role } from '../generated/prisma/client.js';
-import { announceReach, catchUpOf, changeCounterOf, type Db, isDatabaseBusy, targetedChangesOf, type Tx } from '../platform/database.js';
+import { announceReach, catchUpOf, changeCounterOf, type Db, isDatabaseBusy, type Tx, targetedChangesOf } from '../platform/database.js';
 import { CommitSignal, collectChanges } from './changes.js';
 import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';

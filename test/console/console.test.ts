@@ -388,9 +388,18 @@ describe.skipIf(!executablePath)(title, () => {
     const viewer = watch(await context.newPage());
     await signIn(viewer, vera.login, vera.password);
     const nav = await viewer.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents();
-    expect(nav).toEqual(['Overview', 'API key settings', 'Roles', 'Assignments', 'Why?', 'Basic roles']);
+    expect(nav).toEqual(['Overview', 'Users', 'Teams', 'API key settings', 'Roles', 'Assignments', 'Why?', 'Basic roles']);
     const writeControl = /\b(create|delete|remove|reset|assign|edit|add)\b|new custom role/i;
-    for (const path of ['/', '/api-keys', '/roles', '/basic-roles', `/assignments?user=${tom.id}`, `/assignments?team=${team.id}`]) {
+    for (const path of [
+      '/',
+      '/users',
+      '/teams',
+      '/api-keys',
+      '/roles',
+      '/basic-roles',
+      `/assignments?user=${tom.id}`,
+      `/assignments?team=${team.id}`,
+    ]) {
       await viewer.goto(path);
       await loaded(viewer);
       const controls = await viewer.locator('main').getByRole('button').allTextContents();

@@ -14,7 +14,7 @@ import type { Server } from 'node:http';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
-import { type Actor, assignUserRole, createTeam, createUser } from '../support/subjects.js';
+import { type Actor, assignUserRole, createRole, createTeam, createUser, p } from '../support/subjects.js';
 import { ensureConsoleBuilt, findChromium, horizontalOverflow, listen, screenshot } from './browser.js';
 
 const executablePath = await findChromium();
@@ -158,6 +158,59 @@ describe.skipIf(!executablePath)(title, () => {
     }
   });
 
+  it('shows a role without display name once, keeps words whole at 375 px, spaces Basic roles, and counts the rows it shows', async () => {
+    const name = 'custom:release-managers-of-the-platform';
+    await createRole(app, 'release-managers', [p('teams:read', 'teams:*')], { name });
+    await assignUserRole(app, tom.id, 'release-managers');
+    const page = await signedIn(ADMIN, 375);
+
+    await open(page, '/roles');
+    const item = page.locator('.role-list > li').filter({ hasText: name });
+    expect((await item.locator('summary').textContent())?.split(name).length, 'the name appears once').toBe(2);
+
+    await open(page, `/why?user=${tom.id}&action=teams%3Aread&scope=teams%3Aid%3A${team.id}`);
+    await page.getByRole('heading', { level: 2, name: /^Allowed: tom may do/ }).waitFor();
+    // Every word of every role name sits on one line: a line may end after "-" or ":", not inside a word.
+    const split = await page.evaluate(() => {
+      const broken: string[] = [];
+      for (const box of document.querySelectorAll('.answer .role-name')) {
+        const walker = document.createTreeWalker(box, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          for (const word of (node.textContent ?? '').matchAll(/[A-Za-z0-9_]+/g)) {
+            const range = document.createRange();
+            range.setStart(node, word.index);
+            range.setEnd(node, word.index + word[0].length);
+            if (new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1) broken.push(word[0]);
+          }
+        }
+      }
+      return broken;
+    });
+    await screenshot(page, 'screens-why-role-names-375');
+    expect(split).toEqual([]);
+    expect(await horizontalOverflow(page)).toBe(0);
+
+    const grant = '[{ role: { name: "plugins:notes:reader", permissions: [{ action: "notes:read" }] }, grants: [Editor] }]';
+    expect(
+      (await app.graphql(`mutation { registerProductRoles(productId: "notes", roles: ${grant}) { uid } }`)).body.errors,
+    ).toBeUndefined();
+    await open(page, '/basic-roles');
+    const gaps = await page.evaluate(() =>
+      [...document.querySelectorAll('details.role-permissions')].flatMap((d) => {
+        const next = d.nextElementSibling;
+        return next ? [next.getBoundingClientRect().top - d.getBoundingClientRect().bottom] : [];
+      }),
+    );
+    expect(gaps.length, 'a permission list followed by a heading').toBeGreaterThan(0);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(8);
+
+    // tom holds teams:read on teams:* through Viewer and through the role: one permission, two rows.
+    await open(page, `/assignments?user=${tom.id}`);
+    const summary = (await page.locator('#effective-heading + p').textContent()) ?? '';
+    const rows = await page.locator('table tbody tr').count();
+    expect(summary).toContain(`in ${rows} rows`);
+  }, 60_000);
+
   it('lines up the labels and the controls of fields side by side on every form at 1280 px', async () => {
     const page = await signedIn(ADMIN, 1280);
     const pages: [string, string][] = [
@@ -191,10 +244,10 @@ describe.skipIf(!executablePath)(title, () => {
 
   it('offers each section, and each change a card promises, only to those who may use it', async () => {
     const expected: [Actor | typeof ADMIN, string, string[]][] = [
-      [ADMIN, 'admin', ['Overview', 'API key settings', 'Roles', 'Assignments', 'Why?', 'Basic roles']],
-      [ed, 'editor', ['Overview', 'Service account tokens', 'Why?']],
-      [vera, 'readers', ['Overview', 'API key settings', 'Roles', 'Assignments', 'Why?', 'Basic roles']],
-      [tom, 'viewer', ['Overview', 'Why?']],
+      [ADMIN, 'admin', ['Overview', 'Users', 'Teams', 'Organizations', 'API key settings', 'Roles', 'Assignments', 'Why?', 'Basic roles']],
+      [ed, 'editor', ['Overview', 'Users', 'Teams', 'Service account tokens', 'Why?']],
+      [vera, 'readers', ['Overview', 'Users', 'Teams', 'API key settings', 'Roles', 'Assignments', 'Why?', 'Basic roles']],
+      [tom, 'viewer', ['Overview', 'Users', 'Teams', 'Why?']],
     ];
     const broken: string[] = [];
     for (const [who, name, sections] of expected) {
@@ -226,7 +279,7 @@ describe.skipIf(!executablePath)(title, () => {
       }
     }
     expect(broken).toEqual([]);
-  });
+  }, 120_000);
 
   it('links GraphiQL, signed in with the console session, and the REST API reference from every page', async () => {
     for (const width of [375, 1280]) {

@@ -12,7 +12,7 @@ import { useLocation } from 'preact-iso';
 import { errorMessage } from '../api.js';
 import { ConfirmButton } from '../dialogs.js';
 import { Segmented, SelectField } from '../fields.js';
-import { KindTag, roleTitle } from '../format.js';
+import { KindTag, RoleName, roleTitle } from '../format.js';
 import { type FragmentOf, graphql, type ResultOf, readFragment } from '../graphql.js';
 import { Loading, NotAllowed, Notice } from '../notice.js';
 import { useSession } from '../session.js';
@@ -229,8 +229,7 @@ function AssignedRoles(props: {
           {roles.map((r) => (
             <li key={r.uid}>
               <KindTag name={r.name} />
-              <span class="role-title">{roleTitle(r)}</span>
-              <span class="mono muted">{r.name}</span>
+              <RoleName role={r} />
               {props.canRemove && (
                 <ConfirmButton
                   class="danger small push-right"

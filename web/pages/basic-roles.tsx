@@ -9,7 +9,7 @@ import { useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { ESCALATE } from '../access.js';
 import { ConfirmButton } from '../dialogs.js';
-import { permissionText, plural, roleTitle } from '../format.js';
+import { permissionText, plural, RoleName, roleTitle } from '../format.js';
 import { graphql, readFragment } from '../graphql.js';
 import { Loading, NotAllowed, NotInEdition, Notice } from '../notice.js';
 import { useSession } from '../session.js';
@@ -77,10 +77,10 @@ export function BasicRolesPage() {
       {basics.map((r) => (
         <section key={r.uid} aria-labelledby={`basic-${r.uid}`} class="card">
           <h2 id={`basic-${r.uid}`}>
-            {roleTitle(r)} <span class="mono muted">{r.name}</span>
+            <RoleName role={r} />
           </h2>
           {r.description && <p>{r.description}</p>}
-          <details>
+          <details class="role-permissions">
             <summary>
               {plural(r.permissions.length, 'permission')} <span class="visually-hidden">of {roleTitle(r)}</span>
             </summary>

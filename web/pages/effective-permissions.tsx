@@ -34,8 +34,11 @@ export function EffectivePermissions({ grants: refs, name }: { grants: readonly 
     <section aria-labelledby="effective-heading">
       <h2 id="effective-heading">Effective permissions of {name}</h2>
       <p>
-        {plural(distinct, 'permission')} from {plural(new Set(grants.map((g) => g.role.uid)).size, 'role')}. A permission granted several
-        ways is listed once per way.
+        {plural(distinct, 'permission')} from {plural(new Set(grants.map((g) => g.role.uid)).size, 'role')}
+        {grants.length === distinct
+          ? '.'
+          : `, in ${plural(grants.length, 'row')}: a permission granted several ways has a row for each way.`}
+        {shown.length < grants.length && ` Showing ${shown.length} of ${plural(grants.length, 'row')}.`}
       </p>
       <TextField id="effective-filter" label="Filter by action, scope, role or source" type="search" value={text} onValue={setText} />
       <table class="responsive compact">

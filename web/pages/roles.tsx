@@ -11,7 +11,7 @@ import { useLocation } from 'preact-iso';
 import { errorCode } from '../api.js';
 import { ConfirmDialog, landFocus } from '../dialogs.js';
 import { Segmented, TextField } from '../fields.js';
-import { KindTag, plural, type RoleKind, roleKind, roleTitle } from '../format.js';
+import { KindTag, plural, type RoleKind, RoleName, roleKind, roleTitle } from '../format.js';
 import { graphql, type ResultOf, readFragment } from '../graphql.js';
 import { Loading, NotAllowed, NotInEdition, Notice } from '../notice.js';
 import { useSession } from '../session.js';
@@ -146,8 +146,7 @@ export function RolesPage() {
             <details open={query.saved === r.uid}>
               <summary>
                 <KindTag name={r.name} />
-                <span class="role-title">{roleTitle(r)}</span>
-                <span class="mono muted">{r.name}</span>
+                <RoleName role={r} />
                 {r.global ? <span class="badge">global</span> : <span class="badge">this organization</span>}
               </summary>
               <div class="role-body">

@@ -9,7 +9,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { SelectField, TextField } from '../fields.js';
-import { permissionText, roleTitle, sourceLabel } from '../format.js';
+import { permissionText, RoleName, sourceLabel } from '../format.js';
 import { graphql, readFragment } from '../graphql.js';
 import { Loading, Notice } from '../notice.js';
 import { useSession } from '../session.js';
@@ -140,7 +140,7 @@ export function WhyPage() {
                 {readFragment(GrantFields, answer.grantedBy).map((g) => (
                   <tr key={`${g.role.uid} ${g.source} ${g.permission.scope}`}>
                     <td data-label="Role">
-                      {roleTitle(g.role)} <span class="mono muted">{g.role.name}</span>
+                      <RoleName role={g.role} />
                     </td>
                     <td data-label="From">{sourceLabel(g.source)}</td>
                     <td data-label="Permission" class="mono">
