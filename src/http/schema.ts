@@ -10,6 +10,7 @@ import '../modules/users/graphql.js';
 import '../modules/service-accounts/graphql.js';
 import '../modules/teams/graphql.js';
 import '../modules/permissions/graphql.js';
+import '../modules/permissions/batch-graphql.js';
 import '../modules/api-keys/graphql.js';
 import '../modules/assignments/graphql.js';
 import '../modules/sessions/graphql.js';

@@ -31,6 +31,8 @@ export const ERROR_STATUS = {
   SERVICE_ACCOUNT_ALREADY_EXISTS: 400,
   /** A read asked for at least a revision of the change feed that was never issued (above its head). */
   REVISION_NOT_ISSUED: 400,
+  /** A batch check with more items than it may hold (modules/permissions/inputs.ts MAX_BATCH_ITEMS). */
+  BATCH_TOO_LARGE: 400,
   UNAUTHENTICATED: 401,
   INVALID_CREDENTIALS: 401,
   INVALID_API_KEY: 401,

@@ -25,8 +25,8 @@ import { requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
+import { headRevision } from '../../kernel/revision.js';
 import type { Clock } from '../../platform/clock.js';
-import type { Db } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import { changesPageInput, revisionInput } from './inputs.js';
 
@@ -82,14 +82,6 @@ export function changeToJson(row: AccessChange): ChangeJson {
     teams: parse<number>(row.teams),
     apiKeys: parse<number>(row.apiKeys),
   };
-}
-
-/**
- * The newest revision issued (0 before any change), read from the database.
- */
-export async function headRevision(db: Db): Promise<number> {
-  const row = await db.accessChange.findFirst({ orderBy: { revision: 'desc' }, select: { revision: true } });
-  return row?.revision ?? 0;
 }
 
 /** Milliseconds between two prunes of the feed. */

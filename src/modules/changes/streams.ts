@@ -28,8 +28,9 @@ import type { PermissionIndex } from '../../kernel/evaluator.js';
 import { credentialsChanged, factsHold, sameIndex } from '../../kernel/fence.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { type Principal, principalKey, type SignedInPrincipal } from '../../kernel/principal.js';
+import { headRevision } from '../../kernel/revision.js';
 import { type Db, watchVersions } from '../../platform/database.js';
-import { type ChangeFeedService, type ChangeJson, headRevision } from './service.js';
+import type { ChangeFeedService, ChangeJson } from './service.js';
 
 /** Open streams per replica. */
 export const MAX_STREAMS = 1000;

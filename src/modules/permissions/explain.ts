@@ -38,7 +38,7 @@ function basicSource(principal: SignedInPrincipal, basicRole: string): string {
 }
 
 /** Does holding `held` pass the check (action, scopes)? The evaluator's rule, one permission at a time. */
-function grants(held: PermissionPair, action: string | null, scopes: readonly string[]): boolean {
+export function grantMatches(held: PermissionPair, action: string | null, scopes: readonly string[]): boolean {
   if (action === null) return true;
   if (held.action !== action) return false;
   if (scopes.length === 0) return true;
@@ -73,7 +73,7 @@ export async function grantsOf(
       ...new Set(basicGrants.map((g) => basicSource(principal, g.basicRole))),
     ];
     for (const permission of permissions) {
-      if (!grants(permission, action, scopes)) continue;
+      if (!grantMatches(permission, action, scopes)) continue;
       for (const source of sources) out.push({ role, source, permission: { action: permission.action, scope: permission.scope } });
     }
   }

@@ -61,7 +61,7 @@ builder.queryField('viewer', (t) =>
   }),
 );
 
-const AccessGrant = builder.objectRef<AccessGrantShape>('AccessGrant').implement({
+export const AccessGrant = builder.objectRef<AccessGrantShape>('AccessGrant').implement({
   description: 'One way a checked permission is granted: the role, how it reached the user, and its matching permission.',
   fields: (t) => ({
     role: t.field({ type: RoleObject, resolve: (g) => g.role }),

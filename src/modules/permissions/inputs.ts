@@ -57,3 +57,57 @@ export const checkInput = z.object(
   },
   OBJECT_ERROR,
 );
+
+/** Most items one batch check may hold (POST /api/access-control/check/batch, GraphQL `checkMany`). */
+export const MAX_BATCH_ITEMS = 1000;
+/** Longest item id of a batch check, characters. */
+export const MAX_BATCH_ITEM_ID = 128;
+
+/**
+ * One item of a batch check as the OpenAPI document declares it: the single check's body plus
+ * the caller's `id`, echoed in its answer. Each item is validated on its own (checkInput), so a
+ * bad item answers its own error and the others are still answered.
+ */
+const batchItemShape = z.object({
+  id: z.string().min(1).max(MAX_BATCH_ITEM_ID).meta({ description: 'The caller’s name for the item, echoed in its answer.' }),
+  userId: idInput('userId').nullish(),
+  action: z.string(),
+  scopes: z.array(z.string()).max(MAX_CHECK_SCOPES).nullish(),
+});
+
+/** Body of a batch check as declared (OpenAPI): `{items: [...]}`, at most MAX_BATCH_ITEMS. */
+export const batchCheckBody = z
+  .object({
+    items: z
+      .array(batchItemShape)
+      .max(MAX_BATCH_ITEMS)
+      .meta({ description: `At most ${MAX_BATCH_ITEMS} items (400 BATCH_TOO_LARGE above); answered in this order.` }),
+  })
+  .meta({ id: 'BatchCheckRequest' });
+
+/**
+ * What the service reads of a batch before the items: an object whose `items` is an array of
+ * objects, each with a unique string `id`; the count is checked apart (BATCH_TOO_LARGE).
+ */
+export const batchEnvelope = z.object(
+  {
+    items: z
+      .array(
+        z.looseObject({
+          id: z
+            .string({ error: 'id is required and must be a string' })
+            .min(1, 'id must not be empty')
+            .max(MAX_BATCH_ITEM_ID, `id is longer than ${MAX_BATCH_ITEM_ID} characters`),
+        }),
+        { error: 'items must be an array of objects' },
+      )
+      .superRefine((items, ctx) => {
+        const seen = new Set<string>();
+        items.forEach((item, i) => {
+          if (seen.has(item.id)) ctx.addIssue({ code: 'custom', path: [i, 'id'], message: `id "${item.id}" appears twice` });
+          seen.add(item.id);
+        });
+      }),
+  },
+  OBJECT_ERROR,
+);

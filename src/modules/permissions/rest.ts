@@ -1,14 +1,18 @@
 /**
  * REST door of permission listings (service-interface.md "List own permissions", "List
  * permissions of a user or service account") and of the questions products ask:
- * Grafana's permission search and user actions, and the check with its reason.
+ * Grafana's permission search and user actions, and the check with its reason, one or many.
  */
 import { parseBooleanParam, type QueryParam, type Route } from '../shared/rest.js';
-import { checkInput } from './inputs.js';
+import type { AccessGrant } from './explain.js';
+import { batchCheckBody, checkInput, MAX_BATCH_ITEMS } from './inputs.js';
 import { permissionRequirements } from './service.js';
 
 const RELOAD_CACHE: QueryParam = { name: 'reloadcache', type: 'boolean', description: 'Rebuild the cached permissions first' };
 const reloadCacheParam = (query: URLSearchParams) => ({ reloadCache: parseBooleanParam('reloadcache', query.get('reloadcache')) });
+
+/** A reason of a check as JSON: the role's uid and name, the source, the permission. */
+const grantJson = (g: AccessGrant) => ({ role: { uid: g.role.uid, name: g.role.name }, source: g.source, permission: g.permission });
 
 export const permissionRoutes: Route[] = [
   {
@@ -52,11 +56,22 @@ export const permissionRoutes: Route[] = [
       const answer = await services.permissions.check(principal, body);
       return {
         ...answer,
-        grantedBy: answer.grantedBy.map((g) => ({
-          role: { uid: g.role.uid, name: g.role.name },
-          source: g.source,
-          permission: g.permission,
-        })),
+        grantedBy: answer.grantedBy.map(grantJson),
+      };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/api/access-control/check/batch',
+    // Each item as the single check: another user needs permissionRequirements.checkUser (per item, in the service).
+    requires: 'signed-in',
+    summary: `Up to ${MAX_BATCH_ITEMS} checks in one request, answered in order at one revision, each with its own error`,
+    body: batchCheckBody,
+    handler: async ({ principal, services, body }) => {
+      const answer = await services.permissions.checkMany(principal, body);
+      return {
+        revision: answer.revision,
+        results: answer.results.map((item) => (item.grantedBy ? { ...item, grantedBy: item.grantedBy.map(grantJson) } : item)),
       };
     },
   },

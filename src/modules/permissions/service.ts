@@ -15,6 +15,7 @@ import { parseId, parseInput, wholeNumberText } from '../../kernel/inputs.js';
 import { type Principal, principalOf, type SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import type { RoleQuery } from '../roles/service.js';
+import { type BatchCheck, BatchChecks } from './batch.js';
 import { type AccessCheck, type AccessGrant, grantsOf } from './explain.js';
 import { checkInput, permissionSearchInput } from './inputs.js';
 import { type Member, Members } from './members.js';
@@ -38,8 +39,17 @@ export type PermissionSearchResult = Record<string, Record<string, string[]>>;
 export class PermissionService {
   private readonly members: Members;
 
+  private readonly batch: BatchChecks;
+
   constructor(private readonly deps: FeatureDeps) {
     this.members = new Members(deps);
+    this.batch = new BatchChecks(deps, {
+      member: (caller, userId) => this.member(caller, userId),
+      otherUser: (caller, rawItem) => {
+        const other = otherUserOf(caller, rawItem);
+        return other === null ? null : permissionRequirements.checkUser.for({ userId: other });
+      },
+    });
   }
 
   /** A user or service account of the caller's organization as a principal acting there, and whether it is disabled (members.ts). */
@@ -214,6 +224,17 @@ export class PermissionService {
     const grantedBy = allowed ? await grantsOf(this.deps.access, subject.principal, input.action, scopes) : [];
     const missing = allowed ? [] : (scopes.length > 0 ? scopes : ['']).map((scope) => ({ action: input.action, scope }));
     return { allowed, grantedBy, missing, subjectDisabled: subject.disabled };
+  }
+
+  /**
+   * POST /api/access-control/check/batch and GraphQL `checkMany`: up to MAX_BATCH_ITEMS checks
+   * as `check` answers them, in request order, at one revision, each item with its own error
+   * (batch.ts).
+   * @throws DomainError as BatchChecks.checkMany.
+   */
+  checkMany(caller: Principal, rawInput: unknown): Promise<BatchCheck> {
+    requireSignedIn(caller);
+    return this.batch.checkMany(caller, rawInput);
   }
 }
 
