@@ -5,7 +5,7 @@
  * basic role of its own role.
  *
  * The rule is written once, as one filter per way a role is held (heldRoleSources); the checks
- * load permissions through heldRolesWhere and a check's reason (modules/permissions/explain.ts)
+ * load permissions through heldRolesWhere and a check's reason (grants.ts)
  * loads the rows that make each role held through heldRoleReasons, so the two cannot disagree.
  * The listings of assigned roles (GraphQL `users { roles }`, REST .../roles) read the same
  * assignment filters for many subjects at once (directAssignments, teamAssignments).

@@ -4,23 +4,24 @@
  * (kernel/revision.ts). Each item follows the single check's rules (service.ts `check`): the same
  * requirement to ask about another user, checked on the item's raw `userId` before the item is
  * validated, the same evaluation on the subject's cached permission index, the same reason
- * (explain.ts). An item that fails alone (refused, malformed, an unknown subject) answers its own
+ * (kernel/grants.ts). An item that fails alone (refused, malformed, an unknown subject) answers its own
  * error with the code the single check would have answered; the others are still answered.
  *
  * Each subject's index and member row are looked up once per batch. The reasons come from one
  * table per subject, the roles it holds with their permissions and the rows that make them held
- * (explain.ts grantsOf), read once and kept while the subject's cached index is the same object:
+ * (kernel/grants.ts grantsOf), read once and kept while the subject's cached index is the same object:
  * every write that can change a role, a team or a membership replaces the indexes it reaches
  * (kernel/access.ts `write`), so a table outlives no change of what it lists.
  */
 import { accessDenied, DomainError, type ErrorCode } from '../../kernel/errors.js';
 import { type Evaluator, type PermissionIndex, permission } from '../../kernel/evaluator.js';
 import type { FeatureDeps } from '../../kernel/feature-deps.js';
+import { type AccessGrant, grantMatches, grantsOf } from '../../kernel/grants.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import { principalKey, type SignedInPrincipal } from '../../kernel/principal.js';
 import { atOneRevision } from '../../kernel/revision.js';
-import { type AccessCheck, type AccessGrant, grantMatches, grantsOf } from './explain.js';
+import type { AccessCheck } from './explain.js';
 import { batchEnvelope, checkInput, MAX_BATCH_ITEMS } from './inputs.js';
 import type { Member } from './members.js';
 

@@ -4,6 +4,7 @@
  * (`userPermissionsSearch`, `checkAccess`). Resolvers call PermissionService, the same the REST
  * routes call.
  */
+import type { AccessGrant as AccessGrantShape } from '../../kernel/grants.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
 import { needs } from '../../kernel/requirements.js';
@@ -11,7 +12,7 @@ import { RoleObject } from '../roles/graphql.js';
 import { builder } from '../shared/builder.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
 import { PermissionEntry } from '../shared/permission.js';
-import type { AccessCheck, AccessGrant as AccessGrantShape } from './explain.js';
+import type { AccessCheck } from './explain.js';
 import { permissionRequirements } from './service.js';
 
 const PrincipalKind = builder.enumType('PrincipalKind', {

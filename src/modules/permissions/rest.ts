@@ -3,8 +3,8 @@
  * permissions of a user or service account") and of the questions products ask:
  * Grafana's permission search and user actions, and the check with its reason, one or many.
  */
+import type { AccessGrant } from '../../kernel/grants.js';
 import { parseBooleanParam, type QueryParam, type Route } from '../shared/rest.js';
-import type { AccessGrant } from './explain.js';
 import { batchCheckBody, checkInput, MAX_BATCH_ITEMS } from './inputs.js';
 import { permissionRequirements } from './service.js';
 

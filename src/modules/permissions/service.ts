@@ -10,13 +10,14 @@ import type { Role } from '../../generated/prisma/client.js';
 import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
 import { PermissionIndex, permission } from '../../kernel/evaluator.js';
 import type { FeatureDeps } from '../../kernel/feature-deps.js';
+import { type AccessGrant, grantsOf } from '../../kernel/grants.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput, wholeNumberText } from '../../kernel/inputs.js';
 import { type Principal, principalOf, type SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import type { RoleQuery } from '../roles/service.js';
 import { type BatchCheck, BatchChecks } from './batch.js';
-import { type AccessCheck, type AccessGrant, grantsOf } from './explain.js';
+import type { AccessCheck } from './explain.js';
 import { checkInput, permissionSearchInput } from './inputs.js';
 import { type Member, Members } from './members.js';
 
@@ -117,7 +118,7 @@ export class PermissionService {
    * GraphQL `userPermissionSources` (the console's effective permissions): every permission of a
    * user or service account in the caller's organization with the role that grants it and how
    * that role reaches it (`direct`, `team:<name>`, `basic:<role>`, `service-admin`), sorted by
-   * action, scope, then role name. The same roles the evaluator loads (explain.ts), so the
+   * action, scope, then role name. The same roles the evaluator loads (kernel/grants.ts), so the
    * listing agrees with `ofUser` (none for a disabled account). Needs users.permissions:read on
    * users:id:<userId>.
    * @throws DomainError as `ofUser`.
@@ -201,7 +202,7 @@ export class PermissionService {
   /**
    * POST /api/access-control/check and GraphQL `checkAccess`: may the user (the caller when
    * `userId` is absent) do `action` on one of `scopes` (any scope when none)? With the reason:
-   * every role granting it and how it reached the user (explain.ts), and when denied what is
+   * every role granting it and how it reached the user (kernel/grants.ts), and when denied what is
    * missing; a disabled subject is refused everything (`subjectDisabled`: its credentials are
    * refused, so it may do nothing). Checking another user needs users.permissions:read on users:id:<userId>; oneself
    * nothing. The permission is checked on the body's raw `userId` before the body is validated
