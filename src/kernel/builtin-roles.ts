@@ -108,6 +108,13 @@ export const FIXED_ROLES: readonly BuiltinRole[] = [
     'Access control',
     [p(A.AccessChangesRead)],
   ),
+  fixed(
+    'fixed:access.review:reader',
+    'Access reviewer',
+    'See who holds each permission in the organization and through what, everything one member can do and why, and export it (an auditor).',
+    'Access control',
+    [p(A.AccessReviewRead)],
+  ),
 ];
 
 // Grafana's fixed:organization:reader (Viewer) and :writer (Admin): read and rename the organization

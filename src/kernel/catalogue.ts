@@ -56,6 +56,11 @@ export const Action = {
   AuditRead: 'audit:read',
   /** Read the change feed (modules/changes); no scope: walled by organization as the audit log. */
   AccessChangesRead: 'access.changes:read',
+  /**
+   * Review who has which access and why (modules/access-review), and export it; no scope: the
+   * review covers the organization the caller acts in, walled as the audit log.
+   */
+  AccessReviewRead: 'access.review:read',
 } as const;
 
 /**

@@ -8,6 +8,7 @@ import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { type PasswordVerifier, verifyPassword } from '../platform/passwords.js';
+import { AccessReviewService } from './access-review/service.js';
 import { ApiKeyService } from './api-keys/service.js';
 import { SubjectAssignments, teamStore, userStore } from './assignments/service.js';
 import { AuditService } from './audit/service.js';
@@ -97,6 +98,8 @@ export interface Services {
   changes: ChangeFeedService;
   /** The change feed's open streams (GraphQL subscription accessChanges). */
   changeStreams: ChangeStreams;
+  /** Who has which access and why, paged and exported (an auditor's questions). */
+  accessReview: AccessReviewService;
   /** Password checks, external users and the principal of a signed-in user. */
   signIn: SignInService;
   /** The failed-login counters (`shared`: whether every process on the database counts in them). */
@@ -148,6 +151,7 @@ export function createServices(deps: ServiceDeps): Services {
     audit: new AuditService(feature),
     changes,
     changeStreams: new ChangeStreams({ db: deps.db, access, changes }),
+    accessReview: new AccessReviewService({ ...feature, clock: deps.clock }),
     signIn: new SignInService({
       ...signInDeps,
       directory: ldap.enabled ? ldap : null,
