@@ -45,10 +45,17 @@ try {
   if (typeof flags.db === 'string') copyFileSync(flags.db, path);
   else {
     const { spec } = specFromArgs(process.argv.slice(2));
-    const scaled = flags.quick ? { ...spec, users: spec.users / 10, roles: spec.roles / 10, teams: spec.teams / 10, assignments: spec.assignments / 10 } : spec;
+    const scaled = flags.quick
+      ? { ...spec, users: spec.users / 10, roles: spec.roles / 10, teams: spec.teams / 10, assignments: spec.assignments / 10 }
+      : spec;
     await buildScaleDatabase(path, scaled);
   }
-  const config = loadConfig({ DATABASE_URL: `file:${path}`, ADMIN_PASSWORD: SCALE_PASSWORD, LOG_LEVEL: 'info', PROVISIONING_PATH: join(dir, 'p') });
+  const config = loadConfig({
+    DATABASE_URL: `file:${path}`,
+    ADMIN_PASSWORD: SCALE_PASSWORD,
+    LOG_LEVEL: 'info',
+    PROVISIONING_PATH: join(dir, 'p'),
+  });
   const database = await openDatabase({ databaseUrl: config.databaseUrl });
   const app = createApp({ db: database.prisma, config, log: createLogger('info', logDestination('/dev/null')) });
   const fetchApp = (url: string, init: RequestInit = {}) => app.yoga.fetch(`http://bench${url}`, init);
@@ -56,13 +63,23 @@ try {
   const json = { authorization: basic, 'content-type': 'application/json' };
   // The admin may review: the auditor's fixed role, assigned through the service.
   const reader = await database.prisma.role.findFirstOrThrow({ where: { name: 'fixed:access.review:reader' } });
-  const assigned = await fetchApp('/api/access-control/users/1/roles', { method: 'POST', headers: json, body: JSON.stringify({ roleUid: reader.uid }) });
+  const assigned = await fetchApp('/api/access-control/users/1/roles', {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ roleUid: reader.uid }),
+  });
   if (assigned.status !== 200) throw new Error(`assigning the reviewer role answered ${assigned.status}: ${await assigned.text()}`);
   // A key for the checks (a basic password is verified by argon2 on every request; a key is not).
-  const created = await fetchApp('/api/auth/keys', { method: 'POST', headers: json, body: JSON.stringify({ name: 'review-bench', role: 'Admin' }) });
+  const created = await fetchApp('/api/auth/keys', {
+    method: 'POST',
+    headers: json,
+    body: JSON.stringify({ name: 'review-bench', role: 'Admin' }),
+  });
   const bearer = { authorization: `Bearer ${((await created.json()) as { key: string }).key}`, 'content-type': 'application/json' };
 
-  const members = (await database.prisma.orgUser.findMany({ where: { orgId: 1 }, select: { userId: true }, take: 100, skip: 10 })).map((m) => m.userId);
+  const members = (await database.prisma.orgUser.findMany({ where: { orgId: 1 }, select: { userId: true }, take: 100, skip: 10 })).map(
+    (m) => m.userId,
+  );
   const ACTIONS = ['teams:read', 'teams:write', 'org.users:read', 'users.roles:read', 'serviceaccounts:read'];
   const item = (i: number, userId?: number) => ({
     id: `c${i}`,
@@ -107,17 +124,24 @@ try {
   const caller = principalOf({ id: 1, login: 'admin', isServiceAccount: false, isServiceAdmin: true }, 1, 'Admin', 'none');
   await app.services.permissions.checkMany(caller, { items: oneSubject });
   const serviceTimes: number[] = [];
-  for (let i = 0; i < samples * 5; i++) serviceTimes.push((await time(() => app.services.permissions.checkMany(caller, { items: oneSubject })))[0]);
-  console.log(`  1,000 items for one subject, warm, the service alone (checkMany): median ${fmt(median(serviceTimes), 2)} ms, best ${fmt(Math.min(...serviceTimes), 2)} ms`);
+  for (let i = 0; i < samples * 5; i++)
+    serviceTimes.push((await time(() => app.services.permissions.checkMany(caller, { items: oneSubject })))[0]);
+  console.log(
+    `  1,000 items for one subject, warm, the service alone (checkMany): median ${fmt(median(serviceTimes), 2)} ms, best ${fmt(Math.min(...serviceTimes), 2)} ms`,
+  );
 
   console.log('\naccess review on organization 1');
   const reviewHeaders = { authorization: basic };
   // A basic password's first verification is argon2's; the cache keeps it (BASIC_AUTH_CACHE_SECONDS).
   await fetchApp('/api/access-control/review/who-has?action=teams:read&first=1', { headers: reviewHeaders });
-  const [pageMs] = await time(async () => (await fetchApp('/api/access-control/review/who-has?action=teams:read&scope=teams:id:1&first=100', { headers: reviewHeaders })).text());
+  const [pageMs] = await time(async () =>
+    (await fetchApp('/api/access-control/review/who-has?action=teams:read&scope=teams:id:1&first=100', { headers: reviewHeaders })).text(),
+  );
   console.log(`  who-has, one page of 100 subjects: ${fmt(pageMs, 1)} ms`);
   const heavy = await database.prisma.user.findFirstOrThrow({ where: { login: 'heavy0' } });
-  const [subjectMs] = await time(async () => (await fetchApp(`/api/access-control/review/users/${heavy.id}`, { headers: reviewHeaders })).text());
+  const [subjectMs] = await time(async () =>
+    (await fetchApp(`/api/access-control/review/users/${heavy.id}`, { headers: reviewHeaders })).text(),
+  );
   console.log(`  everything a 50-role user can do and why: ${fmt(subjectMs, 1)} ms`);
   for (const format of ['ndjson', 'csv']) {
     global.gc?.();
@@ -127,7 +151,9 @@ try {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 5);
     const started = performance.now();
-    const res = await fetchApp(`/api/access-control/review/who-has/export?action=teams:read&scope=teams:id:1&format=${format}`, { headers: reviewHeaders });
+    const res = await fetchApp(`/api/access-control/review/who-has/export?action=teams:read&scope=teams:id:1&format=${format}`, {
+      headers: reviewHeaders,
+    });
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let firstRowMs = 0;
