@@ -59,11 +59,11 @@ export const accessReviewRoutes: Route[] = [
   },
   {
     method: 'GET',
-    path: '/api/access-control/review/api-keys/:apiKeyId',
+    path: '/api/access-control/review/api-keys/:id',
     requires: accessReviewRequirements.read,
     summary: 'Everything an API key can do in the organization, and why',
     query: PAGE,
     handler: async ({ principal, services, params, query }) =>
-      subjectJson(await services.accessReview.subjectAccess(principal, { ...paramsOf(query, PAGE), apiKeyId: params.apiKeyId })),
+      subjectJson(await services.accessReview.subjectAccess(principal, { ...paramsOf(query, PAGE), apiKeyId: params.id })),
   },
 ];

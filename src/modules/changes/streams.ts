@@ -27,8 +27,8 @@ import { DomainError } from '../../kernel/errors.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
 import { credentialsChanged, factsHold, sameIndex } from '../../kernel/fence.js';
 import { requireSignedIn } from '../../kernel/guards.js';
+import { headRevision } from '../../kernel/one-revision.js';
 import { type Principal, principalKey, type SignedInPrincipal } from '../../kernel/principal.js';
-import { headRevision } from '../../kernel/revision.js';
 import { type Db, watchVersions } from '../../platform/database.js';
 import type { ChangeFeedService, ChangeJson } from './service.js';
 

@@ -76,14 +76,12 @@ const batchItemShape = z.object({
 });
 
 /** Body of a batch check as declared (OpenAPI): `{items: [...]}`, at most MAX_BATCH_ITEMS. */
-export const batchCheckBody = z
-  .object({
-    items: z
-      .array(batchItemShape)
-      .max(MAX_BATCH_ITEMS)
-      .meta({ description: `At most ${MAX_BATCH_ITEMS} items (400 BATCH_TOO_LARGE above); answered in this order.` }),
-  })
-  .meta({ id: 'BatchCheckRequest' });
+export const batchCheckBody = z.object({
+  items: z
+    .array(batchItemShape)
+    .max(MAX_BATCH_ITEMS)
+    .meta({ description: `At most ${MAX_BATCH_ITEMS} items (400 BATCH_TOO_LARGE above); answered in this order.` }),
+});
 
 /**
  * What the service reads of a batch before the items: an object whose `items` is an array of
