@@ -1,16 +1,17 @@
 /**
  * The batch check and the access review on a scale database (scale-db.ts: 100k users, 10k roles,
  * 1M assignments), in one process with the app (its `yoga.fetch`, no socket), so the figures are
- * the service's own:
+ * the service's own. In this order:
+ * - the access review (first, so the export's RSS is measured on a process holding little else):
+ *   one page of who-has (100 subjects), everything a 50-role user can do, and the export of an
+ *   action every member holds (teams:read on teams:id:1, through basic:viewer: every user of
+ *   organization 1) as NDJSON and as CSV: time to the first row, to the end, rows, bytes, and the
+ *   process's peak RSS during the export above its RSS before it (sampled every 5 ms);
  * - 1,000 checks as 1,000 single requests (POST /api/access-control/check) against one batch
  *   request of the same 1,000 (POST /api/access-control/check/batch): wall time of each, for one
  *   subject (the caller) and for 1,000 items over 100 members;
  * - a 1,000-item batch for one subject on warm caches, the service alone
- *   (PermissionService.checkMany, no HTTP): median of `--samples` runs;
- * - the access review: one page of who-has (100 subjects), and the export of an action every
- *   member holds (teams:read on teams:id:1, through basic:viewer: every user of organization 1) as
- *   NDJSON and as CSV: time to the first row, to the end, rows, bytes, and the process's peak RSS
- *   during the export above its RSS before it (sampled every 5 ms).
+ *   (PermissionService.checkMany, no HTTP): median and best of 5 x `--samples` runs.
  * Asserts nothing; prints the figures.
  *
  *   npm run bench -- review [--db <built.db>] [--samples 20] [--quick] [sizes of scale-db.ts]
@@ -105,32 +106,7 @@ try {
     for (const { id: _id, ...body } of items) await post('/api/access-control/check', body);
   };
 
-  console.log('batch check: 1,000 checks, wall time in the process (app.yoga.fetch, no socket)');
-  for (const [name, items] of [
-    ['one subject (the caller)', oneSubject],
-    ['100 members, 10 items each', manySubjects],
-  ] as const) {
-    await singles(items); // warms the caches and the code
-    await post('/api/access-control/check/batch', { items });
-    const singleTimes: number[] = [];
-    for (let i = 0; i < 3; i++) singleTimes.push((await time(() => singles(items)))[0]);
-    const single = median(singleTimes);
-    const batchTimes: number[] = [];
-    for (let i = 0; i < samples; i++) batchTimes.push((await time(() => post('/api/access-control/check/batch', { items })))[0]);
-    const batch = median(batchTimes);
-    console.log(`  ${name}: 1,000 single requests ${fmt(single, 1)} ms, one batch ${fmt(batch, 2)} ms (${fmt(single / batch, 1)}x)`);
-  }
-
-  const caller = principalOf({ id: 1, login: 'admin', isServiceAccount: false, isServiceAdmin: true }, 1, 'Admin', 'none');
-  await app.services.permissions.checkMany(caller, { items: oneSubject });
-  const serviceTimes: number[] = [];
-  for (let i = 0; i < samples * 5; i++)
-    serviceTimes.push((await time(() => app.services.permissions.checkMany(caller, { items: oneSubject })))[0]);
-  console.log(
-    `  1,000 items for one subject, warm, the service alone (checkMany): median ${fmt(median(serviceTimes), 2)} ms, best ${fmt(Math.min(...serviceTimes), 2)} ms`,
-  );
-
-  console.log('\naccess review on organization 1');
+  console.log('access review on organization 1 (first, while the process holds little)');
   const reviewHeaders = { authorization: basic };
   // A basic password's first verification is argon2's; the cache keeps it (BASIC_AUTH_CACHE_SECONDS).
   await fetchApp('/api/access-control/review/who-has?action=teams:read&first=1', { headers: reviewHeaders });
@@ -175,6 +151,31 @@ try {
         `RSS ${mib(before)} before, peak ${mib(peak)} (+${mib(peak - before)})`,
     );
   }
+  console.log('\nbatch check: 1,000 checks, wall time in the process (app.yoga.fetch, no socket)');
+  for (const [name, items] of [
+    ['one subject (the caller)', oneSubject],
+    ['100 members, 10 items each', manySubjects],
+  ] as const) {
+    await singles(items); // warms the caches and the code
+    await post('/api/access-control/check/batch', { items });
+    const singleTimes: number[] = [];
+    for (let i = 0; i < 3; i++) singleTimes.push((await time(() => singles(items)))[0]);
+    const single = median(singleTimes);
+    const batchTimes: number[] = [];
+    for (let i = 0; i < samples; i++) batchTimes.push((await time(() => post('/api/access-control/check/batch', { items })))[0]);
+    const batch = median(batchTimes);
+    console.log(`  ${name}: 1,000 single requests ${fmt(single, 1)} ms, one batch ${fmt(batch, 2)} ms (${fmt(single / batch, 1)}x)`);
+  }
+
+  const caller = principalOf({ id: 1, login: 'admin', isServiceAccount: false, isServiceAdmin: true }, 1, 'Admin', 'none');
+  await app.services.permissions.checkMany(caller, { items: oneSubject });
+  const serviceTimes: number[] = [];
+  for (let i = 0; i < samples * 5; i++)
+    serviceTimes.push((await time(() => app.services.permissions.checkMany(caller, { items: oneSubject })))[0]);
+  console.log(
+    `  1,000 items for one subject, warm, the service alone (checkMany): median ${fmt(median(serviceTimes), 2)} ms, best ${fmt(Math.min(...serviceTimes), 2)} ms`,
+  );
+
   await database.close();
 } finally {
   rmSync(dir, { recursive: true, force: true });
