@@ -189,5 +189,5 @@ describe('the access review and the batch check agree with the evaluator over ra
     }
     expect(questions).toBe(ROUNDS * QUESTIONS);
     expect(items).toBeGreaterThan(ROUNDS * 100);
-  }, 300_000);
+  }, 600_000);
 });
