@@ -234,6 +234,7 @@ export class PermissionService {
    * @throws DomainError as BatchChecks.checkMany.
    */
   checkMany(caller: Principal, rawInput: unknown): Promise<BatchCheck> {
+    this.deps.edition.assertAvailable();
     requireSignedIn(caller);
     return this.batch.checkMany(caller, rawInput);
   }
