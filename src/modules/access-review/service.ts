@@ -6,7 +6,7 @@
  *
  * Organization wall: every answer covers the organization the caller acts in and nothing else,
  * also for a Service Admin (it acts in one organization per request). Each page is answered at
- * one revision of the change records, which it states (kernel/revision.ts). The paths follow the
+ * one revision of the change records, which it states (kernel/one-revision.ts). The paths follow the
  * evaluator's rule (holders.ts for many subjects at once; kernel/grants.ts for one), so a review
  * agrees with every check and with the permission listings.
  */

@@ -1,7 +1,7 @@
 /**
  * The batch check (POST /api/access-control/check/batch, GraphQL `checkMany`): up to
  * MAX_BATCH_ITEMS single checks in one request, answered in request order, all at one revision
- * (kernel/revision.ts). Each item follows the single check's rules (service.ts `check`): the same
+ * (kernel/one-revision.ts). Each item follows the single check's rules (service.ts `check`): the same
  * requirement to ask about another user, checked on the item's raw `userId` before the item is
  * validated, the same evaluation on the subject's cached permission index, the same reason
  * (kernel/grants.ts). An item that fails alone (refused, malformed, an unknown subject) answers its own
