@@ -10,7 +10,7 @@ import type { DomainError } from '../../kernel/errors.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
 import { refusalOf, type Standing } from './authorize.js';
 import { applyStep, type Step } from './model.js';
-import { clonePicture, differenceOf, indexOf, type Picture, type Subject } from './picture.js';
+import { clonePicture, differenceBetween, type Holding, holdingOf, type Picture, type Subject } from './picture.js';
 
 /** A permission gained or lost, and the 0-based index of the change that causes it. */
 export interface MovedPermission extends PermissionPair {
@@ -37,7 +37,7 @@ export interface Outcome {
   examined: number;
 }
 
-type State = { step: number; index: PermissionIndex };
+type State = Holding & { step: number };
 
 /** The last step of `history` after which `covered` turned true (its first step when it always was). */
 function causeOf(history: readonly State[], covered: (index: PermissionIndex) => boolean): number {
@@ -56,18 +56,18 @@ export function runSimulation(picture: Picture, steps: readonly Step[], standing
     for (const subject of applyStep(work, step)) {
       let history = histories.get(subject.key);
       if (!history) {
-        history = [{ step: -1, index: indexOf(picture, picture.subjects.get(subject.key) as Subject) }];
+        history = [{ step: -1, ...holdingOf(picture, picture.subjects.get(subject.key) as Subject) }];
         histories.set(subject.key, history);
       }
-      history.push({ step: i, index: indexOf(work, subject) });
+      history.push({ step: i, ...holdingOf(work, subject) });
     }
     return refusal;
   });
   const affected: SubjectDifference[] = [];
   for (const [key, history] of histories) {
-    const first = (history[0] as State).index;
-    const last = (history[history.length - 1] as State).index;
-    const { gained, lost } = differenceOf(first, last);
+    const first = history[0] as State;
+    const last = history[history.length - 1] as State;
+    const { gained, lost } = differenceBetween(first, last, picture.permissions, work.permissions);
     if (gained.length === 0 && lost.length === 0) continue;
     const subject = picture.subjects.get(key) as Subject;
     affected.push({

@@ -11,7 +11,7 @@
  * role) is named by one of those changes, so the union covers everyone whose permissions move.
  * Users are examined as members of the organization; a Service Admin who is not one is not.
  */
-import type { Prisma } from '../../generated/prisma/client.js';
+import { Prisma } from '../../generated/prisma/client.js';
 import type { PermissionPair } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
 import { permissionsByRole } from '../../kernel/held-roles.js';
@@ -75,6 +75,9 @@ export async function resolveTargets(db: Db, orgId: number, changes: readonly Pr
   return { roles, members };
 }
 
+/** A boolean column as a raw statement answers it: SQLite 0/1, PostgreSQL true/false. */
+const truthy = (value: unknown): boolean => value === true || value === 1 || value === 1n;
+
 /** The users, service accounts and API keys the changes can reach (module comment), read as they are. */
 async function reachOf(db: Db, orgId: number, changes: readonly ProposedChange[], resolved: Resolved) {
   const users = new Set(present(changes.map(userIdOf)));
@@ -108,35 +111,34 @@ async function reachOf(db: Db, orgId: number, changes: readonly ProposedChange[]
 export async function loadPicture(db: Db, orgId: number, changes: readonly ProposedChange[], resolved: Resolved): Promise<Picture> {
   const reach = await reachOf(db, orgId, changes, resolved);
   const subjects = new Map<string, Subject>();
-  const memberships = await loadInChunks(reach.users, (chunk) =>
-    db.orgUser.findMany({
-      where: { orgId, userId: { in: chunk } },
-      select: { userId: true, role: true, user: { select: { login: true, isServiceAccount: true, isServiceAdmin: true } } },
-    }),
+  // Raw statements (quoted identifiers: the same text on SQLite and PostgreSQL): thousands of
+  // subjects' rows are read without Prisma's per-row model mapping.
+  const memberships = await loadInChunks(
+    reach.users,
+    (chunk) =>
+      db.$queryRaw<{ userId: number | bigint; role: string; login: string; isServiceAccount: unknown; isServiceAdmin: unknown }[]>`
+      SELECT "OrgUser"."userId", "OrgUser"."role", "User"."login", "User"."isServiceAccount", "User"."isServiceAdmin"
+      FROM "OrgUser" JOIN "User" ON "User"."id" = "OrgUser"."userId"
+      WHERE "OrgUser"."orgId" = ${orgId} AND "OrgUser"."userId" IN (${Prisma.join(chunk)})`,
   );
+  const ids: number[] = [];
   for (const m of memberships) {
-    const kind = m.user.isServiceAccount ? 'serviceAccount' : 'user';
+    const id = Number(m.userId);
+    ids.push(id);
     const base = { orgRoles: new Set<number>(), globalRoles: new Set<number>(), teams: new Set<number>() };
-    subjects.set(userKey(m.userId), {
-      key: userKey(m.userId),
-      kind,
-      id: m.userId,
-      login: m.user.login,
-      orgRole: asOrgRole(m.role),
-      isServiceAdmin: m.user.isServiceAdmin,
-      ...base,
-    });
+    const kind = truthy(m.isServiceAccount) ? 'serviceAccount' : 'user';
+    const key = userKey(id);
+    subjects.set(key, { key, kind, id, login: m.login, orgRole: asOrgRole(m.role), isServiceAdmin: truthy(m.isServiceAdmin), ...base });
   }
-  const ids = memberships.map((m) => m.userId);
-  const assigned = await loadInChunks(ids, (chunk) =>
-    db.userRole.findMany({
-      where: { userId: { in: chunk }, orgId: { in: [0, orgId] } },
-      select: { userId: true, orgId: true, roleId: true },
-    }),
+  const assigned = await loadInChunks(
+    ids,
+    (chunk) =>
+      db.$queryRaw<{ userId: number | bigint; orgId: number | bigint; roleId: number | bigint }[]>`
+      SELECT "userId", "orgId", "roleId" FROM "UserRole" WHERE "userId" IN (${Prisma.join(chunk)}) AND "orgId" IN (0, ${orgId})`,
   );
   for (const a of assigned) {
-    const subject = subjects.get(userKey(a.userId)) as Subject;
-    (a.orgId === 0 ? subject.globalRoles : subject.orgRoles).add(a.roleId);
+    const subject = subjects.get(userKey(Number(a.userId))) as Subject;
+    (Number(a.orgId) === 0 ? subject.globalRoles : subject.orgRoles).add(Number(a.roleId));
   }
   const teamsOf = await loadInChunks(ids, (chunk) =>
     db.teamMember.findMany({ where: { userId: { in: chunk }, orgId }, select: { userId: true, teamId: true } }),

@@ -82,11 +82,18 @@ export function heldRoleIdsOf(picture: Picture, subject: Subject): Set<number> {
   return held;
 }
 
-/** The effective permissions of `subject` in the picture, as the kernel's index. */
-export function indexOf(picture: Picture, subject: Subject): PermissionIndex {
+/** What `subject` holds in the picture: its roles' ids and its effective permissions as the kernel's index. */
+export interface Holding {
+  held: Set<number>;
+  index: PermissionIndex;
+}
+
+/** The roles and effective permissions of `subject` in the picture (Holding). */
+export function holdingOf(picture: Picture, subject: Subject): Holding {
+  const held = heldRoleIdsOf(picture, subject);
   const pairs: PermissionPair[] = [];
-  for (const id of heldRoleIdsOf(picture, subject)) for (const pair of picture.permissions.get(id) ?? []) pairs.push(pair);
-  return PermissionIndex.from(pairs);
+  for (const id of held) for (const pair of picture.permissions.get(id) ?? []) pairs.push(pair);
+  return { held, index: PermissionIndex.from(pairs) };
 }
 
 /** The permissions team `teamId` gives its members in the picture (delegation's Gain of joining it). */
@@ -113,5 +120,41 @@ export function differenceOf(
   return {
     gained: after.pairs().filter((p) => !before.covers(p)),
     lost: before.pairs().filter((p) => !after.covers(p)),
+  };
+}
+
+const byActionThenScope = (a: PermissionPair, b: PermissionPair): number =>
+  a.action < b.action ? -1 : a.action > b.action ? 1 : a.scope < b.scope ? -1 : a.scope > b.scope ? 1 : 0;
+
+/** `pairs` without repeats, sorted by action then scope (PermissionIndex.pairs' order). */
+function distinctSorted(pairs: Iterable<PermissionPair>): PermissionPair[] {
+  const seen = new Map<string, PermissionPair>();
+  for (const p of pairs) seen.set(`${p.action}\u0000${p.scope}`, p);
+  return [...seen.values()].sort(byActionThenScope);
+}
+
+/**
+ * differenceOf from `first` to `last` of one subject, reading only the permissions that can
+ * differ: a pair held in a state is covered by that state's index, so a pair gained comes from a
+ * role `last` holds that `first` did not, or whose permissions changed (`changed`), and a pair
+ * lost from a role `first` held that `last` does not, or that changed. `before` and `after` are
+ * the two pictures' permissions by role. The same answer as differenceOf(first.index,
+ * last.index), without listing and sorting every pair of both (thousands of subjects per
+ * simulation).
+ */
+export function differenceBetween(
+  first: Holding,
+  last: Holding,
+  before: Picture['permissions'],
+  after: Picture['permissions'],
+): { gained: PermissionPair[]; lost: PermissionPair[] } {
+  const changed = (id: number) => before.get(id) !== after.get(id);
+  const gainedFrom: PermissionPair[] = [];
+  for (const id of last.held) if (!first.held.has(id) || changed(id)) gainedFrom.push(...(after.get(id) ?? []));
+  const lostFrom: PermissionPair[] = [];
+  for (const id of first.held) if (!last.held.has(id) || changed(id)) lostFrom.push(...(before.get(id) ?? []));
+  return {
+    gained: distinctSorted(gainedFrom).filter((p) => !first.index.covers(p)),
+    lost: distinctSorted(lostFrom).filter((p) => !last.index.covers(p)),
   };
 }
