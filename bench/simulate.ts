@@ -67,8 +67,9 @@ try {
     ['teams:read', 'teams:*'],
   ])
     permission.run(roleId, action, scope, now, now);
+  // The last Viewers: none is a member of the first teams (scale-db.ts fills teams with the first users).
   const users = raw
-    .prepare(`SELECT userId FROM "OrgUser" WHERE orgId = 1 AND role = 'Viewer' ORDER BY userId LIMIT ?`)
+    .prepare(`SELECT userId FROM "OrgUser" WHERE orgId = 1 AND role = 'Viewer' ORDER BY userId DESC LIMIT ?`)
     .all(DIRECT_HOLDERS) as {
     userId: number;
   }[];
@@ -77,6 +78,13 @@ try {
   const teams = raw.prepare('SELECT id FROM "Team" ORDER BY id').all() as { id: number }[];
   const teamRole = raw.prepare('INSERT INTO "TeamRole" (orgId, teamId, roleId, created) VALUES (1, ?, ?, ?)');
   for (const { id } of teams.slice(0, HOLDING_TEAMS)) teamRole.run(id, roleId, now);
+  const holders = raw
+    .prepare(
+      `SELECT count(*) AS n FROM (SELECT userId FROM "UserRole" WHERE roleId = ? UNION
+       SELECT userId FROM "TeamMember" WHERE teamId IN (SELECT teamId FROM "TeamRole" WHERE roleId = ?))`,
+    )
+    .get(roleId, roleId) as { n: number };
+  console.log(`sim_target: held by ${fmt(holders.n)} users (${fmt(users.length)} directly, ${HOLDING_TEAMS} teams)`);
   const outsider = raw.prepare(`SELECT userId FROM "OrgUser" WHERE orgId = 1 AND role = 'Editor' ORDER BY userId DESC LIMIT 1`).get() as {
     userId: number;
   };

@@ -6,7 +6,7 @@
  * rolled back, with every subject of the organization read before and after by the kernel's own
  * load (loadHeldAccess's statements: the SQL the checks use) and evaluator. Every subject's simulated
  * difference must equal its real one, and every subject the simulation leaves out must have
- * none: 0 mismatches. SIMULATION_TRIALS sets the number of trials (default 200, under 20 s on a
+ * none: 0 mismatches. SIMULATION_TRIALS sets the number of trials (default 150, under 20 s on a
  * shared 2-core machine; `SIMULATION_TRIALS=3000` for a longer run),
  * SIMULATION_SEED the random seed.
  */
@@ -21,7 +21,7 @@ import type { Tx } from '../../src/platform/database.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { userPrincipal } from '../support/subjects.js';
 
-const TRIALS = Number(process.env.SIMULATION_TRIALS ?? 200);
+const TRIALS = Number(process.env.SIMULATION_TRIALS ?? 150);
 const SEED = Number(process.env.SIMULATION_SEED ?? 20261128);
 const WORLDS = 6;
 

@@ -118,6 +118,15 @@ describe('the difference', () => {
     ]);
   });
 
+  it('a disabled holder holds nothing before or after: not examined', async () => {
+    const disabled = await createUser(app, unique('sim-disabled'));
+    await assignUserRole(app, disabled.id, uid);
+    await app.database.prisma.user.update({ where: { id: disabled.id }, data: { isDisabled: true } });
+    const s = await simulate({ changes: [{ kind: 'role.permissions', roleUid: uid, permissions: [] }] });
+    expect(s.examined).toBe(2);
+    expect(s.subjects.map((x) => x.id)).not.toContain(disabled.id);
+  });
+
   it('writes nothing: the role, the change feed and the holders’ permissions stay as they were', async () => {
     const before = await app.database.prisma.permission.count();
     const head = await app.database.prisma.accessChange.count();

@@ -9,12 +9,13 @@
  * - an assignment, a team membership, an org role: the user or service account it names.
  * A subject the changes make reach a role later (joining a team, a new assignment, a new org
  * role) is named by one of those changes, so the union covers everyone whose permissions move.
- * Users are examined as members of the organization; a Service Admin who is not one is not.
+ * Users are examined as members of the organization (a Service Admin who is not one is not), and
+ * disabled accounts not at all: they hold nothing, before or after.
  */
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PermissionPair } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
-import { permissionsByRole } from '../../kernel/held-roles.js';
+import { permissionsByRole, ROLE_ID_SLICE } from '../../kernel/held-roles.js';
 import { asOrgRole, type BasicRoleName, ORG_ROLES, SERVICE_ADMIN } from '../../kernel/principal.js';
 import { type Db, loadInChunks } from '../../platform/database.js';
 import { roleNotFound } from '../roles/service.js';
@@ -75,6 +76,25 @@ export async function resolveTargets(db: Db, orgId: number, changes: readonly Pr
   return { roles, members };
 }
 
+/**
+ * The permissions of roles `ids` whose action is one of `actions`, by role id, read as
+ * permissionsByRole reads them (kernel/held-roles.ts), ROLE_ID_SLICE ids per statement.
+ */
+async function permissionsWithActions(db: Db, ids: readonly number[], actions: readonly string[]): Promise<Map<number, PermissionPair[]>> {
+  const byRole = new Map<number, PermissionPair[]>();
+  if (actions.length === 0) return byRole;
+  for (let i = 0; i < ids.length; i += ROLE_ID_SLICE) {
+    const rows = await db.$queryRaw<{ roleId: number | bigint; action: string; scope: string }[]>`SELECT "roleId", "action", "scope"
+      FROM "Permission" WHERE "roleId" IN (${Prisma.join(ids.slice(i, i + ROLE_ID_SLICE))}) AND "action" IN (${Prisma.join(actions)})`;
+    for (const { roleId, action, scope } of rows) {
+      const own = byRole.get(Number(roleId));
+      if (own) own.push({ action, scope });
+      else byRole.set(Number(roleId), [{ action, scope }]);
+    }
+  }
+  return byRole;
+}
+
 /** A boolean column as a raw statement answers it: SQLite 0/1, PostgreSQL true/false. */
 const truthy = (value: unknown): boolean => value === true || value === 1 || value === 1n;
 
@@ -116,13 +136,17 @@ export async function loadPicture(db: Db, orgId: number, changes: readonly Propo
   const memberships = await loadInChunks(
     reach.users,
     (chunk) =>
-      db.$queryRaw<{ userId: number | bigint; role: string; login: string; isServiceAccount: unknown; isServiceAdmin: unknown }[]>`
-      SELECT "OrgUser"."userId", "OrgUser"."role", "User"."login", "User"."isServiceAccount", "User"."isServiceAdmin"
+      db.$queryRaw<
+        { userId: number | bigint; role: string; login: string; isServiceAccount: unknown; isServiceAdmin: unknown; isDisabled: unknown }[]
+      >`
+      SELECT "OrgUser"."userId", "OrgUser"."role", "User"."login", "User"."isServiceAccount", "User"."isServiceAdmin", "User"."isDisabled"
       FROM "OrgUser" JOIN "User" ON "User"."id" = "OrgUser"."userId"
       WHERE "OrgUser"."orgId" = ${orgId} AND "OrgUser"."userId" IN (${Prisma.join(chunk)})`,
   );
   const ids: number[] = [];
   for (const m of memberships) {
+    // A disabled account holds nothing before or after (its listings are empty): nothing moves for it.
+    if (truthy(m.isDisabled)) continue;
     const id = Number(m.userId);
     ids.push(id);
     const base = { orgRoles: new Set<number>(), globalRoles: new Set<number>(), teams: new Set<number>() };
@@ -170,11 +194,25 @@ export async function loadPicture(db: Db, orgId: number, changes: readonly Propo
     basicGrants.set(name, set);
   }
 
-  const roleIds = new Set<number>([...resolved.roles.values()].map((r) => r.id));
-  for (const s of subjects.values()) for (const id of [...s.orgRoles, ...s.globalRoles]) roleIds.add(id);
-  for (const set of [...teamRoles.values(), ...basicGrants.values()]) for (const id of set) roleIds.add(id);
-  const byRole = await permissionsByRole(db, [...roleIds]);
-  const permissions = new Map<number, readonly PermissionPair[]>([...roleIds].map((id) => [id, byRole.get(id) ?? []]));
+  // The roles a change names, brings or takes away (its own, the teams joined or left, the basic
+  // roles' grants) are read whole; every other held role only for the actions those carry: a
+  // difference is made of their pairs, and covering one reads the same action only.
+  const named = new Set<number>([...resolved.roles.values()].map((r) => r.id));
+  for (const c of changes)
+    if (c.kind === 'team_member.add' || c.kind === 'team_member.remove') for (const id of teamRoles.get(c.teamId) ?? []) named.add(id);
+  for (const set of basicGrants.values()) for (const id of set) named.add(id);
+  const whole = await permissionsByRole(db, [...named]);
+  const actions = new Set<string>();
+  for (const pairs of whole.values()) for (const p of pairs) actions.add(p.action);
+  for (const c of changes) if (c.kind === 'role.permissions') for (const p of c.permissions) actions.add(p.action);
+  const others = new Set<number>();
+  for (const s of subjects.values()) for (const id of [...s.orgRoles, ...s.globalRoles]) others.add(id);
+  for (const set of teamRoles.values()) for (const id of set) others.add(id);
+  for (const id of named) others.delete(id);
+  const partial = await permissionsWithActions(db, [...others], [...actions]);
+  const permissions = new Map<number, readonly PermissionPair[]>();
+  for (const id of named) permissions.set(id, whole.get(id) ?? []);
+  for (const id of others) permissions.set(id, partial.get(id) ?? []);
 
   const admins = await db.orgUser.findMany({
     where: { orgId, role: 'Admin', user: { isServiceAccount: false } },

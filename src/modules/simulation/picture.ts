@@ -42,7 +42,11 @@ export interface Picture {
   teamRoles: Map<number, Set<number>>;
   /** Roles granted to each basic role in the organization or globally. */
   basicGrants: Map<BasicRoleName, Set<number>>;
-  /** The permissions of every role the picture names, by role id. */
+  /**
+   * The permissions of every role the picture names, by role id: whole for the roles a change
+   * names, brings or takes away; for the others only those with an action the former carry (the
+   * only ones a difference can be made of or covered by: load.ts).
+   */
   permissions: Map<number, readonly PermissionPair[]>;
   /** Ids of the organization's Admin people (not service accounts): the last Admin stays (Grafana). */
   adminPeople: Set<number>;
