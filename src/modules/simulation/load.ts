@@ -111,11 +111,14 @@ async function reachOf(db: Db, orgId: number, changes: readonly ProposedChange[]
       teams.add(r.teamId);
     const basics = new Set((await db.basicRoleGrant.findMany({ where: scopes, select: { basicRole: true } })).map((g) => g.basicRole));
     const orgRoles = ORG_ROLES.filter((r) => r !== 'None' && basics.has(r));
-    const holders: Prisma.OrgUserWhereInput[] = [{ role: { in: orgRoles } }];
+    const holders: Prisma.OrgUserWhereInput[] = orgRoles.length > 0 ? [{ role: { in: orgRoles } }] : [];
     if (basics.has(SERVICE_ADMIN)) holders.push({ user: { isServiceAdmin: true } });
-    for (const m of await db.orgUser.findMany({ where: { orgId, OR: holders }, select: { userId: true } })) users.add(m.userId);
-    const apiKeys = await db.apiKey.findMany({ where: { orgId, serviceAccountId: null, role: { in: orgRoles } }, select: { id: true } });
-    for (const k of apiKeys) keys.add(k.id);
+    if (holders.length > 0)
+      for (const m of await db.orgUser.findMany({ where: { orgId, OR: holders }, select: { userId: true } })) users.add(m.userId);
+    if (orgRoles.length > 0) {
+      const apiKeys = await db.apiKey.findMany({ where: { orgId, serviceAccountId: null, role: { in: orgRoles } }, select: { id: true } });
+      for (const k of apiKeys) keys.add(k.id);
+    }
   }
   const members = await loadInChunks([...teams], (chunk) =>
     db.teamMember.findMany({ where: { teamId: { in: chunk }, orgId }, select: { userId: true } }),
@@ -195,19 +198,20 @@ export async function loadPicture(db: Db, orgId: number, changes: readonly Propo
   }
 
   // The roles a change names, brings or takes away (its own, the teams joined or left, the basic
-  // roles' grants) are read whole; every other held role only for the actions those carry: a
+  // roles' grants when an org role changes) are read whole; every other held role only for the actions those carry: a
   // difference is made of their pairs, and covering one reads the same action only.
   const named = new Set<number>([...resolved.roles.values()].map((r) => r.id));
   for (const c of changes)
     if (c.kind === 'team_member.add' || c.kind === 'team_member.remove') for (const id of teamRoles.get(c.teamId) ?? []) named.add(id);
-  for (const set of basicGrants.values()) for (const id of set) named.add(id);
+  // An org role changes which basic role's grants a person holds: all of them are read whole then.
+  if (changes.some((c) => c.kind === 'org_user.role')) for (const set of basicGrants.values()) for (const id of set) named.add(id);
   const whole = await permissionsByRole(db, [...named]);
   const actions = new Set<string>();
   for (const pairs of whole.values()) for (const p of pairs) actions.add(p.action);
   for (const c of changes) if (c.kind === 'role.permissions') for (const p of c.permissions) actions.add(p.action);
   const others = new Set<number>();
   for (const s of subjects.values()) for (const id of [...s.orgRoles, ...s.globalRoles]) others.add(id);
-  for (const set of teamRoles.values()) for (const id of set) others.add(id);
+  for (const set of [...teamRoles.values(), ...basicGrants.values()]) for (const id of set) others.add(id);
   for (const id of named) others.delete(id);
   const partial = await permissionsWithActions(db, [...others], [...actions]);
   const permissions = new Map<number, readonly PermissionPair[]>();
