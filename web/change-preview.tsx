@@ -29,8 +29,8 @@ const named = (row: { action: string; scope: string }) => (row.scope ? `${row.ac
 /** "12 people gain a; 3 people lose b", or that nobody's permissions move. */
 export function previewText(summary: readonly { action: string; scope: string; gained: number; lost: number }[]): string {
   const parts = [
-    ...summary.filter((r) => r.gained > 0).map((r) => `${people(r.gained)} gain ${named(r)}`),
-    ...summary.filter((r) => r.lost > 0).map((r) => `${people(r.lost)} lose ${named(r)}`),
+    ...summary.filter((r) => r.gained > 0).map((r) => `${people(r.gained)} ${r.gained === 1 ? 'gains' : 'gain'} ${named(r)}`),
+    ...summary.filter((r) => r.lost > 0).map((r) => `${people(r.lost)} ${r.lost === 1 ? 'loses' : 'lose'} ${named(r)}`),
   ];
   return parts.length > 0 ? parts.join('; ') : 'Nobody would gain or lose a permission.';
 }
