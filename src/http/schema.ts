@@ -18,5 +18,6 @@ import '../modules/products/graphql.js';
 import '../modules/provisioning/graphql.js';
 import '../modules/audit/graphql.js';
 import '../modules/changes/graphql.js';
+import '../modules/simulation/graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

@@ -56,6 +56,11 @@ export const Action = {
   AuditRead: 'audit:read',
   /** Read the change feed (modules/changes); no scope: walled by organization as the audit log. */
   AccessChangesRead: 'access.changes:read',
+  /**
+   * Preview what proposed changes would do to who may do what (modules/simulation); no scope: it
+   * answers for the organization the caller acts in, and writes nothing.
+   */
+  AccessSimulate: 'access:simulate',
 } as const;
 
 /**

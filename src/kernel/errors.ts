@@ -31,6 +31,8 @@ export const ERROR_STATUS = {
   SERVICE_ACCOUNT_ALREADY_EXISTS: 400,
   /** A read asked for at least a revision of the change feed that was never issued (above its head). */
   REVISION_NOT_ISSUED: 400,
+  /** A simulation proposed more changes than one request may (modules/simulation/inputs.ts MAX_SIMULATED_CHANGES). */
+  TOO_MANY_CHANGES: 400,
   UNAUTHENTICATED: 401,
   INVALID_CREDENTIALS: 401,
   INVALID_API_KEY: 401,

@@ -15,8 +15,8 @@ import type { PermissionPair } from './catalogue.js';
 import type { HeldAccess } from './permission-cache.js';
 import { type BasicRoleName, type Principal, SERVICE_ADMIN, type SignedInPrincipal } from './principal.js';
 
-/** Basic roles whose permissions `principal` holds. */
-export function basicRolesOf(principal: Principal): BasicRoleName[] {
+/** Basic roles whose permissions `principal` holds (its org role's, and basic:service_admin for a Service Admin). */
+export function basicRolesOf(principal: Pick<Principal, 'orgRole' | 'isServiceAdmin'>): BasicRoleName[] {
   const roles: BasicRoleName[] = [];
   if (principal.orgRole !== 'None') roles.push(principal.orgRole);
   if (principal.isServiceAdmin) roles.push(SERVICE_ADMIN);
