@@ -18,6 +18,7 @@ import { serviceAccountRoutes } from '../modules/service-accounts/rest.js';
 import { sessionRoutes } from '../modules/sessions/rest.js';
 import type { Route } from '../modules/shared/rest.js';
 import { signInRoutes } from '../modules/sign-in/rest.js';
+import { simulationRoutes } from '../modules/simulation/rest.js';
 import { teamRoutes } from '../modules/teams/rest.js';
 import { userRoutes } from '../modules/users/rest.js';
 import { browserSignInRoutes } from './sign-in-routes.js';
@@ -26,6 +27,7 @@ export const routes: Route[] = [
   ...roleRoutes,
   ...assignmentRoutes,
   ...permissionRoutes,
+  ...simulationRoutes,
   ...apiKeyRoutes,
   ...productRoutes,
   ...provisioningRoutes,

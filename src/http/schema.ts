@@ -20,5 +20,6 @@ import '../modules/provisioning/graphql.js';
 import '../modules/audit/graphql.js';
 import '../modules/changes/graphql.js';
 import '../modules/access-review/graphql.js';
+import '../modules/simulation/graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

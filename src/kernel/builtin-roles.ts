@@ -115,6 +115,13 @@ export const FIXED_ROLES: readonly BuiltinRole[] = [
     'Access control',
     [p(A.AccessReviewRead)],
   ),
+  fixed(
+    'fixed:access:simulator',
+    'Access change simulator',
+    'Preview who would gain and lose which permissions through proposed role, assignment, team and org role changes.',
+    'Access control',
+    [p(A.AccessSimulate)],
+  ),
 ];
 
 // Grafana's fixed:organization:reader (Viewer) and :writer (Admin): read and rename the organization
@@ -132,6 +139,9 @@ const ADMIN = [
   ...SERVICE_ACCOUNTS_WRITER,
   ...API_KEYS_WRITER,
   p(A.OrgsWrite, S.org('*')),
+  // The preview of a change before it is saved (modules/simulation): the role editor's; existing
+  // databases get it through migration 20261128200000_access_simulate.
+  p(A.AccessSimulate),
 ];
 // Grafana grants fixed:org.users:writer to Grafana Admins too: a Service Admin manages the
 // members of every organization (the org wall holds for org Admins, not for Service Admins).
@@ -152,6 +162,8 @@ const SERVICE_ADMIN_PERMISSIONS = [
   p(A.AuditRead),
   // So is the change feed; existing databases get it through migration 20261128170746_access_changes_read.
   p(A.AccessChangesRead),
+  // And the preview of a change; existing databases get it through migration 20261128200000_access_simulate.
+  p(A.AccessSimulate),
 ];
 
 function dedupe(perms: PermissionPair[]): PermissionPair[] {

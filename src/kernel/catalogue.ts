@@ -61,6 +61,11 @@ export const Action = {
    * review covers the organization the caller acts in, walled as the audit log.
    */
   AccessReviewRead: 'access.review:read',
+  /**
+   * Preview what proposed changes would do to who may do what (modules/simulation); no scope: it
+   * answers for the organization the caller acts in, and writes nothing.
+   */
+  AccessSimulate: 'access:simulate',
 } as const;
 
 /**

@@ -33,6 +33,8 @@ export const ERROR_STATUS = {
   REVISION_NOT_ISSUED: 400,
   /** A batch check with more items than it may hold (modules/permissions/inputs.ts MAX_BATCH_ITEMS). */
   BATCH_TOO_LARGE: 400,
+  /** A simulation proposed more changes than one request may (modules/simulation/inputs.ts MAX_SIMULATED_CHANGES). */
+  TOO_MANY_CHANGES: 400,
   UNAUTHENTICATED: 401,
   INVALID_CREDENTIALS: 401,
   INVALID_API_KEY: 401,

@@ -10,13 +10,13 @@
  * The listings of assigned roles (GraphQL `users { roles }`, REST .../roles) read the same
  * assignment filters for many subjects at once (directAssignments, teamAssignments).
  */
-import { Prisma, type Role } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import type { PermissionPair } from './catalogue.js';
 import type { HeldAccess } from './permission-cache.js';
 import { type BasicRoleName, type Principal, SERVICE_ADMIN, type SignedInPrincipal } from './principal.js';
 
-/** Basic roles whose permissions `principal` holds. */
-export function basicRolesOf(principal: Principal): BasicRoleName[] {
+/** Basic roles whose permissions `principal` holds (its org role's, and basic:service_admin for a Service Admin). */
+export function basicRolesOf(principal: Pick<Principal, 'orgRole' | 'isServiceAdmin'>): BasicRoleName[] {
   const roles: BasicRoleName[] = [];
   if (principal.orgRole !== 'None') roles.push(principal.orgRole);
   if (principal.isServiceAdmin) roles.push(SERVICE_ADMIN);
@@ -98,7 +98,6 @@ export async function heldRoleIds(db: HeldRoleTables, principal: SignedInPrincip
 
 /** Role ids bound in one statement: well under SQLite's parameter limit. */
 export const ROLE_ID_SLICE = 500;
-const BY_NAME_THEN_ID: Prisma.RoleOrderByWithRelationInput[] = [{ name: 'asc' }, { id: 'asc' }];
 
 /** The tables loadHeldAccess reads: the client or a transaction. */
 export type HeldAccessTables = HeldRoleTables & Pick<Prisma.TransactionClient, 'role'>;

@@ -31,6 +31,7 @@ import { OwnAccountService } from './sign-in/own-account.js';
 import { SignInService } from './sign-in/service.js';
 import { LoginThrottle, type ThrottleSettings } from './sign-in/throttle.js';
 import { VerifiedPasswords } from './sign-in/verified-passwords.js';
+import { SimulationService } from './simulation/service.js';
 import { TeamService } from './teams/service.js';
 import { UserAdminService } from './users/admin.js';
 import { UserSearchService } from './users/search.js';
@@ -77,6 +78,8 @@ export interface Services {
   userRoles: SubjectAssignments;
   teamRoles: SubjectAssignments;
   permissions: PermissionService;
+  /** What-if: what proposed changes would do to who may do what, written nowhere. */
+  simulation: SimulationService;
   /** Product role registration (plugins:<productId>:*) and RBAC provisioning files. */
   products: ProductService;
   provisioning: ProvisioningService;
@@ -133,6 +136,7 @@ export function createServices(deps: ServiceDeps): Services {
     userRoles: new SubjectAssignments(feature, userStore),
     teamRoles: new SubjectAssignments(feature, teamStore),
     permissions: new PermissionService(feature),
+    simulation: new SimulationService(feature),
     products: new ProductService(feature),
     provisioning: new ProvisioningService(feature, deps.config.provisioningPath),
     apiKeys: new ApiKeyService({ ...feature, clock: deps.clock, maxSecondsToLive: deps.config.apiKeyMaxSecondsToLive }),

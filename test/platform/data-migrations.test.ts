@@ -48,6 +48,7 @@ describe.skipIf(onPostgres)('basic-role data migrations', () => {
         expect.stringMatching(/_audit_read$/),
         expect.stringMatching(/_directory_defaults$/),
         expect.stringMatching(/_access_changes_read$/),
+        expect.stringMatching(/_access_simulate$/),
       ]),
     );
   });

@@ -4,12 +4,14 @@
  * true)`) or remove one, and for users and service accounts every effective permission with
  * where it comes from (assigned directly, through a team, or the basic role of the org role).
  * Everything the page shows comes in one GraphQL request, each part included only when the
- * caller may read it.
+ * caller may read it. A caller holding access:simulate may preview what assigning the chosen role
+ * would give (change-preview.tsx) before assigning it.
  */
 import { useClient, useMutation } from '@urql/preact';
 import { useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { errorMessage } from '../api.js';
+import { ChangePreview } from '../change-preview.js';
 import { ConfirmButton } from '../dialogs.js';
 import { Segmented, SelectField } from '../fields.js';
 import { KindTag, RoleName, roleTitle } from '../format.js';
@@ -176,7 +178,7 @@ function AssignedRoles(props: {
   readNeeds: string;
   onChanged: (message: string) => void;
 }) {
-  const { viewer } = useSession();
+  const { viewer, access } = useSession();
   const client = useClient();
   const team = props.kind === 'team';
   const [, addUser] = useMutation(ADD_USER);
@@ -266,6 +268,16 @@ function AssignedRoles(props: {
           </div>
           {error && <Notice kind="error">{error}</Notice>}
         </form>
+      )}
+      {props.canAdd && chosen && access.can('access:simulate') && (
+        <ChangePreview
+          key={chosen}
+          changes={() => [
+            team
+              ? { kind: 'TEAM_ROLE_ADD', teamId: props.id, roleUid: chosen }
+              : { kind: 'USER_ROLE_ADD', userId: props.id, roleUid: chosen },
+          ]}
+        />
       )}
     </section>
   );

@@ -4,13 +4,15 @@
  * scopes the caller holds for an action as suggestions. The version is handled here: an update
  * sends the loaded version + 1, and if someone else saved meanwhile the server's conflict is
  * explained with a way to reload. Permissions the caller does not hold are marked (the server
- * refuses them unless the caller holds roles:write on permissions:type:escalate).
+ * refuses them unless the caller holds roles:write on permissions:type:escalate). Before saving an
+ * edit, a caller holding access:simulate may preview who would gain and lose what (change-preview.tsx).
  */
 import { useMutation } from '@urql/preact';
 import { useEffect, useState } from 'preact/hooks';
 import { useLocation } from 'preact-iso';
 import { ESCALATE } from '../access.js';
 import { errorCode, errorMessage } from '../api.js';
+import { ChangePreview } from '../change-preview.js';
 import { Field, TextField } from '../fields.js';
 import { roleKind } from '../format.js';
 import { graphql, readFragment } from '../graphql.js';
@@ -240,6 +242,9 @@ export function RoleEditorPage() {
           {pickError && <Notice kind="error">{pickError}</Notice>}
         </fieldset>
 
+        {editing && access.can('access:simulate') && (
+          <ChangePreview changes={() => [{ kind: 'ROLE_PERMISSIONS', roleUid: uid, permissions }]} />
+        )}
         {saveError && (
           <Notice kind="error">
             {saveError.message}{' '}

@@ -22,6 +22,8 @@ import { deleteOrganizationCascade } from './deletion.js';
 import { createOrganizationInput, orgSearchInput, updateOrganizationInput } from './inputs.js';
 import { orgNotFound, orgRequirements } from './requirements.js';
 
+export { orgRequirements } from './requirements.js';
+
 /** What a Pothos `query` (or any caller) may ask Prisma to load with each organization. */
 export type OrgQuery = { include?: Prisma.OrgInclude; select?: Prisma.OrgSelect };
 

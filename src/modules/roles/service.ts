@@ -26,7 +26,7 @@ import { cursorWindow, listRoles, type RoleListOptions, type RoleSlice, type Rol
 import { roleNotFound, roleRequirements } from './requirements.js';
 
 export { ROLE_WITH_PERMISSIONS, type RoleQuery, rolesByIds } from './listing.js';
-export { roleNotFound } from './requirements.js';
+export { roleNotFound, roleRequirements } from './requirements.js';
 
 /** Grafana-style short uid: 14 characters of [a-zA-Z0-9_-] from a CSPRNG. */
 const generateUid = (): string => randomBytes(11).toString('base64url').slice(0, 14);
