@@ -147,25 +147,24 @@ describe('the streams of a replica, with short bounds', () => {
     client.close();
   });
 
-  it('a client that leaves a full buffer untaken gets a resync at the last revision it took; resuming from it misses nothing', async () => {
+  it('a client that leaves a full buffer untaken gets a resync at the last revision it took (here: none taken); resuming from it misses nothing', async () => {
     use({ bufferSize: 3, slowConsumerMs: 20 });
     const start = await write();
     // The stream itself, without the transport's own buffers between it and the client.
     const stream = await streams.open(admin, { after: start });
     const written: number[] = [];
     for (let i = 0; i < 6; i++) written.push(await write());
-    expect((await stream.next()).value).toEqual({ revision: written[0], change: expect.objectContaining({ revision: written[0] }) });
-    // The client takes nothing more until the stream gave up on it: its slot is then free.
+    // The client takes nothing until the stream gave up on it: its slot is then free.
     await vi.waitFor(() => expect(streams.count).toBe(0), { timeout: 10_000 });
-    expect((await stream.next()).value).toEqual({ revision: written[0], change: null, resync: true });
+    expect((await stream.next()).value).toEqual({ revision: start, change: null, resync: true });
     expect((await stream.next()).done).toBe(true);
 
     use({});
     const client = inProcess(undefined);
-    client.lastEventId = String(written[0]); // what an EventSource holds after the resync event
+    client.lastEventId = String(start); // what an EventSource holds after the resync event
     await client.connect();
-    const rest = await nextEvents(client, written.length - 1);
-    expect(rest.map((e) => payload(e).data?.accessChanges?.change?.revision)).toEqual(written.slice(1));
+    const rest = await nextEvents(client, written.length);
+    expect(rest.map((e) => payload(e).data?.accessChanges?.change?.revision)).toEqual(written);
     client.close();
   });
 });
