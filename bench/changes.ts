@@ -119,6 +119,15 @@ async function delivery(writer: Call, reader: Call, label: string): Promise<numb
   return times;
 }
 
+/** Memory after two collections and a moment for the allocator to return what they freed. */
+async function settledMemory(): Promise<NodeJS.MemoryUsage> {
+  for (let i = 0; i < 2; i++) {
+    global.gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return process.memoryUsage();
+}
+
 /** `subscribers` streams on `call`'s replica; one write; when each holds it. Also memory per stream. */
 async function fanOut(call: Call) {
   const reader = fixedRoleUid('fixed:accesschanges:reader');
@@ -133,13 +142,11 @@ async function fanOut(call: Call) {
     const token = await made(await call('POST', `/api/serviceaccounts/${sa.id}/tokens`, { name: `t-${i}` }));
     tokens.push(`Bearer ${token.key}`);
   }
-  global.gc?.();
-  const before = process.memoryUsage();
+  const before = await settledMemory();
   const streams = await Promise.all(
     Array.from({ length: subscribers }, (_, i) => open(call, tokens[Math.floor(i / STREAMS_PER_CALLER)] as string)),
   );
-  global.gc?.();
-  const after = process.memoryUsage();
+  const after = await settledMemory();
   const waiting = streams.map((s) => s.next());
   const { revision } = await createRole(call, 'fan-out');
   const written = performance.now();
