@@ -77,11 +77,6 @@ export class ChangeStream {
     void this.read(from);
   }
 
-  /** Events held for the client now. */
-  get buffered(): number {
-    return this.queue.length;
-  }
-
   /** Wakes whatever waits, to see `stopped()` (the request aborted, the server closes). */
   poke(): void {
     for (const waiter of [...this.readerWaiters, ...this.eventWaiters]) waiter();
