@@ -62,8 +62,9 @@ export class ChangeStream {
   private readonly readerWaiters = new Set<() => void>();
 
   /**
-   * Starts reading at once. `stopped()` is asked before every read (the server closing, the
-   * request aborted); `onEnd` is called once, when the reader stops for good or the client leaves.
+   * A stream that reads nothing until `start`. `stopped()` is asked before every read (the server
+   * closing, the request aborted); `onEnd` is called once, when the reader stops for good or the
+   * client leaves.
    */
   constructor(
     private readonly deps: { db: Db; changes: ChangeFeedService; wakeups: Wakeups },
@@ -74,7 +75,12 @@ export class ChangeStream {
     private readonly onEnd: () => void,
   ) {
     this.taken = from;
-    void this.read(from);
+  }
+
+  /** Starts reading from the revision given; answers the client's side (`events`). */
+  start(): AsyncGenerator<ChangeEvent> {
+    void this.read(this.taken);
+    return this.events();
   }
 
   /** Wakes whatever waits, to see `stopped()` (the request aborted, the server closes). */
@@ -83,7 +89,7 @@ export class ChangeStream {
   }
 
   /** The client's side: the events in order, then the end (or the queued error). */
-  async *events(): AsyncGenerator<ChangeEvent> {
+  private async *events(): AsyncGenerator<ChangeEvent> {
     try {
       for (;;) {
         const item = this.queue.shift();

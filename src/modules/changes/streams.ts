@@ -131,7 +131,7 @@ export class ChangeStreams {
     const poke = () => stream.poke();
     signal?.addEventListener('abort', poke);
     this.streams.add(stream);
-    return stream.events();
+    return stream.start();
   }
 
   /**
