@@ -6,7 +6,8 @@
  * with `after` (a new client). Every subscriber sees every change exactly once, in revision order
  * (the list of change records in the database), and the user -> roles state it rebuilds from the
  * records alone (`user_role.add` / `user_role.remove`, the user and role they name) equals the
- * database's.
+ * database's. A stream ended by 503 DATABASE_UNAVAILABLE (a PostgreSQL listener reconnecting under
+ * load) is resumed like any other disconnect.
  *
  * FEED_PROPERTY_WRITES sets the number of writes (default 500 on SQLite, 200 on PostgreSQL, each
  * about 25 s on a loaded two-core machine; `FEED_PROPERTY_WRITES=3000` for a longer run);
@@ -99,8 +100,18 @@ async function follow(app: App, start: number, next: () => number): Promise<Chan
     const event = await sse.next();
     if (event === undefined) throw new Error(`the stream ended after revision ${last}`);
     if (event.type !== 'next') continue;
-    const body = JSON.parse(event.data) as { data?: { accessChanges: { revision: number; change: Change | null } }; errors?: unknown };
-    if (!body.data) throw new Error(`an error event: ${event.data}`);
+    const body = JSON.parse(event.data) as {
+      data?: { accessChanges: { revision: number; change: Change | null } };
+      errors?: { extensions?: { code?: string } }[];
+    };
+    if (!body.data) {
+      // PostgreSQL: while a replica's listener reconnects it cannot know what it missed and ends
+      // the stream with 503 DATABASE_UNAVAILABLE; a client resumes, as after any disconnect.
+      if (body.errors?.[0]?.extensions?.code !== 'DATABASE_UNAVAILABLE') throw new Error(`an error event: ${event.data}`);
+      await new Promise((resolve) => setImmediate(resolve));
+      await sse.connect();
+      continue;
+    }
     const { change, revision } = body.data.accessChanges;
     if (change && (head === undefined || change.revision <= head)) seen.push(change);
     last = revision;
@@ -140,9 +151,13 @@ describe('the change stream under random writes through two replicas', () => {
       const role = roles[Math.floor(rand() * roles.length)] as (typeof roles)[number];
       const set = held.get(user.id) as Set<string>;
       const add = !set.has(role.uid);
-      const res = add
-        ? await send(app, `/api/access-control/users/${user.id}/roles`, { method: 'POST', json: { roleUid: role.uid }, headers: asKey })
-        : await send(app, `/api/access-control/users/${user.id}/roles/${role.uid}`, { method: 'DELETE', headers: asKey });
+      const write = () =>
+        add
+          ? send(app, `/api/access-control/users/${user.id}/roles`, { method: 'POST', json: { roleUid: role.uid }, headers: asKey })
+          : send(app, `/api/access-control/users/${user.id}/roles/${role.uid}`, { method: 'DELETE', headers: asKey });
+      let res = await write();
+      // 503 (a listener reconnecting, the database busy): nothing was written; sent again, as a client does.
+      while (res.status === 503) res = await write();
       if (res.status !== 200) throw new Error(`write ${i}: ${res.status} ${await res.text()}`);
       if (add) set.add(role.uid);
       else set.delete(role.uid);
