@@ -28,6 +28,7 @@ import { usePartialStatus } from './http/use-partial-status.js';
 import { trackPrincipal, useRequestLog } from './http/use-request-log.js';
 import { useRestRoutes } from './http/use-rest-routes.js';
 import { useSecretsAlone } from './http/use-secrets-alone.js';
+import { useSseEventIds } from './http/use-sse-event-ids.js';
 import { yogaLogging } from './http/yoga-logging.js';
 import { isDomainError } from './kernel/errors.js';
 import { createServices, type Services } from './modules/services.js';
@@ -102,7 +103,7 @@ export function createApp(deps: AppDeps): App {
     maskedErrors: { maskError: (error) => toGraphQLError(error, log) },
     context: async ({ request }) => {
       try {
-        return { principal: await auth(request), services };
+        return { principal: await auth(request), services, lastEventId: request.headers.get('last-event-id') };
       } catch (error) {
         throw toGraphQLError(error, log);
       }
@@ -123,6 +124,7 @@ export function createApp(deps: AppDeps): App {
       ...hardened.first,
       useBadRequestStatus(),
       usePartialStatus(), // a result with data is a 200
+      useSseEventIds(), // SSE events carry the id their resolver names (accessChanges: the revision)
       useSecretsAlone(),
       useOpenApi({
         routes,

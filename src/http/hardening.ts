@@ -35,7 +35,15 @@ export interface HardeningDeps {
 const NO_URL_ENDS_WITH_THIS = ' \u0000';
 
 const CORS_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
-const CORS_HEADERS = ['authorization', 'content-type', 'x-service-org-id', 'x-grafana-org-id', 'x-graphql-yoga-csrf'];
+const CORS_HEADERS = [
+  'authorization',
+  'content-type',
+  'x-service-org-id',
+  'x-grafana-org-id',
+  'x-graphql-yoga-csrf',
+  'x-access-revision-at-least',
+  'last-event-id',
+];
 
 type Options = Pick<
   YogaServerOptions<Record<string, never>, GraphQLContext>,

@@ -171,24 +171,30 @@ describe('the streams of a replica', () => {
   });
 
   it('send a checkpoint at the revision reached while nothing changes', async () => {
-    const streams = new ChangeStreams({ db: app.database.prisma, access: app.services.access, changes: app.services.changes }, 50);
+    const streams = new ChangeStreams(
+      { db: app.database.prisma, access: app.services.access, changes: app.services.changes },
+      { checkpointMs: 50 },
+    );
     const head = await write();
-    const stream = await streams.open(admin(), head);
+    const stream = await streams.open(admin(), { after: head });
     expect((await stream.next()).value).toEqual({ revision: head, change: null });
     await stream.return(undefined);
     expect(streams.count).toBe(0);
   });
 
   it(`hold at most ${MAX_STREAMS_PER_PRINCIPAL} per caller (429 TOO_MANY_STREAMS), and end at closeAll`, async () => {
-    const streams = new ChangeStreams({ db: app.database.prisma, access: app.services.access, changes: app.services.changes }, 60_000);
+    const streams = new ChangeStreams(
+      { db: app.database.prisma, access: app.services.access, changes: app.services.changes },
+      { checkpointMs: 60_000 },
+    );
     const head = await write();
-    const open = await Promise.all(Array.from({ length: MAX_STREAMS_PER_PRINCIPAL }, () => streams.open(admin(), head - 1)));
+    const open = await Promise.all(Array.from({ length: MAX_STREAMS_PER_PRINCIPAL }, () => streams.open(admin(), { after: head - 1 })));
     for (const stream of open) expect((await stream.next()).value).toMatchObject({ revision: head });
-    await expect(streams.open(admin(), head)).rejects.toMatchObject({ code: 'TOO_MANY_STREAMS' });
+    await expect(streams.open(admin(), { after: head })).rejects.toMatchObject({ code: 'TOO_MANY_STREAMS' });
     const pending = open.map((stream) => stream.next());
     streams.closeAll();
     for (const result of await Promise.all(pending)) expect(result.done).toBe(true);
     expect(streams.count).toBe(0);
-    await expect(streams.open(admin(), head)).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
+    await expect(streams.open(admin(), { after: head })).rejects.toMatchObject({ code: 'DATABASE_UNAVAILABLE' });
   });
 });

@@ -4,11 +4,21 @@
  */
 import { needs } from '../../kernel/requirements.js';
 import { builder } from '../shared/builder.js';
+import { markEventId } from '../shared/event-ids.js';
 import { MAX_PAGE_SIZE } from '../shared/paging.js';
 import { PermissionEntry } from '../shared/permission.js';
 import { DEFAULT_CHANGES_LIMIT } from './inputs.js';
 import { type ChangeJson, type ChangesPage, changeRequirements } from './service.js';
-import { CHECKPOINT_MS, type ChangeEvent, MAX_STREAMS_PER_PRINCIPAL, type PermissionsEvent } from './streams.js';
+import {
+  CHECKPOINT_MS,
+  type ChangeEvent,
+  MAX_STREAMS_PER_PRINCIPAL,
+  type PermissionsEvent,
+  SLOW_CONSUMER_MS,
+  STREAM_BUFFER,
+} from './streams.js';
+
+type WithRequest = { request?: Request };
 
 const ChangeActor = builder.objectRef<ChangeJson['actor']>('AccessChangeActor').implement({
   description: 'Who made a change.',
@@ -56,25 +66,40 @@ builder.queryField('accessChanges', (t) =>
 );
 
 const AccessChangeEvent = builder.objectRef<ChangeEvent>('AccessChangeEvent').implement({
-  description: 'One event of the accessChanges stream: a change, or a checkpoint (change null) at the revision reached.',
+  description:
+    'One event of the accessChanges stream: a change, a checkpoint (change null) at the revision reached, or a resync (the last event of a client that fell behind). Its revision is also its SSE event id.',
   fields: (t) => ({
     revision: t.exposeInt('revision', {
-      description: "The change's revision, or the revision reached (a checkpoint). Subscribe again with after = the last one.",
+      description:
+        "The change's revision, the revision reached (a checkpoint), or the last revision delivered (a resync). Subscribe again with Last-Event-ID or after = the last one.",
     }),
-    change: t.field({ type: AccessChange, nullable: true, description: 'Null for a checkpoint.', resolve: (e) => e.change }),
+    change: t.field({ type: AccessChange, nullable: true, description: 'Null for a checkpoint or a resync.', resolve: (e) => e.change }),
+    resync: t.boolean({
+      description: `True on the last event of a stream whose client left ${STREAM_BUFFER} undelivered events untaken for ${SLOW_CONSUMER_MS / 1000} s: the stream ends; subscribe again after its revision.`,
+      resolve: (e) => e.resync === true,
+    }),
   }),
 });
 
 builder.subscriptionField('accessChanges', (t) =>
   t.field({
     type: AccessChangeEvent,
-    description: `The change feed as a stream (server-sent events: send Accept: text/event-stream): the changes after \`after\` (omitted: only new ones), then each change as it commits, and a checkpoint after ${CHECKPOINT_MS / 1000} s without one. Permission and organization walls as accessChanges, checked again at every change: revoked, the stream ends with an error. At most ${MAX_STREAMS_PER_PRINCIPAL} open streams per caller (429 TOO_MANY_STREAMS). ${needs(changeRequirements.read)}`,
+    description: `The change feed as a stream (server-sent events: send Accept: text/event-stream): the changes after \`after\` (omitted: only new ones), then each change as it commits, and a checkpoint after ${CHECKPOINT_MS / 1000} s without one. Each event's SSE id is its revision: a client resuming with the Last-Event-ID header gets exactly what it missed (Last-Event-ID wins over \`after\`). Permission and organization walls as accessChanges, checked again at every change: revoked, the stream ends with an error. At most ${MAX_STREAMS_PER_PRINCIPAL} open streams per caller (429 TOO_MANY_STREAMS). ${needs(changeRequirements.read)}`,
     args: {
-      after: t.arg.int({ description: 'Changes after this revision: the last one received, to resume without a gap.' }),
+      after: t.arg.int({
+        description: 'Changes after this revision: the last one received, to resume without a gap (a Last-Event-ID header wins).',
+      }),
     },
     subscribe: (_root, args, ctx) =>
-      ctx.services.changeStreams.open(ctx.principal, args.after, (ctx as typeof ctx & { request?: Request }).request?.signal),
-    resolve: (event) => event,
+      ctx.services.changeStreams.open(
+        ctx.principal,
+        { after: args.after, lastEventId: ctx.lastEventId },
+        (ctx as typeof ctx & WithRequest).request?.signal,
+      ),
+    resolve: (event, _args, ctx) => {
+      markEventId((ctx as typeof ctx & WithRequest).request, String(event.revision));
+      return event;
+    },
   }),
 );
 
@@ -91,7 +116,7 @@ builder.subscriptionField('viewerPermissionsChanged', (t) =>
     type: ViewerPermissionsEvent,
     description: `The signed-in caller's permissions now, then again each time a change reaches them (server-sent events: send Accept: text/event-stream), so a frontend never polls. Needs only credentials. Ends with CREDENTIALS_CHANGED when the account itself changed (disabled, another org role): sign in again. At most ${MAX_STREAMS_PER_PRINCIPAL} open streams per caller (429 TOO_MANY_STREAMS).`,
     subscribe: (_root, _args, ctx) =>
-      ctx.services.changeStreams.openViewer(ctx.principal, (ctx as typeof ctx & { request?: Request }).request?.signal),
+      ctx.services.changeStreams.openViewer(ctx.principal, (ctx as typeof ctx & WithRequest).request?.signal),
     resolve: (event) => event,
   }),
 );

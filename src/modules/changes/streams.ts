@@ -2,9 +2,12 @@
  * The change feed as a stream (GraphQL `subscription { accessChanges(after) }`, served by
  * graphql-yoga over server-sent events): the changes after `after` in revision order, then each new
  * change as it commits, and a checkpoint (the revision reached, no change) after CHECKPOINT_MS
- * without one, so an idle client knows the stream is alive and where it stands. A client that
- * loses the stream subscribes again with `after` set to the last revision it received and gets
- * exactly what it missed, no duplicate and no gap (the feed's order, service.ts).
+ * without one, so an idle client knows the stream is alive and where it stands. Every event's
+ * revision is also its SSE event id (http/use-sse-event-ids.ts): a client that loses the stream
+ * subscribes again with `Last-Event-ID` (what an EventSource sends by itself) or `after` set to
+ * the last revision it received and gets exactly what it missed, no duplicate and no gap (the
+ * feed's order, service.ts). When both are sent, Last-Event-ID wins: it is the newer position (an
+ * EventSource reconnects to the same URL, `after` included).
  *
  * Rules:
  * - each page is read through ChangeFeedService.page, so the permission and the organization
@@ -13,8 +16,9 @@
  *   role, Service Admin flag, disabled, the API key's row) changed (CREDENTIALS_CHANGED: subscribe
  *   again, with the credentials you have now);
  * - bounded: at most MAX_STREAMS_PER_PRINCIPAL open streams per principal and MAX_STREAMS per
- *   replica (429 TOO_MANY_STREAMS past either); a stream reads a page only when its client pulled
- *   the previous events, so a slow consumer holds at most one page;
+ *   replica (429 TOO_MANY_STREAMS past either); a stream holds at most STREAM_BUFFER events its
+ *   client has not taken, and ends with a resync event when the client leaves a full buffer
+ *   untouched for SLOW_CONSUMER_MS (change-stream.ts);
  * - wake-ups: a write of this process that committed a change (AccessService.commits), a version
  *   PostgreSQL announces (platform/database.ts watchVersions), and a poll every POLL_MS as a safety
  *   net (SQLite announces nothing of another process's commits). One watcher per replica,
@@ -27,10 +31,15 @@ import { DomainError } from '../../kernel/errors.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
 import { credentialsChanged, factsHold, sameIndex } from '../../kernel/fence.js';
 import { requireSignedIn } from '../../kernel/guards.js';
+import { parseInput } from '../../kernel/inputs.js';
 import { headRevision } from '../../kernel/one-revision.js';
 import { type Principal, principalKey, type SignedInPrincipal } from '../../kernel/principal.js';
 import { type Db, watchVersions } from '../../platform/database.js';
-import type { ChangeFeedService, ChangeJson } from './service.js';
+import { type ChangeEvent, ChangeStream, type ChangeStreamLimits } from './change-stream.js';
+import { revisionInput } from './inputs.js';
+import type { ChangeFeedService } from './service.js';
+
+export type { ChangeEvent } from './change-stream.js';
 
 /** Open streams per replica. */
 export const MAX_STREAMS = 1000;
@@ -38,21 +47,17 @@ export const MAX_STREAMS = 1000;
 export const MAX_STREAMS_PER_PRINCIPAL = 5;
 /** Milliseconds without a change before a checkpoint is sent. */
 export const CHECKPOINT_MS = 15_000;
+/** Events a stream holds for its client at most (change-stream.ts). */
+export const STREAM_BUFFER = 500;
+/** Milliseconds a stream's full buffer waits for its client before the resync event ends it. */
+export const SLOW_CONSUMER_MS = 10_000;
 /** Milliseconds between two safety-net polls while a stream is open. */
 const POLL_MS = 1000;
-/** Changes read per page of a stream. */
-const PAGE = 1000;
 
 /** One event of the viewer's stream: its permissions, as of revision `revision` or later. */
 export interface PermissionsEvent {
   revision: number;
   permissions: PermissionPair[];
-}
-
-/** One event of a stream: a change, or a checkpoint (`change` null) at the revision reached. */
-export interface ChangeEvent {
-  revision: number;
-  change: ChangeJson | null;
 }
 
 export interface ChangeStreamDeps {
@@ -67,15 +72,19 @@ export class ChangeStreams {
   private total = 0;
   private closed = false;
   /** Moved at every wake-up; a stream compares it to know it missed none. */
-  private seq = 0;
+  private wakes = 0;
   private readonly waiters = new Set<() => void>();
   private unwatch: (() => void) | undefined;
+  private readonly limits: ChangeStreamLimits;
+  private readonly streams = new Set<ChangeStream>();
 
-  /** @param checkpointMs milliseconds without a change before a checkpoint (default CHECKPOINT_MS; tests shorten it). */
+  /** @param limits the bounds of each stream (defaults CHECKPOINT_MS, STREAM_BUFFER, SLOW_CONSUMER_MS; tests shorten them). */
   constructor(
     private readonly deps: ChangeStreamDeps,
-    private readonly checkpointMs = CHECKPOINT_MS,
-  ) {}
+    limits: Partial<ChangeStreamLimits> = {},
+  ) {
+    this.limits = { checkpointMs: CHECKPOINT_MS, bufferSize: STREAM_BUFFER, slowConsumerMs: SLOW_CONSUMER_MS, ...limits };
+  }
 
   /** Streams open now (metrics, tests). */
   get count(): number {
@@ -83,46 +92,47 @@ export class ChangeStreams {
   }
 
   /**
-   * Opens the stream of `caller` from `after` (omitted: from the head now, only new changes):
-   * checks the caller, the permission, the input and the bounds at once, then returns the
-   * stream, which ends when `signal` aborts (the client left) or at `closeAll`.
+   * Opens the stream of `caller` after `resume.lastEventId` (the SSE Last-Event-ID header, which
+   * wins), else after `resume.after`, else from the head now (only new changes): checks the
+   * caller, the permission, the input and the bounds at once, then returns the stream, which
+   * ends when `signal` aborts (the client left) or at `closeAll`.
    * @throws DomainError UNAUTHENTICATED (401), ACCESS_DENIED (403), VALIDATION_FAILED /
    *   REVISION_NOT_ISSUED (400), CHANGES_EXPIRED (410), TOO_MANY_STREAMS (429),
    *   DATABASE_UNAVAILABLE (503: shutting down); the stream itself ends with ACCESS_DENIED,
-   *   CREDENTIALS_CHANGED (409) or CHANGES_EXPIRED as its last event.
+   *   CREDENTIALS_CHANGED (409) or CHANGES_EXPIRED as its last event, or with a resync event.
    */
-  async open(caller: Principal, after: number | null | undefined, signal?: AbortSignal): Promise<AsyncGenerator<ChangeEvent>> {
+  async open(
+    caller: Principal,
+    resume: { after?: number | null | undefined; lastEventId?: string | null | undefined },
+    signal?: AbortSignal,
+  ): Promise<AsyncGenerator<ChangeEvent>> {
     requireSignedIn(caller);
     if (this.closed) throw new DomainError('DATABASE_UNAVAILABLE', 'the server is shutting down; subscribe again');
+    const lastEventId = resume.lastEventId ? parseInput(revisionInput('Last-Event-ID'), resume.lastEventId) : undefined;
+    const after = lastEventId ?? resume.after;
     // Checks the permission and the input before the stream counts; without `after`, from the head now.
     const first = await this.deps.changes.page(caller, { ...(after != null && { after }), limit: 1 });
-    const cursor = after ?? first.head;
     const key = this.admit(caller);
+    const stopped = () => this.closed || signal?.aborted === true;
     // A copy without the request's fence (kernel/fence.ts): the stream outlives its request, and
     // a change to its caller's permissions is judged by each page's own check, not by the 409 that
     // ends a request whose permissions changed while it was in flight.
-    return this.run({ ...caller }, cursor, key, signal);
-  }
-
-  private async *run(caller: SignedInPrincipal, from: number, key: string, signal?: AbortSignal): AsyncGenerator<ChangeEvent> {
-    let cursor = from;
-    const abort = () => this.wake();
-    signal?.addEventListener('abort', abort);
-    try {
-      for (;;) {
-        const seen = this.seq;
-        if (this.closed || signal?.aborted) return;
-        const page = await this.deps.changes.page(caller, { after: cursor, limit: PAGE });
-        for (const change of page.changes) yield { revision: change.revision, change };
-        cursor = page.next;
-        if (page.changes.length > 0 && !(await factsHold(caller, this.deps.db))) throw credentialsChanged();
-        if (page.changes.length === PAGE) continue;
-        if (!(await this.wait(seen, this.checkpointMs)) && !this.closed && !signal?.aborted) yield { revision: cursor, change: null };
-      }
-    } finally {
-      signal?.removeEventListener('abort', abort);
-      this.release(key);
-    }
+    const stream = new ChangeStream(
+      { db: this.deps.db, changes: this.deps.changes, wakeups: this },
+      { ...caller },
+      after ?? first.head,
+      this.limits,
+      stopped,
+      () => {
+        signal?.removeEventListener('abort', poke);
+        this.streams.delete(stream);
+        this.release(key);
+      },
+    );
+    const poke = () => stream.poke();
+    signal?.addEventListener('abort', poke);
+    this.streams.add(stream);
+    return stream.start();
   }
 
   /**
@@ -180,7 +190,7 @@ export class ChangeStreams {
         if (sent !== undefined && index !== sent && !(await factsHold(caller, this.deps.db))) throw credentialsChanged();
         if (sent === undefined || (index !== sent && !sameIndex(index, sent))) yield { revision, permissions: index.list() };
         sent = index;
-        await this.wait(seen, this.checkpointMs);
+        await this.wait(seen, this.limits.checkpointMs);
       }
     } finally {
       signal?.removeEventListener('abort', abort);
@@ -192,16 +202,22 @@ export class ChangeStreams {
   closeAll(): void {
     this.closed = true;
     this.wake();
+    for (const stream of this.streams) stream.poke();
+  }
+
+  /** Moved at every wake-up (change-stream.ts Wakeups). */
+  get seq(): number {
+    return this.wakes;
   }
 
   private readonly wake = (): void => {
-    this.seq++;
+    this.wakes++;
     for (const waiter of [...this.waiters]) waiter();
   };
 
   /** Resolves true at the next wake-up (at once when one came since `seen`), false after `ms`. */
-  private wait(seen: number, ms: number): Promise<boolean> {
-    if (this.seq !== seen || this.closed) return Promise.resolve(true);
+  wait(seen: number, ms: number): Promise<boolean> {
+    if (this.wakes !== seen || this.closed) return Promise.resolve(true);
     return new Promise((resolve) => {
       const done = (woken: boolean) => {
         clearTimeout(timer);
