@@ -9,7 +9,7 @@ import type { Db } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { type PasswordVerifier, verifyPassword } from '../platform/passwords.js';
 import { ApiKeyService } from './api-keys/service.js';
-import { SubjectAssignments, teamStore, userStore } from './assignments/service.js';
+import { AssignmentBoundaries, SubjectAssignments, teamStore, userStore } from './assignments/service.js';
 import { AuditService } from './audit/service.js';
 import { ChangeFeedService } from './changes/service.js';
 import { ChangeStreams } from './changes/streams.js';
@@ -75,6 +75,8 @@ export interface Services {
   /** Role assignments of users and service accounts (one `userId`), and of teams. */
   userRoles: SubjectAssignments;
   teamRoles: SubjectAssignments;
+  /** The start and end of time-bound assignments as audit events and change records. */
+  assignmentBoundaries: AssignmentBoundaries;
   permissions: PermissionService;
   /** Product role registration (plugins:<productId>:*) and RBAC provisioning files. */
   products: ProductService;
@@ -111,7 +113,7 @@ export interface Services {
 /** Builds every feature service on one database, access service and edition guard. */
 export function createServices(deps: ServiceDeps): Services {
   const access = new AccessService(deps.db);
-  const feature = { db: deps.db, access, edition: editionGuard(deps.config.edition) };
+  const feature = { db: deps.db, access, edition: editionGuard(deps.config.edition), clock: deps.clock };
   const { auth } = deps.config;
   const ldap = new LdapService(auth.ldapConfigFile, access, deps.log);
   const changes = new ChangeFeedService({ ...feature, clock: deps.clock, retentionHours: deps.config.changesRetentionHours });
@@ -129,6 +131,7 @@ export function createServices(deps: ServiceDeps): Services {
     basicRoles: new BasicRoleService(feature),
     userRoles: new SubjectAssignments(feature, userStore),
     teamRoles: new SubjectAssignments(feature, teamStore),
+    assignmentBoundaries: new AssignmentBoundaries({ ...feature, retentionHours: deps.config.changesRetentionHours }),
     permissions: new PermissionService(feature),
     products: new ProductService(feature),
     provisioning: new ProvisioningService(feature, deps.config.provisioningPath),

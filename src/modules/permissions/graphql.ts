@@ -69,6 +69,11 @@ const AccessGrant = builder.objectRef<AccessGrantShape>('AccessGrant').implement
       description: 'direct, team:<name>, basic:<viewer|editor|admin>, service-admin or api-key.',
     }),
     permission: t.field({ type: PermissionEntry, resolve: (g) => g.permission }),
+    until: t.expose('until', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When this way ends (its time-bound assignment expires); null: for good.',
+    }),
   }),
 });
 
@@ -76,6 +81,11 @@ const AccessCheckResult = builder.objectRef<AccessCheck>('AccessCheck').implemen
   description: 'The answer of checkAccess: allowed, why, and when denied what is missing.',
   fields: (t) => ({
     allowed: t.exposeBoolean('allowed'),
+    allowedUntil: t.expose('allowedUntil', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When allowed only through time-bound assignments: the moment the last of them ends. Null: for good, or denied.',
+    }),
     grantedBy: t.field({ type: [AccessGrant], resolve: (c) => c.grantedBy }),
     missing: t.field({
       type: [PermissionEntry],

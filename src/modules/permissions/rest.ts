@@ -56,6 +56,7 @@ export const permissionRoutes: Route[] = [
           role: { uid: g.role.uid, name: g.role.name },
           source: g.source,
           permission: g.permission,
+          ...(g.until && { until: g.until.toISOString() }),
         })),
       };
     },

@@ -15,7 +15,7 @@ import { parseId, parseInput, wholeNumberText } from '../../kernel/inputs.js';
 import { type Principal, principalOf, type SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import type { RoleQuery } from '../roles/service.js';
-import { type AccessCheck, type AccessGrant, grantsOf } from './explain.js';
+import { type AccessCheck, type AccessGrant, allowedUntil, grantsOf } from './explain.js';
 import { checkInput, permissionSearchInput } from './inputs.js';
 import { type Member, Members } from './members.js';
 
@@ -119,7 +119,7 @@ export class PermissionService {
     await this.deps.access.check(caller, permissionRequirements.readUser.for({ userId: id }));
     const member = await this.member(caller, id);
     if (member.disabled) return [];
-    const grants = await grantsOf(this.deps.access, member.principal, null, []);
+    const grants = await grantsOf(this.deps.access, member.principal, null, [], this.deps.clock.now());
     return grants.sort(
       (a, b) =>
         a.permission.action.localeCompare(b.permission.action) ||
@@ -211,9 +211,9 @@ export class PermissionService {
       other !== null && input.userId != null ? await this.member(caller, input.userId) : { principal: caller, disabled: false };
     const allowed =
       !subject.disabled && permission(input.action, ...scopes).evaluate(await this.deps.access.permissionsOf(subject.principal));
-    const grantedBy = allowed ? await grantsOf(this.deps.access, subject.principal, input.action, scopes) : [];
+    const grantedBy = allowed ? await grantsOf(this.deps.access, subject.principal, input.action, scopes, this.deps.clock.now()) : [];
     const missing = allowed ? [] : (scopes.length > 0 ? scopes : ['']).map((scope) => ({ action: input.action, scope }));
-    return { allowed, grantedBy, missing, subjectDisabled: subject.disabled };
+    return { allowed, allowedUntil: allowedUntil(grantedBy), grantedBy, missing, subjectDisabled: subject.disabled };
   }
 }
 
