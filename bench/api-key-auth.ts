@@ -1,5 +1,5 @@
 /**
- * API key authentication benchmark (issue #4 item 4: "authentication by key must stay cheap"):
+ * API key authentication benchmark (authentication by key must stay cheap):
  * the median time of one authenticated request with an API key (Bearer, and basic `api_key`)
  * versus basic auth with a password (argon2id), in process through `yoga.fetch` against a
  * fresh temporary SQLite database. The request is GET /api/access-control/status, whose permission

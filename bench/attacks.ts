@@ -1,5 +1,5 @@
 /**
- * The attack figures of issue #10 item 1, over real HTTP on 127.0.0.1 against a fresh temporary
+ * The attack figures of SECURITY.md "Resource limits", over real HTTP on 127.0.0.1 against a fresh temporary
  * database. The server runs in a child process (this file with `--serve`), so its RSS and its
  * event-loop stalls are measured apart from the attacker's own garbage:
  * - RSS after 1,000 anonymous distinct 0.35 MB GraphQL documents, against idle (target: < 100 MB);
@@ -8,7 +8,7 @@
  * - time to refuse 1,000 aliases of `roles { permissions }` (target: < 50 ms);
  * - a 100 MB REST body: status and time (refused on Content-Length / while streaming);
  * - the longest event-loop stall during all of it (target: < 100 ms).
- * With `--sign-in`, only the sign-in attacks of issue #18 (items 3-4) instead: 100 wrong passwords
+ * With `--sign-in`, only the sign-in attacks (SECURITY.md "Sign-in") instead: 100 wrong passwords
  * at once for one account (each 401 is a password checked), 19 wrong and the right one at once,
  * the locked-account oracle (a locked login's email against an unknown email), and the timing
  * oracle: the median time of a wrong password for an existing login against an unknown login
@@ -151,7 +151,7 @@ async function attack(): Promise<void> {
   child.send('stop');
 }
 
-/** Issue #18 items 3-4 over real HTTP: the lock under concurrency and the locked-account oracle. */
+/** The sign-in attacks over real HTTP: the lock under concurrency and the locked-account oracle. */
 async function signInAttacks(base: string, admin: string): Promise<void> {
   const tally = (statuses: number[]) => {
     const counts: Record<number, number> = {};

@@ -1,5 +1,5 @@
 /**
- * The per-request budget (issue 20 item 1d): what each step of a request costs, in CPU time
+ * The per-request budget: what each step of a request costs, in CPU time
  * (user + system of this process), in process (`yoga.fetch`, no sockets), one request at a
  * time, on a fresh temporary database, the logger at `info` writing to /dev/null the way it
  * writes to stdout. Three views, next to the floor (a bare graphql-yoga answering

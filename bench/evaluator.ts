@@ -1,5 +1,5 @@
 /**
- * Evaluator benchmark (issue #2 item 6, issue 20 item 1c): a principal with 1,000 permissions,
+ * Evaluator benchmark: a principal with 1,000 permissions,
  * checks of the kinds the service makes (exact hit, wildcard hit at several depths, miss,
  * delegation of a 20-permission role). Prints checks per second and the median time per check,
  * then the same checks by node-casbin (a peer library) on the same policy, in one run, and the

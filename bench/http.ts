@@ -1,5 +1,5 @@
 /**
- * The HTTP benchmark (issue 20 item 1): the service started as `npm start` starts it (a child
+ * The HTTP benchmark: the service started as `npm start` starts it (a child
  * process, on a fresh temporary database) and a bare graphql-yoga `{ __typename }` server
  * (bench/bare-yoga.mjs) side by side, driven in turn by autocannon over 127.0.0.1. Rounds
  * alternate their order (forward, then backward) so drift in the machine's load hits every
@@ -9,7 +9,7 @@
  * are noisy, the ratios are what compares.
  *
  *   npm run bench -- http [--rounds 2] [--seconds 8] [--connections 64] [--quick]
- *                         [--only api-key,basic,roles,viewer,typename] [--root <checkout>] [--profile <dir>]
+ *                         [--only api-key,basic,roles,viewer,frontend,typename] [--root <checkout>] [--profile <dir>]
  *
  * --root benchmarks another checkout's `npm start` (before/after comparisons); --profile writes
  * the service's CPU profile (node --cpu-prof) there and prints its top costs (bench/profile.ts).
@@ -42,6 +42,8 @@ const warmup = Number(flags.warmup);
 const root = resolve(flags.root);
 const PASSWORD = 'bench-password-0';
 const VIEWER = '{ viewer { login roles { name } permissions { action scope } } }';
+/** The frontend's natural one round-trip: the caller's permissions, and its roles with theirs. */
+const FRONTEND = '{ viewer { login permissions { action scope } roles { name permissions { action scope } } } }';
 
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-bench-http-'));
 const started: Started[] = [];
@@ -105,6 +107,14 @@ try {
       path: '/graphql',
       headers: { ...json, authorization: bearer },
       body: JSON.stringify({ query: VIEWER }),
+    },
+    {
+      key: 'frontend',
+      name: 'GraphQL viewer { login permissions roles { name permissions } }, API key',
+      method: 'POST',
+      path: '/graphql',
+      headers: { ...json, authorization: bearer },
+      body: JSON.stringify({ query: FRONTEND }),
     },
     {
       // The GraphQL door alone (authentication, gate, fence, parse cache, log): the viewer minus its fields.

@@ -1,5 +1,5 @@
 /**
- * The replica benchmark (issue #19 item 3): one embedded PostgreSQL (scripts/embedded-postgres.ts,
+ * The replica benchmark: one embedded PostgreSQL (scripts/embedded-postgres.ts,
  * fsync on), three replicas of the service started as `npm start` starts it (child processes,
  * one database), and a round-robin load balancer (bench/support/round-robin.ts, a process of its
  * own) in front of the first 1, 2 or 3 of them.

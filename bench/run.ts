@@ -1,5 +1,5 @@
 /**
- * `npm run bench`: the benchmarks of issue 20, each in a process of its own (so one's memory and
+ * `npm run bench`: the benchmarks, each in a process of its own (so one's memory and
  * JIT state never colour the next), in this order: the HTTP benchmark against a bare yoga
  * (http.ts), the per-request budget (budget.ts), the scale benchmark (scale.ts), the evaluator
  * against casbin (evaluator.ts). They print ratios measured in one run, hold no targets, and are

@@ -1,5 +1,5 @@
 /**
- * Builds a scale database (issue 20 item 1b): the service's own migrations and seed (through
+ * Builds a scale database: the service's own migrations and seed (through
  * openDatabase and seed, so the schema is the current one), then, in one better-sqlite3
  * transaction with prepared statements, `users` users in organization 1, `roles` custom roles
  * of `permissions` permissions each, `teams` teams of `members` members with `team-roles` roles
@@ -113,7 +113,7 @@ export async function buildScaleDatabase(path: string, spec: ScaleSpec): Promise
   return { heavyIds, seconds: (performance.now() - started) / 1000 };
 }
 
-/** The spec parsed from command-line flags (see the module comment), defaults as issue 20's database. */
+/** The spec parsed from command-line flags (see the module comment), defaults as the scale benchmark's large database. */
 export function specFromArgs(args: string[]): { spec: ScaleSpec; out: string | undefined } {
   const { values } = parseArgs({
     args,

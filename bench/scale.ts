@@ -1,5 +1,5 @@
 /**
- * The scale benchmark (issue 20 item 1b): the service started as `npm start` starts it on a
+ * The scale benchmark: the service started as `npm start` starts it on a
  * large database and on a small one, the same figures on both and their ratio (flat in size
  * means close to 1x): start time (spawn to listening), RSS after start and after the figures,
  * the permission listing of a user holding 50 roles cold (first request for that user, once
@@ -22,7 +22,7 @@
  *   npm run bench -- scale [sizes of bench/scale-db.ts for the large database] [--samples 20]
  *       [--big <built.db>] [--small <built.db>] [--quick] [--root <checkout>]
  *
- * Without --big/--small both databases are built first (scale-db.ts; the large one as issue 20's:
+ * Without --big/--small both databases are built first (scale-db.ts; the large one:
  * 100k users, 10k roles, 1M assignments; --quick: a tenth of that), the small one with 1k users,
  * 100 roles, 10 teams and 1k assignments. Each run works on a copy, so a built one is reused.
  */

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Builds the web console (web/, issue #13) into dist/console/ with esbuild: one minified ES
+ * Builds the web console (web/) into dist/console/ with esbuild: one minified ES
  * module and one stylesheet named by their content hash (`assets/main-<hash>.js`), the icon
  * likewise, each also brotli- and gzip-compressed, and `manifest.json` naming them with the hash
  * of the sources they were built from. Run by `npm install` (postinstall) and, when dist/ is

@@ -4,8 +4,8 @@
  * with esbuild: ES modules, our TypeScript only (every npm package stays an import, resolved
  * from node_modules at run time), names kept, source maps beside them (`node --enable-source-maps`
  * reads them), and manifest.json with the hash of the sources it was built from. What the sources
- * load with a dynamic `import()` (the PostgreSQL driver on SQLite, the LDAP and OpenID clients:
- * issue #20, memory) goes into chunks of its own (`<name>-<hash>.js` beside main.js), so it
+ * load with a dynamic `import()` (the PostgreSQL driver on SQLite, the LDAP and OpenID clients,
+ * to save memory) goes into chunks of its own (`<name>-<hash>.js` beside main.js), so it
  * and the packages it imports are loaded only when used. Chunks of earlier builds are left in
  * place: a server still running an earlier build may load its chunks later. dist/server/ sits
  * two folders below the project folder, as every file under src/ does, so paths the code
@@ -65,7 +65,7 @@ function sourceFiles() {
 
 /**
  * SHA-1 (hex) of the names, sizes and modification times of the files serverSourceHash reads:
- * a stat of each, no reading, so `npm start` checks its build in a few milliseconds (issue #20,
+ * a stat of each, no reading, so `npm start` checks its build in a few milliseconds (for
  * start time; hashing the whole src/ tree, the generated Prisma client included, took ~80 ms on a
  * loaded machine). Only a fast path: a different signature (a touched file, a checkout) falls
  * back to the content hash, so an edit is never missed because its mtime went backwards, and a

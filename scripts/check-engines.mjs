@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Fails when an installed package declares an `engines.node` range that leaves out the running
 // Node or the oldest Node this project promises (package.json `engines.node`, its minimum), so
-// the promise and the tree cannot drift apart unnoticed (issue #12 item 6: dependencies declared
+// the promise and the tree cannot drift apart unnoticed (as when dependencies declared
 // Node >= 22 while `engines` said >= 20.19). npm only warns about such packages (engine-strict is
 // off), and CI runs on the oldest supported Node, so this check runs in `.ci/run` after `npm ci`.
 //

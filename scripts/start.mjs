@@ -8,7 +8,7 @@
  *
  * package.json runs it as
  * `node --v8-pool-size=1 --max-semi-space-size=8 --max-old-space-size=1024 scripts/start.mjs`
- * (issue #20, memory; both must be given before V8 starts, so they are on the command line; the
+ * (to save memory; both must be given before V8 starts, so they are on the command line; the
  * flags V8 takes at run time are set by the server itself, src/platform/runtime-tuning.ts):
  * - `--v8-pool-size=1`: V8's background threads (4 by default, whatever the cores) each keep the
  *   malloc arena their compilation and GC work grew, and one thread beside the main one is what

@@ -1,5 +1,5 @@
 /**
- * The sign-in part of the configuration (issue #11, issue #10 item 4): session cookie and
+ * The sign-in part of the configuration: session cookie and
  * lifetimes, brute-force protection, generic OAuth and LDAP. Names follow Grafana's `[auth]`,
  * `[security]`, `[auth.generic_oauth]` and `[auth.ldap]` keys, upper-cased, with the section
  * as prefix where Grafana has one. Merged into the one schema of config.ts.

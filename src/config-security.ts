@@ -1,5 +1,5 @@
 /**
- * The hardening part of the configuration (issue #10 items 1, 2; issue 18 item 8): request and
+ * The hardening part of the configuration (SECURITY.md "Resource limits"): request and
  * GraphQL limits, the time a request may take to arrive and the connections one client address
  * may hold open, the parse cache bound and the CORS allow-list. Merged into the one schema of config.ts; every
  * variable is in the configuration table of docs/operations.md and SECURITY.md says why each default is what it is.

@@ -67,7 +67,7 @@ describe('loadConfig', () => {
     'postgres://portcullis:secret@db.example:5432/portcullis',
     'postgresql://portcullis@127.0.0.1/portcullis?sslmode=require',
     'postgres:///portcullis?host=/run/postgresql&user=portcullis',
-  ])('accepts DATABASE_URL=%s (SQLite or PostgreSQL, issue #19)', (url) => {
+  ])('accepts DATABASE_URL=%s (SQLite or PostgreSQL)', (url) => {
     expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
   });
   it.each([
@@ -100,7 +100,7 @@ describe('loadConfig', () => {
   it('resolves relative PROVISIONING_PATH and AUTH_LDAP_CONFIG_FILE against the folder DATABASE_URL uses, not the working directory', () => {
     const cwd = process.cwd();
     try {
-      // Run from elsewhere: the answer must not change (issue #12 item 6's rule for DATABASE_URL).
+      // Run from elsewhere: the answer must not change (the rule for DATABASE_URL).
       process.chdir(join(databaseBase, 'src'));
       expect(loadConfig({}).provisioningPath).toBe(join(databaseBase, 'provisioning'));
       const c = loadConfig({ PROVISIONING_PATH: 'conf/provisioning', AUTH_LDAP_ENABLED: 'true', AUTH_LDAP_CONFIG_FILE: 'conf/ldap.toml' });

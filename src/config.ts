@@ -157,7 +157,7 @@ export interface Config {
   commit: string | undefined;
   /** Sessions, brute-force protection, OAuth and LDAP (config-auth.ts). */
   auth: AuthConfig;
-  /** Request and GraphQL limits, CORS allow-list (config-security.ts, issue #10). */
+  /** Request and GraphQL limits, CORS allow-list (config-security.ts). */
   security: SecurityConfig;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Where to go after signing in (`/login?next=...`, issue #18 item 6): a path of this origin, or
+ * Where to go after signing in (`/login?next=...`): a path of this origin, or
  * `/`. Shared by the console (the sign-in page's links and redirect) and the server (the OAuth
  * login's return, src/http/sign-in-routes.ts), so both accept exactly the same places.
  *

@@ -1,5 +1,5 @@
 /**
- * The bytes of REST answers that are shared, immutable values (issue 20, the warm permission
+ * The bytes of REST answers that are shared, immutable values (the warm permission
  * listing): a handler answering a frozen value (PermissionIndex.pairs / scopeMap, a cached
  * index's own) answers the same object for every request while that index is cached, so its
  * JSON text, and its brotli or gzip form, are made once per object instead of once per request.

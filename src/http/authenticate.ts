@@ -1,7 +1,7 @@
 /**
  * Authentication, once per request: turns the request's credentials into one Principal.
  *
- * Accepted (service-interface.md "Authentication", issue #11):
+ * Accepted (service-interface.md "Authentication"):
  * - `Authorization: Bearer <key>` and `Authorization: Basic base64(api_key:<key>)`: an API key,
  *   or a service-account token (it acts as its service account);
  * - `Authorization: Basic base64(login:password)`: a local user (login or email) or, with LDAP

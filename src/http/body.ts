@@ -1,6 +1,6 @@
 /**
  * What the doors outside GraphQL (REST under /api/, POST /login, GET /logout) accept of a request
- * that changes state (issue #10 items 1, 2; SECURITY.md "Request bodies" and "Cross-site
+ * that changes state (SECURITY.md "Request bodies" and "Cross-site
  * requests"):
  *
  * - where it comes from: never from another site. An HTML form or a `no-cors` fetch on another

@@ -1,5 +1,5 @@
 /**
- * Response compression (issue #12: the GraphiQL page is megabytes uncompressed; issue #21: from a
+ * Response compression (the GraphiQL page is megabytes uncompressed; from a
  * well-kept library): expressjs's `compression` middleware around the app's Node request
  * listener. It answers brotli or gzip as `Accept-Encoding` allows (q-values honoured by
  * `negotiator`, `q=0` refuses, brotli preferred at equal weight), for compressible types

@@ -1,5 +1,5 @@
 /**
- * The hardening of the yoga instance in one place (issue #10; SECURITY.md): yoga options for
+ * The hardening of the yoga instance in one place (SECURITY.md): yoga options for
  * CORS, body size, multipart, the health check and the parse cache, and the plugins that go
  * before the REST routes (health, GraphQL gate) and after every other (limits, fence, headers).
  */

@@ -1,6 +1,6 @@
 /**
  * The Node HTTP server the app is served by, with the bounds a slow or greedy client meets before
- * any of the app runs (issue 18 item 8; SECURITY.md "Resource limits"):
+ * any of the app runs (SECURITY.md "Resource limits"):
  *
  * - a request must arrive in bounded time: its headers within HEADERS_TIMEOUT_SECONDS (a new
  *   connection's first request too) and the whole of it, body included, within

@@ -1,5 +1,5 @@
 /**
- * The GraphQL door's body limit (MAX_REQUEST_BODY_BYTES; issue #10 item 1), in place of yoga's
+ * The GraphQL door's body limit (MAX_REQUEST_BODY_BYTES), in place of yoga's
  * own (`maxRequestBodySize: false` in hardening.ts), with the same answers: 413
  * REQUEST_TOO_LARGE on a declared Content-Length over the limit before a byte is read, or as
  * soon as a streamed body passes it; 400 BAD_REQUEST on an invalid Content-Length or a body that

@@ -1,5 +1,5 @@
 /**
- * How GraphQL documents are executed (issue 20: the viewer query at half a bare server's speed).
+ * How GraphQL documents are executed.
  *
  * - In order: results come in the order the query asked for them (GraphQL spec, "Response
  *   Format", §7.2.2: "the response map … should have its fields in the same order as the

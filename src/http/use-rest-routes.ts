@@ -57,7 +57,7 @@ type ResponseClass = typeof Response;
 /**
  * A handler's JSON answer, built with the server adapter's own Response class: yoga's Node
  * adapter writes such a response's string body in one write, while a body of Node's global
- * Response (undici) is a stream it reads chunk by chunk (issue 20: 20-25 % of the CPU of an
+ * Response (undici) is a stream it reads chunk by chunk (20-25 % of the CPU of an
  * API-key `GET /api/access-control/user/permissions`, measured by bench/http.ts). Same status,
  * headers and body as responses.ts `json`.
  */

@@ -5,7 +5,7 @@
  * local; but a non-null mutation field that fails nulls the whole `data`, secret included
  * (GraphQL's null propagation). So a document that selects a secret-returning mutation field must
  * select nothing else at the root of that mutation, directly or through fragments: refused with
- * 400 GRAPHQL_VALIDATION_FAILED before anything runs (issue #10 "no partial-loss answers").
+ * 400 GRAPHQL_VALIDATION_FAILED before anything runs, so no secret is lost to another field's failure.
  */
 import {
   type ASTVisitor,

@@ -8,27 +8,28 @@
  *   Service Admin;
  * - API keys: the basic role of the key's role.
  *
- * Cache (permission-cache.ts): every write that can change anyone's permissions goes through
- * `write()`: one transaction, then a generation bump that drops every cached index, so no
- * in-flight request can use or put back a stale entry after a write was acknowledged (issue #10
- * "revocation race"). Commits of other connections (the CLI, a second server or replica) bump the
- * generation too: every request first compares the database's change counter (platform/
- * database.ts: SQLite's `PRAGMA data_version`, PostgreSQL's LISTEN/NOTIFY change feed). While
- * that counter cannot know (PostgreSQL listener reconnecting), requests answer 503
- * DATABASE_UNAVAILABLE instead of trusting the cache. On PostgreSQL notifications arrive moments
- * after the commit, so each request first catches up (`authenticate`): a revocation acknowledged
- * by any replica before the request arrived is applied before any cache is read. A request's own caller is fenced
- * (fence.ts): a demotion acknowledged while the request was in flight makes it stop with 409.
+ * Freshness (freshness.ts): every write that can change anyone's permissions goes through
+ * `write()`: one transaction, then the change is applied (a new revision, for everyone or for the
+ * users it can reach), so every cached entry it can reach is stale and no in-flight request can
+ * use or put back one after the write was acknowledged. Commits of other connections (the CLI, a
+ * second server or replica) are applied too: every request first catches up with the database's
+ * change counter (platform/database.ts: SQLite's `PRAGMA data_version`, PostgreSQL's change
+ * version read after the request arrived). While that counter cannot know (PostgreSQL listener
+ * reconnecting), requests answer 503 DATABASE_UNAVAILABLE instead of trusting a cache. A
+ * request's own caller is fenced (fence.ts): a demotion acknowledged while the request was in
+ * flight makes it stop with 409.
  */
 import type { Prisma, Role } from '../generated/prisma/client.js';
-import { catchUpOf, changeCounterOf, type Db, isDatabaseBusy, type Tx } from '../platform/database.js';
+import { type Clock, systemClock } from '../platform/clock.js';
+import { announceReach, catchUpOf, changeCounterOf, type Db, isDatabaseBusy, type Tx, targetedChangesOf } from '../platform/database.js';
 import { CommitSignal, collectChanges } from './changes.js';
 import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex } from './evaluator.js';
 import { credentialsChanged, currentFence, factsHold, type RequestFence, type RequestOrigin, sameIndex } from './fence.js';
 import { ForeignCommits } from './foreign-commits.js';
+import { Freshness } from './freshness.js';
 import { requireSignedIn } from './guards.js';
-import { type HeldAccessTables, heldRoleRows, heldRolesWhere, loadHeldAccess, ROLE_ID_SLICE } from './held-roles.js';
+import { type HeldAccessTables, heldRolesWhere, loadHeldAccess, ROLE_ID_SLICE } from './held-roles.js';
 import {
   DEFAULT_CACHE_LIMITS,
   type HeldAccess,
@@ -39,32 +40,48 @@ import {
   type PermissionCacheObserver,
 } from './permission-cache.js';
 import type { Principal, SignedInPrincipal } from './principal.js';
+import { RoleRows } from './role-rows.js';
 import type { WriteOptions } from './write-options.js';
 
 /** Order of held roles: by name, then id (a global and a local role may share a name). */
 const BY_NAME_THEN_ID: Prisma.RoleOrderByWithRelationInput[] = [{ name: 'asc' }, { id: 'asc' }];
+
+/** A Pothos selection of Role rows. */
+type RoleSelection = { include?: Prisma.RoleInclude; select?: Prisma.RoleSelect };
+
+/** The role permissions' order of the GraphQL `Role.permissions` field, the one role-rows.ts reads. */
+const PERMISSIONS_IN_ORDER = JSON.stringify({ orderBy: [{ action: 'asc' }, { scope: 'asc' }] });
+
+/** True when `query` asks for scalar fields and at most the roles' own permissions, in their order: what role-rows.ts caches. */
+function servedByRoleRows(query: RoleSelection): boolean {
+  if (query.select !== undefined) return false;
+  const include = query.include ?? {};
+  for (const [relation, selection] of Object.entries(include)) {
+    if (relation !== 'permissions' || (selection !== true && JSON.stringify(selection) !== PERMISSIONS_IN_ORDER)) return false;
+  }
+  return true;
+}
 
 /** Permissions, checks and the one write path (rules in the module comment). */
 export class AccessService {
   private readonly cache: PermissionCache;
   /** Fences of requests in flight, by their principal (a per-request copy). */
   private readonly fences = new WeakMap<Principal, RequestFence>();
-  /** Other connections' commits (the database's change counter). */
-  private readonly foreign: ForeignCommits;
+  /** The revision of the last change applied (freshness.ts): every cache of the process is stamped with it. */
+  readonly freshness: Freshness;
+  /** Held roles' rows with their permissions, shared by every principal (role-rows.ts). */
+  private readonly roleRows: RoleRows;
   /** Told after each write of this process that committed a change record (the change feed's streams wake on it). */
   readonly commits = new CommitSignal();
 
   constructor(
     private readonly db: Db,
     limits: PermissionCacheLimits = DEFAULT_CACHE_LIMITS,
+    private readonly clock: Clock = systemClock,
   ) {
-    this.foreign = new ForeignCommits(changeCounterOf(db), catchUpOf(db));
-    this.cache = new PermissionCache(
-      limits,
-      (principal) => this.load(principal),
-      () => this.sync(),
-      (ids) => heldRoleRows(this.db, ids),
-    );
+    this.freshness = new Freshness(new ForeignCommits(changeCounterOf(db), catchUpOf(db), targetedChangesOf(db)));
+    this.cache = new PermissionCache(this.freshness, limits, (principal) => this.load(principal), clock);
+    this.roleRows = new RoleRows(db, this.freshness);
   }
 
   /**
@@ -82,16 +99,19 @@ export class AccessService {
 
   /** The cached entry of a signed-in principal (index and held roles), behind its fence as `permissionsOf` says. */
   private async entryOf(principal: SignedInPrincipal): Promise<HeldEntry> {
-    this.sync();
     const fence = this.fences.get(principal);
-    if (!fence) return this.cache.entryOf(principal);
+    if (!fence) {
+      // Outside a request (a stream, the CLI): no authentication synced for it.
+      this.freshness.sync();
+      return this.cache.entryOf(principal);
+    }
     // The principal's own facts (org role, flag) may be what a write changed: check them again
-    // whenever its version moved, also while the index was loading.
-    let entry: HeldEntry = { index: PermissionIndex.EMPTY, roleIds: [], version: -1 };
+    // whenever its revision moved, also while the index was loading.
+    let entry: HeldEntry = { index: PermissionIndex.EMPTY, roleIds: [], revision: -1, until: null };
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
-      if (fence.version !== this.cache.versionOf(principal)) await this.recheck(fence, this.db);
+      if (fence.revision !== this.freshness.revisionOf(principal)) await this.recheck(fence, this.db);
       entry = await this.cache.entryOf(principal);
-      if (fence.version === this.cache.versionOf(principal)) break;
+      if (fence.revision === this.freshness.revisionOf(principal)) break;
     }
     fence.index = entry.index;
     return entry;
@@ -102,7 +122,7 @@ export class AccessService {
    * drops every cached index and every in-flight load, so the next request sees the change.
    * `grantsNothing: true` skips the invalidation for writes that cannot change anyone's
    * permissions (a new, unassigned role; a new API key). `reach: { users }` narrows it to the
-   * permissions of those users (permission-cache.ts "Targeted invalidation"): only for writes
+   * permissions of those users, here and on other replicas (freshness.ts): only for writes
    * whose every change is to the role assignments of those users (assignments/core.ts, users and
    * service accounts); a write that changes anything else (a row, a membership, an org role, a
    * team's roles, a credential) must invalidate globally, the default. Inside the transaction,
@@ -119,12 +139,13 @@ export class AccessService {
     let committed = false;
     try {
       return await this.db.$transaction(async (tx) => {
-        this.sync();
-        if (fence && fence.version !== this.cache.versionOf(fence.principal)) await this.recheck(fence, tx);
+        this.freshness.sync();
+        if (fence && fence.revision !== this.freshness.revisionOf(fence.principal)) await this.recheck(fence, tx);
+        if (options.reach) await announceReach(this.db, tx, options.reach.users);
         const changes = collectChanges(tx);
         const result = await work(tx);
         const revision = await changes.append(tx);
-        if (fence && revision !== undefined) fence.revision = revision;
+        if (fence && revision !== undefined) fence.committed = revision;
         if (revision !== undefined) committed = true;
         return result;
       });
@@ -132,8 +153,8 @@ export class AccessService {
       if (isDatabaseBusy(error)) throw new DomainError('DATABASE_BUSY', 'the database is busy; try again');
       throw error;
     } finally {
-      if (options.reach) this.cache.invalidateUsers(options.reach.users);
-      else if (!options.grantsNothing) this.invalidate();
+      if (options.reach) this.freshness.applyToUsers(options.reach.users);
+      else if (!options.grantsNothing) this.freshness.applyToEveryone();
       if (committed) this.commits.notify();
     }
   }
@@ -150,30 +171,17 @@ export class AccessService {
    *   `authenticate` throws.
    */
   async authenticate<P extends Principal>(authenticate: () => Promise<P>, origin?: RequestOrigin): Promise<P> {
-    if (this.foreign.catchesUp) await this.foreign.catchUp();
-    this.sync();
-    // The principal is known only once `authenticate` returns: a version later than the tick of
-    // this moment moved meanwhile, and the fence keeps that older tick so its first check rechecks.
-    const before = this.cache.latestTick;
+    await this.freshness.catchUp();
+    // The principal is known only once `authenticate` returns: a revision of its later than the
+    // latest of this moment moved meanwhile, and the fence keeps that older one so its first
+    // check rechecks.
+    const before = this.freshness.latest;
     const principal = await authenticate();
     if (principal.kind === 'anonymous') return principal;
     const own = { ...principal };
-    const version = Math.min(this.cache.versionOf(own), before);
-    this.fences.set(own, { principal: own as SignedInPrincipal, version, index: undefined, origin });
+    const revision = Math.min(this.freshness.revisionOf(own), before);
+    this.fences.set(own, { principal: own as SignedInPrincipal, revision, index: undefined, origin });
     return own;
-  }
-
-  /**
-   * The access generation now, after catching up with other connections' commits: every write
-   * through `write()` (unless `grantsNothing` or targeted with `reach`, which changes role
-   * assignments only) and every foreign commit moves it. Caches of verified credentials
-   * (api-keys/verifier.ts, sign-in/verified-passwords.ts), of members and of role listings stamp
-   * their entries with the value read before their lookup and serve an entry only while it is
-   * unchanged, so a revoked credential fails at the next request.
-   */
-  currentGeneration(): number {
-    this.sync();
-    return this.cache.generation;
   }
 
   /**
@@ -181,7 +189,7 @@ export class AccessService {
    * from `authenticate`), undefined when it wrote none: the answer's read-your-writes token.
    */
   committedRevision(principal: Principal): number | undefined {
-    return this.fences.get(principal)?.revision;
+    return this.fences.get(principal)?.committed;
   }
 
   /** Runs `fn` (a REST handler, a GraphQL execution) as the request of `principal`'s fence. */
@@ -191,15 +199,7 @@ export class AccessService {
   }
 
   /**
-   * Catches up with commits of other connections (the change counter): invalidates on change.
-   * @throws DomainError DATABASE_UNAVAILABLE (503) while the counter cannot know.
-   */
-  private sync(): void {
-    if (this.foreign.moved()) this.invalidate();
-  }
-
-  /**
-   * The fence's generation moved: the caller's facts and, when its checks used one, its index
+   * The fence's revision moved: the caller's facts and, when its checks used one, its index
    * must be what they were. Reads through `tx`, the write's transaction, and only through it:
    * it holds the write lock and one pooled connection, and on PostgreSQL a read on another
    * connection (the cache's load) could wait for the pool while every other pooled connection
@@ -208,19 +208,19 @@ export class AccessService {
    * cached: the write invalidates anyway.
    */
   private async recheck(fence: RequestFence, tx: Pick<Tx, 'user' | 'apiKey'> & HeldAccessTables): Promise<void> {
-    const version = this.cache.versionOf(fence.principal);
+    const revision = this.freshness.revisionOf(fence.principal);
     if (!(await factsHold(fence.principal, tx))) throw credentialsChanged();
     if (fence.index && !sameIndex(fence.index, PermissionIndex.from((await this.load(fence.principal, tx)).permissions)))
       throw credentialsChanged();
-    fence.version = version;
+    fence.revision = revision;
   }
 
   /**
-   * Drops every cached index and forgets in-flight loads (they finish but are not stored).
-   * Called by `write()` and when another connection committed (the change counter moved).
+   * Applies a change to everyone (freshness.ts): every cached entry is stale. For a write made
+   * past the one write path, such as expiring sessions.
    */
   invalidate(): void {
-    this.cache.invalidate();
+    this.freshness.applyToEveryone();
   }
 
   /**
@@ -268,31 +268,33 @@ export class AccessService {
   /**
    * Every role behind the principal's permissions: basic roles, direct roles (org and global)
    * and team roles of its organization, by name then id. `query` passes a Pothos selection
-   * through. Without one (scalar fields only: `viewer { roles { name } }`) the rows are those of
-   * the cached entry's own role ids, read at the first such request and kept with the entry while
-   * the principal's version holds (permission-cache.ts `rowsOf`), fenced as `permissionsOf`; a
-   * selection of relations reads them from the database.
+   * through. Scalar fields and the roles' own `permissions` (the frontend's one round-trip,
+   * `viewer { roles { name permissions { action scope } } }`) come from the rows cached for every
+   * principal (role-rows.ts) of the cached entry's role ids, fenced as `permissionsOf`, and agree
+   * with its index: rows read while the principal's revision moved are read again with a new
+   * entry (at most MAX_LOAD_ATTEMPTS times). Any other selection reads them from the database.
    * @throws DomainError CREDENTIALS_CHANGED (409) as `permissionsOf`.
    */
-  async heldRoles(principal: Principal, query: { include?: Prisma.RoleInclude; select?: Prisma.RoleSelect } = {}): Promise<Role[]> {
+  async heldRoles(principal: Principal, query: RoleSelection = {}): Promise<Role[]> {
     if (principal.kind === 'anonymous') return [];
-    const scalarsOnly = query.select === undefined && (query.include === undefined || Object.keys(query.include).length === 0);
-    if (scalarsOnly) {
-      // The rows of the entry's own roles, read once and kept with it (permission-cache.ts rowsOf).
-      for (let attempt = 1; ; attempt++) {
-        const rows = await this.cache.rowsOf(principal, await this.entryOf(principal), attempt >= MAX_LOAD_ATTEMPTS);
-        if (rows) return [...rows];
+    if (servedByRoleRows(query)) {
+      let rows: Role[] = [];
+      for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
+        const entry = await this.entryOf(principal);
+        rows = await this.roleRows.of(entry.roleIds);
+        if (entry.revision === this.freshness.revisionOf(principal)) break;
       }
+      return rows;
     }
     // The role ids of the entry the request's checks use (fenced, cached: no statement of their
     // own); past one slice, the filter form (rarer, slower).
     const ids = (await this.entryOf(principal)).roleIds;
-    const where = ids.length <= ROLE_ID_SLICE ? { id: { in: [...ids] } } : heldRolesWhere(principal);
+    const where = ids.length <= ROLE_ID_SLICE ? { id: { in: [...ids] } } : heldRolesWhere(principal, this.clock.now());
     return this.db.role.findMany({ ...query, where, orderBy: BY_NAME_THEN_ID });
   }
 
-  /** Loads the permissions behind `principal` and its held roles' ids through `db` (loadHeldAccess). */
+  /** Loads the permissions behind `principal` and its held roles' ids through `db` at `clock`'s time (the database's on PostgreSQL). */
   private load(principal: SignedInPrincipal, db: HeldAccessTables = this.db): Promise<HeldAccess> {
-    return loadHeldAccess(db, principal);
+    return loadHeldAccess(db, principal, this.clock.now());
   }
 }

@@ -36,7 +36,7 @@ const cases: Case[] = [
     grant: { gains: [{ orgId: 1, permissions: [p('users:write', 'global.users:id:3')] }] },
   },
   {
-    name: 'an uncovered permission is named (issue #18 item 1: a team giving users:write)',
+    name: 'an uncovered permission is named (a team giving users:write)',
     standing: { 1: { held: [TEAMS_READ], orgRole: 'Admin' } },
     grant: { gains: [{ orgId: 1, permissions: [WRITE_USERS, TEAMS_READ] }] },
     refused: 'delegation of users:write on global.users:* in organization 1',

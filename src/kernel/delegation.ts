@@ -1,5 +1,5 @@
 /**
- * The one delegation rule (issue #18 "One rule for every path to a permission", issue #22 item 1):
+ * The one delegation rule (SECURITY.md "One delegation rule for every path to a permission"):
  * whatever makes a principal hold more than before, or hands the caller control of an account,
  * is checked here, inside the write's transaction and before anything is written.
  *

@@ -173,7 +173,7 @@ export class PermissionIndex {
 
   /**
    * The sorted pairs, computed once and deeply frozen: an index never changes after `from`, and
-   * a cached one is listed by every request of its principal (issue 20: the sort ran on each of
+   * a cached one is listed by every request of its principal (else the sort would run on each of
    * them; the same array lets the REST door reuse its JSON, http/answer-cache.ts).
    */
   pairs(): readonly Readonly<PermissionPair>[] {

@@ -2,9 +2,9 @@
  * Request fences: what one request decided its caller may do, so a write acknowledged while the
  * request was in flight cannot be outrun.
  *
- * A fence is opened when a request starts authenticating and remembers the version of its
- * caller's permissions (access.ts, permission-cache.ts `versionOf`) of that moment, and later the
- * permission index the request's checks used. When that version has moved since (any write that
+ * A fence is opened when a request starts authenticating and remembers the revision of its
+ * caller's permissions (freshness.ts `revisionOf`) of that moment, and later the permission index
+ * the request's checks used. When that revision has moved since (any write that
  * can reach the caller: this process's, the CLI's, another server's), the
  * caller's facts are read again (org role, Service Admin flag, disabled flag, API key row) and
  * its permissions recomputed; if either differs from what the request already relied on, the
@@ -27,17 +27,17 @@ export interface RequestOrigin {
 }
 
 /**
- * The request's caller, the version of its permissions it was authenticated in (the permission
- * cache's `versionOf`: moved by every global write and every write targeted at its user), the
+ * The request's caller, the revision of its permissions it was authenticated at (freshness.ts
+ * `revisionOf`: moved by every change to everyone and every change targeted at its user), the
  * index its checks used, and where the request came from.
  */
 export interface RequestFence {
   readonly principal: SignedInPrincipal;
-  version: number;
+  revision: number;
   index: PermissionIndex | undefined;
   readonly origin: RequestOrigin | undefined;
-  /** The revision of the request's last committed write (changes.ts), for its answer (read-your-writes). */
-  revision?: number;
+  /** The change-feed revision of the request's last committed write (changes.ts), for its answer (read-your-writes). */
+  committed?: number;
 }
 
 /** The fence of the request running now (REST handler or GraphQL execution), if any. */

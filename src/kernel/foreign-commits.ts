@@ -20,10 +20,13 @@ export class ForeignCommits {
    * @param counter the database's change counter; undefined (a foreign client) never moves.
    * @param catchUpCounter the database's catch-up (platform/database.ts `catchUpOf`), undefined
    *   where the counter needs none.
+   * @param targeted the users named by other connections' targeted commits since the last call
+   *   (platform/database.ts `targetedChangesOf`: PostgreSQL), undefined where commits name none.
    */
   constructor(
     private readonly counter: ChangeCounter | undefined,
     private readonly catchUpCounter?: () => Promise<void>,
+    private readonly targeted?: () => number[],
   ) {
     try {
       this.seen = counter?.();
@@ -69,5 +72,13 @@ export class ForeignCommits {
     if (now === this.seen) return false;
     this.seen = now;
     return true;
+  }
+
+  /**
+   * The users named by other connections' commits that can reach those users only, since the
+   * last call (their commits do not move `moved`); empty where commits name none (SQLite).
+   */
+  takeTargeted(): number[] {
+    return this.targeted?.() ?? [];
   }
 }

@@ -114,7 +114,7 @@ export function dateOfColumn(value: unknown): Date | null {
  * (basicRole, orgId, roleId)), its own assignments in its organization or globally (UserRole
  * (userId)), and its teams' assignments in its organization (TeamMember (userId, orgId) joined to
  * TeamRole (teamId, roleId)), each an index lookup, with each assignment's window whatever the
- * time (pending and lapsed ones too: heldAt decides). Issue 20: `role.findMany({ where:
+ * time (pending and lapsed ones too: heldAt decides). By comparison, `role.findMany({ where:
  * heldRolesWhere })` walked every Role row and probed the assignment tables for each (33 ms at 10k
  * roles); this is one statement (bench/scale.ts database). The SQL is the filters of
  * heldRoleSources written out (quoted identifiers: the same text on SQLite and PostgreSQL); the
@@ -184,7 +184,7 @@ export type HeldAccessTables = HeldRoleTables & Pick<Prisma.TransactionClient, '
 /**
  * The action and scope of every permission of roles `ids`, by role id (a role without any is
  * absent), read by one raw statement per ROLE_ID_SLICE ids (Permission (roleId) index; quoted
- * identifiers, the same text on SQLite and PostgreSQL), in no order. Issue 20: with Prisma's
+ * identifiers, the same text on SQLite and PostgreSQL), in no order. Measured: with Prisma's
  * relation load, a 50-role user's whole load (250 permissions) took 1.52 ms on the scale
  * benchmark's database, with this one 1.21 ms; the permission checks (loadHeldAccess) and the
  * delegation of an assignment (assignments/assignable.ts) read them so.
@@ -219,7 +219,7 @@ export interface TimedHeldAccess extends HeldAccess {
  * roles (heldRoleHolds), read at `now` (heldAt), then the held roles' permissions
  * (permissionsByRole): two statements whatever the data (the rule: this module's comment). The
  * answer holds until `changesAt`; a cache serves it no longer. The roles' rows are read only when
- * asked for (heldRoleRows, permission-cache.ts `rowsOf`).
+ * asked for (role-rows.ts).
  */
 export async function loadHeldAccess(db: HeldRoleTables, principal: SignedInPrincipal, now: Date): Promise<TimedHeldAccess> {
   const { roleIds, ends, changesAt } = heldAt(await heldRoleHolds(db, principal), now.getTime());
@@ -238,19 +238,6 @@ export async function loadHeldAccess(db: HeldRoleTables, principal: SignedInPrin
   }
   for (const key of lasting) ending.delete(key);
   return { permissions, roleIds, ending: [...ending.values()], changesAt };
-}
-
-/**
- * The rows of roles `ids` by name then id (a role deleted since is absent), in slices of
- * ROLE_ID_SLICE ids (SQLite's bound-parameter limit), merged when there are several. The rows
- * carry no permissions: a GraphQL `permissions` field of a role loads its own.
- */
-export async function heldRoleRows(db: Pick<Prisma.TransactionClient, 'role'>, ids: readonly number[]): Promise<Role[]> {
-  const roles: Role[] = [];
-  for (let i = 0; i < ids.length; i += ROLE_ID_SLICE)
-    roles.push(...(await db.role.findMany({ where: { id: { in: ids.slice(i, i + ROLE_ID_SLICE) } }, orderBy: BY_NAME_THEN_ID })));
-  if (ids.length > ROLE_ID_SLICE) roles.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : a.id - b.id));
-  return roles;
 }
 
 /**

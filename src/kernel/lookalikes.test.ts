@@ -3,7 +3,7 @@ import { COLON_LOOKALIKES, isReservedRoleName, lookalikeForm } from './lookalike
 
 const u = (codePoint: number) => String.fromCodePoint(codePoint);
 
-// Issue #18 item 7 (the four names it reports accepted) and issue #10 item 5 (earlier look-alikes).
+// Look-alikes of the reserved prefixes, each refused (lookalikes.ts lists where they come from).
 describe('reserved role name prefixes', () => {
   const reserved: [string, string][] = [
     ['fixed + U+0903 DEVANAGARI SIGN VISARGA + a', `fixed${u(0x0903)}a`],

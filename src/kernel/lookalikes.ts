@@ -1,5 +1,5 @@
 /**
- * Reserved role names compared as a reader sees them (issue #10 item 5, issue #18 item 7): a
+ * Reserved role names compared as a reader sees them: a
  * custom role may not be named so that it reads as one of the service's `fixed:`, `basic:`,
  * product `plugins:` or Grafana's `managed:` roles, whatever the code points used to write it.
  *
@@ -28,7 +28,7 @@ import { BASIC_PREFIX, FIXED_PREFIX, MANAGED_PREFIX, PRODUCT_PREFIX } from './bu
  *   LETTER TRIANGULAR COLON, U+A4FD LISU LETTER TONE MYA JEU. `unhomoglyph` (confusables 13.0)
  *   knows the same ones, but only after marks were kept, so they are listed here too.
  * - whose NFKC form is ":": U+FE13 PRESENTATION FORM FOR VERTICAL COLON, U+FE55 SMALL COLON.
- * - not in confusables.txt but drawn as two stacked dots in common fonts (issue #18 item 7 names
+ * - not in confusables.txt but drawn as two stacked dots in common fonts (a security report named
  *   the first two): U+1361 ETHIOPIC WORDSPACE, U+2806 BRAILLE PATTERN DOTS-23, U+1365 ETHIOPIC
  *   COLON, U+0A03 GURMUKHI SIGN VISARGA, U+0983 BENGALI SIGN VISARGA, U+0F7F TIBETAN SIGN RNAM
  *   BCAD, U+0F14 TIBETAN MARK GTER TSHEG, U+A6F4 BAMUM COLON.

@@ -3,7 +3,7 @@
  * three ways: the service checks `requirement.for(params)` (which also writes the 403 text,
  * `Evaluator.describe()`), the REST route table declares it, and the GraphQL field description is
  * `requirement.text()`. So a rule is written once for both doors and their documentation
- * (issue #8 item 4; Grafana's route table names its evaluator the same way).
+ * (Grafana's route table names its evaluator the same way).
  */
 import type { Evaluator } from './evaluator.js';
 

@@ -29,7 +29,7 @@ const SEED_TIMEOUT_MS = 120_000;
 
 export interface SeedOptions {
   adminLogin: string;
-  /** Used as given; when undefined a random one is generated (never `admin`, issue #10 item 4). */
+  /** Used as given; when undefined a random one is generated (never `admin`). */
   adminPassword: string | undefined;
   log?: (msg: string, fields?: object) => void;
 }

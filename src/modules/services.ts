@@ -112,7 +112,7 @@ export interface Services {
 
 /** Builds every feature service on one database, access service and edition guard. */
 export function createServices(deps: ServiceDeps): Services {
-  const access = new AccessService(deps.db);
+  const access = new AccessService(deps.db, undefined, deps.clock);
   const feature = { db: deps.db, access, edition: editionGuard(deps.config.edition), clock: deps.clock };
   const { auth } = deps.config;
   const ldap = new LdapService(auth.ldapConfigFile, access, deps.log);
@@ -155,7 +155,7 @@ export function createServices(deps: ServiceDeps): Services {
       ...signInDeps,
       directory: ldap.enabled ? ldap : null,
       allowInsecureEmailLookup: auth.oauthAllowInsecureEmailLookup,
-      verifiedPasswords: new VerifiedPasswords({ ttlSeconds: auth.basicAuthCacheSeconds, maxEntries: 10_000 }),
+      verifiedPasswords: new VerifiedPasswords(access.freshness, { ttlSeconds: auth.basicAuthCacheSeconds, maxEntries: 10_000 }),
       clock: deps.clock,
     }),
     ownAccount: new OwnAccountService(signInDeps),

@@ -19,6 +19,14 @@
  *   request in flight sees it at its next check). A notification of one of this process's own
  *   pool connections (its backend pid) does not move it: the kernel invalidated for that write
  *   itself, as data_version ignores a connection's own commits;
+ * - reach: a transaction that can change the permissions of named users only (a role assigned
+ *   to or removed from them) says so before its first change (database.ts `announceReach`, a
+ *   transaction-local setting), and its notification carries them: `<version>:users=<id>,...`
+ *   (prisma/migrations-postgresql, `..._change_reach`). Such a notification, the next version
+ *   after the known one, does not move the counter: its users are queued for the kernel
+ *   (`takeTargeted`), which drops their cached permissions only. Every other way of learning of
+ *   a version (a plain notification, one that skipped a version, a catch-up or heartbeat read,
+ *   a write's read) moves the counter: whatever cannot be told apart counts as reaching everyone;
  * - every write transaction reads the version after taking the write lock (`observe`), so a write
  *   never decides on a change not yet applied, and again just before its COMMIT (`committed`), so
  *   the process knows its own new version before a `catchUp` could mistake it for another's;
@@ -39,6 +47,20 @@ export const CHANGE_CHANNEL = 'portcullis_changes';
 export const LISTENER_NAME = 'portcullis-change-feed';
 /** Milliseconds between two heartbeats (version reads) on the listener connection. */
 export const HEARTBEAT_MS = 5000;
+/** Users queued for the kernel at most; past it the queue counts as one change to everyone. */
+const MAX_TARGETED_USERS = 10_000;
+
+/**
+ * The users a notification's payload names (`<version>:users=<id>,...`), or undefined for a
+ * plain version or anything malformed (which then counts as reaching everyone).
+ */
+export function announcedUsers(payload: string): number[] | undefined {
+  const match = /^\d+:users=(\d+(?:,\d+)*)$/.exec(payload);
+  if (!match?.[1]) return undefined;
+  const ids = match[1].split(',').map(Number);
+  return ids.every((id) => Number.isSafeInteger(id) && id > 0) ? ids : undefined;
+}
+
 /** Milliseconds a heartbeat or catch-up read may take before the connection counts as lost. */
 const READ_TIMEOUT_MS = 3000;
 const RECONNECT_MIN_MS = 100;
@@ -60,8 +82,10 @@ export interface ChangeFeedOptions {
 export class ChangeFeed {
   /** The newest version known; undefined before the first read. */
   private known: number | undefined;
-  /** Changes made by other connections seen so far: the counter's value. */
+  /** Changes made by other connections seen so far that can reach anyone: the counter's value. */
   private foreign = 0;
+  /** Users named by other connections' targeted commits, not yet taken by the kernel. */
+  private targeted: number[] = [];
   private live = false;
   private closed = false;
   private client: pg.Client | undefined;
@@ -91,6 +115,17 @@ export class ChangeFeed {
     if (!this.live) throw new ChangesUnknownError('the change feed is reconnecting; changes by other replicas are unknown');
     return this.foreign;
   };
+
+  /**
+   * The users named by other connections' targeted commits since the last call (module
+   * comment, "reach"); their commits did not move the counter.
+   */
+  takeTargeted(): number[] {
+    if (this.targeted.length === 0) return [];
+    const users = this.targeted;
+    this.targeted = [];
+    return users;
+  }
 
   /** Whether the listener is connected and caught up (readiness, tests). */
   get isLive(): boolean {
@@ -146,10 +181,16 @@ export class ChangeFeed {
     await this.reader.close();
   }
 
-  private notified(version: number, own: boolean): void {
+  private notified(payload: string, own: boolean): void {
+    const version = Number.parseInt(payload, 10);
     if (!Number.isFinite(version) || (this.known !== undefined && version <= this.known)) return;
+    const next = this.known !== undefined && version === this.known + 1;
     this.known = version;
-    if (!own) this.foreign++;
+    if (!own) {
+      const users = next ? announcedUsers(payload) : undefined;
+      if (users && this.targeted.length + users.length <= MAX_TARGETED_USERS) this.targeted.push(...users);
+      else this.foreign++;
+    }
     this.options.onVersion?.();
   }
 
@@ -168,7 +209,7 @@ export class ChangeFeed {
     client.on('end', () => ready && this.lost(client, new Error('connection ended')));
     client.on('notification', (message) => {
       if (client !== this.client || message.channel !== CHANGE_CHANNEL) return;
-      this.notified(Number(message.payload), this.options.ownBackend(message.processId));
+      this.notified(message.payload ?? '', this.options.ownBackend(message.processId));
     });
     try {
       await client.connect();

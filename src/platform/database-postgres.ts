@@ -107,6 +107,7 @@ export async function openPostgresDatabase(url: string, options: ProviderOpenOpt
       prisma: prisma as unknown as Db,
       changeCounter: changes.counter,
       catchUp: () => changes.catchUp(),
+      takeTargeted: () => changes.takeTargeted(),
       changesKnown: () => changes.isLive,
       pool,
       close: async () => {

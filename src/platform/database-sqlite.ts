@@ -30,7 +30,7 @@ import { queryCompilerOverride } from './query-compiler-wasm.js';
  * transactions committed since the last checkpoint. FULL fsyncs the WAL at every commit:
  * measured on the benchmark machine 0.75 ms per commit against 0.007 ms (better-sqlite3, 200
  * single-row commits), and on a disk without a write cache several milliseconds, the whole write
- * budget of issue 20. SQLite's documentation recommends NORMAL with WAL; PostgreSQL deployments
+ * budget of a request. SQLite's documentation recommends NORMAL with WAL; PostgreSQL deployments
  * keep their server's own `synchronous_commit`.
  */
 const SYNCHRONOUS = 'NORMAL';
@@ -118,7 +118,7 @@ interface BoundStatement {
 
 /**
  * Prepared statements by SQL text, least recently used first out past STATEMENT_CACHE_SIZE
- * (issue 20: the adapter prepared every statement anew, 4-7 % of the server's CPU on the scale
+ * (uncached, the adapter prepared every statement anew, 4-7 % of the server's CPU on the scale
  * benchmark's requests). The adapter binds its arguments with `prepare(sql).bind(args)`, which
  * better-sqlite3 allows once per statement, so a cached statement is handed out as a view that
  * passes the arguments to each call instead: the same statement, the same results. A statement

@@ -55,6 +55,12 @@ export interface OpenedClient {
   catchUp?: () => Promise<void>;
   /** PostgreSQL: false while the change feed cannot know other replicas' changes (readiness). */
   changesKnown?: () => boolean;
+  /**
+   * PostgreSQL: the users named by other connections' commits that announced they can reach
+   * those users only (change-feed.ts "reach"), since the last call; such commits do not move
+   * the change counter.
+   */
+  takeTargeted?: () => number[];
   /** PostgreSQL: the node-postgres pool Prisma runs on, for stores that share the database (login counters). */
   pool?: pg.Pool;
   close(): Promise<void>;

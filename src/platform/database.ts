@@ -42,8 +42,8 @@ export interface Database {
  * Absolute file path of a `file:` URL (`file:./data/portcullis.db` -> `<project>/data/portcullis.db`).
  * Relative paths resolve against the project folder (the one holding package.json), not the
  * working directory: `npm start` always runs there, so the server, `npm run cli` and
- * `npx portcullis` started from any other folder open the same file (issue #12 item 6: the CLI run
- * from a subfolder silently created a second database). For a PostgreSQL URL: the URL without its
+ * `npx portcullis` started from any other folder open the same file (a CLI run
+ * from a subfolder must not silently create a second database). For a PostgreSQL URL: the URL without its
  * password (database-url.ts databaseLocation), which the CLI prints.
  */
 export function databasePath(databaseUrl: string): string {
@@ -55,6 +55,7 @@ interface Registered {
   counter: ChangeCounter | undefined;
   changesKnown: (() => boolean) | undefined;
   catchUp: (() => Promise<void>) | undefined;
+  takeTargeted: (() => number[]) | undefined;
   pool: pg.Pool | undefined;
   listeners: QueryTimeListener[];
   /** Told of every change version PostgreSQL announces (watchVersions). */
@@ -87,7 +88,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     },
   };
   // Each provider's module (its Prisma client, driver and adapter) is loaded only when that
-  // provider is used: a SQLite service never loads node-postgres (issue #20, memory).
+  // provider is used: a SQLite service never loads node-postgres.
   const opened =
     target.provider === 'sqlite'
       ? await (await import('./database-sqlite.js')).openSqliteDatabase(target.path, providerOptions)
@@ -97,6 +98,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     counter: opened.changeCounter,
     changesKnown: opened.changesKnown,
     catchUp: opened.catchUp,
+    takeTargeted: opened.takeTargeted,
     pool: opened.pool,
     listeners,
     versionListeners,
@@ -140,6 +142,29 @@ export function changeCounterOf(db: Db): ChangeCounter | undefined {
  */
 export function catchUpOf(db: Db): (() => Promise<void>) | undefined {
   return registry.get(db)?.catchUp;
+}
+
+/**
+ * The users named by other connections' targeted commits since the last call, for a client
+ * opened by `openDatabase` on PostgreSQL (change-feed.ts "reach"); undefined elsewhere.
+ */
+export function targetedChangesOf(db: Db): (() => number[]) | undefined {
+  return registry.get(db)?.takeTargeted;
+}
+
+/** Announced reaches longer than this many users are announced as reaching everyone. */
+const MAX_ANNOUNCED_USERS = 200;
+
+/**
+ * Announces, inside write transaction `tx` of client `db` and before its first change, that the
+ * transaction can reach the permissions of users `userIds` only: on PostgreSQL the change
+ * notification then names them (change-feed.ts "reach"), so other replicas drop those users'
+ * cached permissions only; one statement. Nothing on SQLite, or past MAX_ANNOUNCED_USERS users.
+ */
+export async function announceReach(db: Db, tx: Pick<Tx, '$queryRaw'>, userIds: readonly number[]): Promise<void> {
+  if (registry.get(db)?.provider !== 'postgresql' || userIds.length === 0 || userIds.length > MAX_ANNOUNCED_USERS) return;
+  const reach = `users=${userIds.map((id) => Math.trunc(id)).join(',')}`;
+  await tx.$queryRaw`SELECT set_config('portcullis.reach', ${reach}, true)`;
 }
 
 /**

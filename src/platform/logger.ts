@@ -5,7 +5,7 @@
  * sonic-boom destination, `minLength`): a line is appended to a buffer, and the buffer is
  * written once it holds LOG_BATCH_BYTES, at the latest LOG_FLUSH_MS after its first line, at
  * once for a line of level warn or above, and synchronously when the process exits. Measured
- * (bench/budget.ts, issue 20): a write call per request line cost the GraphQL viewer request
+ * (bench/budget.ts): a write call per request line cost the GraphQL viewer request
  * about 5 % of its CPU in the `write` binding alone; batched, one call carries ~15 lines. Every
  * line is still written (no sampling): request lines carry the request id that audit events
  * and error answers name. A SIGKILL can lose at most the last LOG_FLUSH_MS of info lines. The

@@ -47,7 +47,7 @@ const ignore = () => undefined;
 const requirePackage = createRequire(import.meta.url);
 /**
  * prom-client, loaded when metrics are on or their (empty) registry is first read: a service
- * with METRICS_ENABLED off never loads it (issue #20, start time).
+ * with METRICS_ENABLED off never loads it.
  */
 const promClient = (): typeof PromClient => requirePackage('prom-client') as typeof PromClient;
 

@@ -114,7 +114,7 @@ function sqliteHistory(path: string, busyTimeoutMs: number): MigrationHistory {
 
 /** Opens one connection to `url`, runs `fn`, closes it. */
 async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  // Loaded here, so a SQLite service never loads node-postgres (issue #20, memory).
+  // Loaded here, so a SQLite service never loads node-postgres.
   const { default: driver } = await import('pg');
   const client = new driver.Client({ connectionString: url });
   client.on('error', () => undefined); // a dropped connection fails the pending query instead

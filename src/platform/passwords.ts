@@ -2,14 +2,14 @@
  * Password hashing with argon2id (@node-rs/argon2, OWASP-recommended parameters by default).
  * Hashes are PHC strings (`$argon2id$v=19$m=...`), so parameters can change without a migration.
  *
- * Issue #10 item 4: a login without a usable hash (unknown user, service account, external
+ * A login without a usable hash (unknown user, service account, external
  * user) is verified against a dummy hash with the same parameters, so it costs the same time as
  * a known user with a wrong password and the answer time does not reveal which logins exist.
  */
 
 /**
  * The argon2 binding (a native addon), loaded by the first hash or check: a start on an existing
- * database and a service answering API keys only never load it (issue #20, memory and start).
+ * database and a service answering API keys only never load it (memory and start time).
  */
 const argon2 = () => import('@node-rs/argon2');
 

@@ -2,8 +2,8 @@
  * Where relative paths point: the project folder (the one holding package.json), whatever the
  * working directory. `npm start`, `npm run cli` and `npx portcullis` started from any folder open
  * the same database (DATABASE_URL) and read the same provisioning files (PROVISIONING_PATH) and
- * ldap.toml (AUTH_LDAP_CONFIG_FILE): issue #12 item 6, where the CLI run from a subfolder
- * silently created a second database.
+ * ldap.toml (AUTH_LDAP_CONFIG_FILE), so a CLI run from a subfolder never
+ * silently creates a second database.
  */
 import { isAbsolute, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,6 +1,6 @@
 /**
  * Prisma 7's query compiler (WebAssembly) loaded without keeping its text in the JavaScript heap
- * (issue #20, memory). The generated client loads it by importing
+ * to save memory. The generated client loads it by importing
  * `@prisma/client/runtime/query_compiler_fast_bg.<provider>.wasm-base64.mjs`, a module whose one
  * export is the module's bytes as a 4.4 MB base64 string: as an ES module it is never unloaded,
  * so its source text and the string stay in the heap for the life of the process (8.4 MB of the

@@ -1,6 +1,6 @@
 /**
  * V8 settings the service applies to itself before it compiles any WebAssembly (main.ts calls
- * tuneRuntime first). Measured on the HTTP benchmark's start (issue #20, RSS 3 s after start):
+ * tuneRuntime first). Measured on the HTTP benchmark's start (RSS 3 s after start):
  *
  * Prisma 7's query compiler (a 3.3 MB WebAssembly module, run for each query shape not yet in its
  * query-plan cache) and the schema engine (5.4 MB, migrations at start) stay on V8's baseline

@@ -125,7 +125,7 @@ export async function adapterFactory(
     opened.push(adapter);
     return adapter;
   };
-  // node-postgres and its adapter are loaded for a PostgreSQL target only (issue #20, memory).
+  // node-postgres and its adapter are loaded for a PostgreSQL target only.
   const postgres =
     target?.provider === 'postgresql'
       ? await Promise.all([import('pg'), import('@prisma/adapter-pg')]).then(([{ default: driver }, { PrismaPg }]) => ({

@@ -1,5 +1,5 @@
 /**
- * The verified-key cache (src/modules/api-keys/verifier.ts, issue 20): a key verified under the
+ * The verified-key cache (src/modules/api-keys/verifier.ts): a key verified under the
  * current access generation is served without SQL, and yet a deleted or expired key, a disabled
  * or re-roled service account, or a row deleted by another connection fails or changes at the
  * very next request, on both doors. A write by another connection applies at the next request

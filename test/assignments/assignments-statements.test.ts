@@ -1,5 +1,5 @@
 /**
- * No N+1 (issue #3 item 3): `viewer { permissions, roles, teams { roles } }`, `user(id) { roles,
+ * No N+1: `viewer { permissions, roles, teams { roles } }`, `user(id) { roles,
  * permissions }`, `team(id) { roles }` and `serviceAccount(id) { roles, permissions }` cost a
  * constant number of SQL statements whatever the number of roles and permissions (Prisma-backed
  * fields spread `...query`, so a nested selection is one query). Each query runs with a cold
@@ -115,7 +115,7 @@ describe('SQL statements of the role and permission fields', () => {
 });
 
 /**
- * Per-row fields over many rows (issue 21 item 4): the same statements for 5 rows and for 200.
+ * Per-row fields over many rows: the same statements for 5 rows and for 200.
  * Rows live in an organization of their own, read by its Admin; each user, team and service
  * account holds its own role (2 permissions), each team one member, so every answer below
  * proves the rows were loaded, not skipped.

@@ -1,6 +1,6 @@
 /**
- * No escalation path through role assignment (issue #3 item 2), and escalation rights (issue #9
- * item 1), both ways: for many random pairs (caller permissions, role permissions) over a small
+ * No escalation path through role assignment, and escalation rights,
+ * both ways: for many random pairs (caller permissions, role permissions) over a small
  * alphabet of actions and scopes (wildcards, "" and the escalate-covering scopes included), a
  * caller holding those permissions plus users.roles:add and users.roles:delete on
  * permissions:type:delegate may assign (and remove) the role exactly when an INDEPENDENT oracle

@@ -1,5 +1,5 @@
 /**
- * Organizations are walls (issue #3 item 5) for every assignment and permission path, on both
+ * Organizations are walls for every assignment and permission path, on both
  * doors: a caller acting in org 1 that sends ids of org 2's users, service accounts, teams or
  * roles gets 404, and one that names org 2 in X-Service-Org-Id without belonging to it gets 401;
  * never org 2's data, and nothing of org 2 changes.

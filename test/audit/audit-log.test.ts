@@ -1,5 +1,5 @@
 /**
- * The audit log against the changes made (issue #12 item 5): a scripted sequence of changes
+ * The audit log against the changes made: a scripted sequence of changes
  * through both doors (roles, user and team assignments, a basic role edit and the hard reset,
  * API keys, service-account tokens, product registration, provisioning), each expected to log
  * exactly its events with who (kind, id, login, auth method), where from (client address,

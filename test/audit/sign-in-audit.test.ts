@@ -1,6 +1,6 @@
 /**
- * The audit log of the changes sign-in makes (issue #12 item 5, "every change to ... users ...
- * and org membership recorded"): a user's own password change and organization switch, and the
+ * The audit log of the changes sign-in makes (every change to users
+ * and org membership recorded): a user's own password change and organization switch, and the
  * users that directory (LDAP, a real server on 127.0.0.1) and OAuth (a real OpenID provider)
  * sign-ins create and sync: user.create, user.update, user.service_admin_set, org_user.add /
  * update / remove, made by that user (auth method `ldap` or `oauth`), from the request's client

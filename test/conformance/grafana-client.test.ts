@@ -1,5 +1,5 @@
 /**
- * Conformance with Grafana's clients (issue #12 item 2): the requests the Python `grafana-client`
+ * Conformance with Grafana's clients: the requests the Python `grafana-client`
  * makes for users, organizations, teams, service accounts, role assignments and keys, replayed
  * in its order and exactly as it sends them (method, `/api` path with its query string built the
  * way it builds it, JSON body, basic or bearer credentials, `X-Grafana-Org-Id` for

@@ -1,5 +1,5 @@
 /**
- * Grafana's conventions that clients compare byte for byte (issue #12 item 2): boolean query
+ * Grafana's conventions that clients compare byte for byte: boolean query
  * parameters read as Go's strconv.ParseBool reads them, the organization header under Grafana's
  * name (`X-Grafana-Org-Id`), and the access-denied body of pkg/services/accesscontrol/middleware.go
  * (`title`, `message`, `accessErrorId`), while the GraphQL door keeps its own error shape.

@@ -1,5 +1,5 @@
 /**
- * The answers the OpenAPI document promises (issue #12 item 3): every route that declares a
+ * The answers the OpenAPI document promises: every route that declares a
  * `response` schema is called once with a real request, in an order that creates what later
  * calls use, and its answer must have the route's success status and validate against the JSON
  * Schema the served `/api/openapi.json` gives for that status (ajv, JSON Schema 2020-12, the

@@ -1,5 +1,5 @@
 /**
- * The web console in a real browser (issue #13 item 3): Playwright drives a headless Chromium
+ * The web console in a real browser: Playwright drives a headless Chromium
  * against the app on a loopback port. Flows: sign in; create an API key, see its secret once
  * (copy button, nothing stored in the browser), use it as curl would, delete it; a service
  * account's token likewise; a confirmation whose change fails keeps its dialog open with the

@@ -1,5 +1,5 @@
 /**
- * safeNextPath (web/next-path.ts, issue #18 item 6): the table of `next` values as the browser
+ * safeNextPath (web/next-path.ts): the table of `next` values as the browser
  * would read them. Each refused value is one the browser opens on another origin (or one that
  * loops back to the sign-in); each kept one is returned as the URL parser wrote it. Every answer
  * is checked again the browser's way: resolved against this origin it stays on this origin.

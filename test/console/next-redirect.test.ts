@@ -1,5 +1,5 @@
 /**
- * `next` on the sign-in page in a real browser (issue #18 item 6): signed in, `/login?next=...`
+ * `next` on the sign-in page in a real browser: signed in, `/login?next=...`
  * offers "Continue to the console" with a link that stays on this origin whatever `next` holds
  * (`/%5Cevil.example/`, `/%09/evil.example/`, scheme-relative, absolute, `javascript:`, dot
  * segments), and following it lands on `/`; signed out, the form sends the browser to `next` only

@@ -1,6 +1,6 @@
 /**
  * `userPermissionSources`, the field the console's Assignments page lists effective permissions
- * with (issue #13): every permission of a user or service account with the role granting it and
+ * with: every permission of a user or service account with the role granting it and
  * how the role reaches it, the same set `userPermissions` answers; its requirement and its wall.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The console's screens at 375 and 1280 px (issue 21), measured in a real Chromium, with
+ * The console's screens at 375 and 1280 px, measured in a real Chromium, with
  * screenshots in test-results/console/screens-*.png for review:
  * - the Why? answer's "Granted by" caption spans its table on one line (it shrank to one letter
  *   per line at 375 px once the table became blocks);

@@ -1,5 +1,5 @@
 /**
- * The web console as the server answers it (issue #13 items 1 and 2), without a browser: its
+ * The web console as the server answers it, without a browser: its
  * page on exactly its paths with a strict CSP and no-store, content-hashed assets cached a year
  * (brotli or gzip when accepted), the size budget, near misses (`/roles/`, `/index.html`)
  * redirected, a browser's unknown page path answered 404 with the console page (its own "Page not

@@ -1,5 +1,5 @@
 /**
- * GraphiQL's starting query greets the caller by the way the page was signed in (issue 21): a
+ * GraphiQL's starting query greets the caller by the way the page was signed in: a
  * console session, a login and password (basic), an API key or a service account's token. No
  * greeting speaks of a basic-auth prompt to someone who did not get one, and no line of it is
  * wider than the editor shows (GREETING_WIDTH).

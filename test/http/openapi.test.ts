@@ -1,5 +1,5 @@
 /**
- * The OpenAPI 3.1 document (issue #12 item 3): generated from the route table, served without
+ * The OpenAPI 3.1 document: generated from the route table, served without
  * credentials at /api/openapi.json, valid against the OpenAPI 3.1 schema (an independent
  * validator), naming every route with its permission, the query parameters its handler reads
  * (checked by running each handler on a query string that records what is read) and its answer's

@@ -1,5 +1,5 @@
 /**
- * ADMIN_PASSWORD on a database whose Service Admin already exists (issue 21, newcomer friction):
+ * ADMIN_PASSWORD on a database whose Service Admin already exists:
  * the seed reports the password as ignored, the real server warns once at start, naming no
  * password and saying how to change it, and the CLI command it names does change it while the
  * server runs.

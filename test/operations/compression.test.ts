@@ -1,5 +1,5 @@
 /**
- * Compressed answers (issue #12: GraphiQL's script is megabytes uncompressed; issue #21: the
+ * Compressed answers (GraphiQL's script is megabytes uncompressed; the
  * `compression` library around the Node listener, src/http/compression.ts): over real HTTP to
  * `app.listener`, as main.ts serves it, read byte for byte (node:http decodes nothing). The
  * console's own choice among its precompressed assets (accept-encoding.ts) is tested beside it.

@@ -1,5 +1,5 @@
 /**
- * The image (issue #12 item 4), checked on the Dockerfile's syntax tree (dockerfile-ast, the
+ * The image, checked on the Dockerfile's syntax tree (dockerfile-ast, the
  * parser of the Docker language server), since no Docker daemon or hadolint runs here: two
  * stages (build with every dependency, run with production ones), a non-root user, the database
  * on a /data volume, a health check on /api/health that needs no curl, the port exposed, a

@@ -1,5 +1,5 @@
 /**
- * The answers operations depend on (issue #12): health with the real version and commit,
+ * The answers operations depend on: health with the real version and commit,
  * readiness that follows the process's life, and a JSON 404 for paths nothing answers.
  * Compressed responses: compression.test.ts.
  */

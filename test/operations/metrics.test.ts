@@ -1,5 +1,5 @@
 /**
- * `GET /metrics` (issue #12 item 4): off unless METRICS_ENABLED, optional basic auth (Grafana's
+ * `GET /metrics`: off unless METRICS_ENABLED, optional basic auth (Grafana's
  * settings), and metrics that move with traffic, read back with a Prometheus text-format parser:
  * requests by method, route TEMPLATE and status, latency histograms, permission-cache hits and
  * misses, authentication failures by method, database time, the build.

@@ -1,8 +1,8 @@
 /**
- * Structured request logs (issue #12 item 4): one JSON line per request, with the request id that
+ * Structured request logs: one JSON line per request, with the request id that
  * `X-Request-Id` answers (the caller's own kept), the route template, status, time and who called,
- * never a credential, a body, a GraphQL document or its variables (issue #12 "first hour": a
- * failed mutation used to be logged with its full text, password included).
+ * never a credential, a body, a GraphQL document or its variables (a
+ * failed mutation must never be logged with its full text, password included).
  */
 import { createHash } from 'node:crypto';
 import { parse } from 'graphql';

@@ -1,5 +1,5 @@
 /**
- * `npm start`'s build check (scripts/build-server.mjs, issue #20 start time): file stats first,
+ * `npm start`'s build check (scripts/build-server.mjs, for start time): file stats first,
  * the content hash only when they differ. On a copy of the build scripts in a project of one
  * source file (the scripts resolve the project from their own location), built for real.
  */

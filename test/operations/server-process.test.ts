@@ -1,5 +1,5 @@
 /**
- * The real server process (src/main.ts) at its edges (issue #12 item 4 and "first hour"):
+ * The real server process (src/main.ts) at its edges:
  * - a port in use stops the start with one line and exit 1, before the database is created;
  * - a database that cannot be used stops it with one line naming DATABASE_URL (password hidden)
  *   and the likely cause, no stack: nothing listening, and on PostgreSQL runs a refused password

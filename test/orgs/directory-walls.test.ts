@@ -1,5 +1,5 @@
 /**
- * Organizations are walls (issue #3 item 5): every directory operation, tried by org 2's Admin
+ * Organizations are walls: every directory operation, tried by org 2's Admin
  * against org 1's objects and by org 1's Admin against org 2's, answers as if those objects did
  * not exist (404) or refuses (403 for operations that name the other organization or need a
  * Service Admin) — and changes nothing there, on the GraphQL door and on the organization REST

@@ -1,10 +1,10 @@
 /**
- * The hot path reads no SQL once warm (issue 20): a key or a Basic credential verified under the
- * current access generation, then the caller's permissions and held roles from the permission
- * cache entry (kernel/access.ts): its index and role ids loaded together, the roles' rows at the
- * first request that shows them and kept with the entry (permission-cache.ts `rowsOf`). A write
- * through the one write path moves the generation, so the very next request reads again and sees
- * it: fewer statements, never a stale answer.
+ * The hot path reads no SQL once warm: a key or a Basic credential verified at the current access
+ * revision, then the caller's permissions and held roles from the permission cache entry
+ * (kernel/access.ts): its index and role ids loaded together, the roles' rows with their
+ * permissions at the first request that shows them, cached for every principal
+ * (kernel/role-rows.ts). A write through the one write path applies a change, so the very next
+ * request reads again and sees it: fewer statements, never a stale answer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Credentials } from '../support/app.js';
@@ -13,6 +13,8 @@ import { expectOutcome, gql, rest } from '../support/requests.js';
 import { createKey, createRole, createUser, p } from '../support/subjects.js';
 
 const VIEWER = '{ viewer { login roles { name } permissions { action scope } } }';
+/** The frontend's one round-trip: the caller's permissions and its roles with theirs. */
+const FRONTEND = '{ viewer { login permissions { action scope } roles { name permissions { action scope } } } }';
 
 let app: TestApp;
 let key: Credentials;
@@ -53,10 +55,29 @@ describe('a warm request reads no SQL statement', () => {
       expect((out.data as { viewer: { roles: { name: string }[] } }).viewer.roles.map((r) => r.name)).toContain('basic:viewer');
     });
     expect(graphqlStatements).toEqual([]);
+    const frontendStatements = await warmStatements(async () => expectOutcome(await gql(app, FRONTEND, {}, { auth: auth() }), 200));
+    expect(frontendStatements).toEqual([]);
+  });
+
+  it("a role's permissions changed are shown at the next request, by every holder", async () => {
+    await createRole(app, 'hot-perms', [p('hot:one')]);
+    expectOutcome(await rest(app, 'POST', `/api/access-control/users/${userId}/roles`, { json: { roleUid: 'hot-perms' } }), 200);
+    const shown = async () => {
+      const out = await gql(app, FRONTEND, {}, { auth: basic });
+      expectOutcome(out, 200);
+      const roles = (out.data as { viewer: { roles: { name: string; permissions: { action: string }[] }[] } }).viewer.roles;
+      return roles.find((r) => r.name === 'custom:hot-perms')?.permissions.map((x) => x.action);
+    };
+    expect(await shown()).toEqual(['hot:one']);
+    const update = { version: 2, name: 'custom:hot-perms', permissions: [p('hot:one'), p('hot:two')] };
+    expectOutcome(await rest(app, 'PUT', '/api/access-control/roles/hot-perms', { json: update }), 200);
+    expect(await shown()).toEqual(['hot:one', 'hot:two']);
+    expectOutcome(await rest(app, 'DELETE', `/api/access-control/users/${userId}/roles/hot-perms`), 200);
+    expect(await shown()).toBeUndefined();
   });
 });
 
-describe("the held roles' rows are read when shown, once", () => {
+describe("the held roles' rows are read when shown, once for every principal", () => {
   /** A read of Role rows as Prisma writes it on SQLite (`main`.`Role`) and PostgreSQL ("public"."Role"). */
   const isRoleRead = (sql: string) => /^\s*SELECT/i.test(sql) && /(`main`|"public")\.[`"]Role[`"]/.test(sql);
 

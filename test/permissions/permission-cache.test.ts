@@ -112,7 +112,9 @@ describe('no stale answer on the next request after', () => {
     await createRole(app, 'cache-m1', [p('apikey:read', 'apikey:*')]);
     expectOutcome(await rest(app, 'POST', `/api/access-control/teams/${team.id}/roles`, { json: { roleUid: 'cache-m1' } }), 200);
     expect(await holds('apikey:read')).toBe(true);
-    await app.database.prisma.$transaction((tx) => tx.teamMember.delete({ where: { teamId_userId: { teamId: team.id, userId: subject.id } } }));
+    await app.database.prisma.$transaction((tx) =>
+      tx.teamMember.delete({ where: { teamId_userId: { teamId: team.id, userId: subject.id } } }),
+    );
     expect(await holds('apikey:read')).toBe(true); // the cache hides a write that skips the hook
     app.services.access.invalidate();
     expect(await holds('apikey:read')).toBe(false);

@@ -1,5 +1,5 @@
 /**
- * The questions products ask (issue #9 item 4), through both doors: Grafana's permission search
+ * The questions products ask, through both doors: Grafana's permission search
  * and its GraphQL twin `userPermissionsSearch`, user actions, `viewer { can }`, the check with
  * its reason (`checkAccess`, POST /api/access-control/check) with every source kind, delegatable
  * role listings, and `actions` with its REST twin GET /api/access-control/actions.

@@ -1,5 +1,5 @@
 /**
- * The caches of the warm permission listing (issue 20) never answer stale: the listing's bytes,
+ * The caches of the warm permission listing never answer stale: the listing's bytes,
  * serialized and compressed once per cached index (src/http/answer-cache.ts), and the member a
  * listing names, found once per access generation (src/modules/permissions/members.ts). Each
  * step warms the cache with a request, changes something through a door, and asks again: the

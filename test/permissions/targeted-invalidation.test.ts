@@ -1,5 +1,5 @@
 /**
- * Targeted invalidation (issue 20, kernel/permission-cache.ts): a role assigned to or removed from
+ * Targeted invalidation (kernel/permission-cache.ts): a role assigned to or removed from
  * one user or service account drops the cached permissions of that subject only, in every
  * organization and through every credential it signs in with (password, service-account token),
  * and the next request of that subject sees the change; every other principal keeps its cached
@@ -9,9 +9,13 @@
  * a targeted invalidation of its subject is neither stored nor returned, nor are role rows read
  * meanwhile (`rowsOf`).
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_TARGETED_USERS, PermissionCache } from '../../src/kernel/permission-cache.js';
+import { ForeignCommits } from '../../src/kernel/foreign-commits.js';
+import { Freshness, MAX_TARGETED_USERS } from '../../src/kernel/freshness.js';
+import { PermissionCache } from '../../src/kernel/permission-cache.js';
 import type { SignedInPrincipal } from '../../src/kernel/principal.js';
+import { systemClock } from '../../src/platform/clock.js';
 import { type Credentials, createTestApp, type TestApp } from '../support/app.js';
 import { expectOutcome, gql, rest } from '../support/requests.js';
 import { type Actor, createKey, createRole, createUser, p, seedFixtures, userPrincipal } from '../support/subjects.js';
@@ -134,39 +138,40 @@ describe('the cache itself', () => {
   function countingCache() {
     const loads = new Map<number, number>();
     let gate: Promise<void> | undefined;
+    const freshness = new Freshness(new ForeignCommits(undefined));
     const cache = new PermissionCache(
+      freshness,
       { maxBytes: 1 << 20, ttlMs: 60_000 },
       async (principal) => {
         loads.set(principal.id, (loads.get(principal.id) ?? 0) + 1);
         if (gate) await gate;
         return { permissions: [p(`held:${loads.get(principal.id)}`)], roleIds: [] };
       },
-      () => {},
-      async () => [], // no role ids, so no rows
+      systemClock,
     );
-    return { cache, loads, hold: (until: Promise<void> | undefined) => (gate = until) };
+    return { cache, freshness, loads, hold: (until: Promise<void> | undefined) => (gate = until) };
   }
 
-  it("drops the named user's entry and keeps the others' and the generation", async () => {
-    const { cache, loads } = countingCache();
+  it("drops the named user's entry and keeps the others' and the revision of changes to everyone", async () => {
+    const { cache, freshness, loads } = countingCache();
     await cache.entryOf(alice);
     await cache.entryOf(bob);
-    const generation = cache.generation;
-    cache.invalidateUsers([alice.id]);
+    const revision = freshness.revision;
+    freshness.applyToUsers([alice.id]);
     await cache.entryOf(alice);
     await cache.entryOf(bob);
     expect([loads.get(alice.id), loads.get(bob.id)]).toEqual([2, 1]);
-    expect(cache.generation).toBe(generation);
-    expect(cache.versionOf(alice)).toBeGreaterThan(cache.versionOf(bob));
+    expect(freshness.revision).toBe(revision);
+    expect(freshness.revisionOf(alice)).toBeGreaterThan(freshness.revisionOf(bob));
   });
 
   it('a load that overlapped a targeted invalidation of its user is loaded again, and only the new one is stored', async () => {
-    const { cache, loads, hold } = countingCache();
+    const { cache, freshness, loads, hold } = countingCache();
     let release = () => {};
     hold(new Promise<void>((resolve) => (release = resolve)));
     const pending = cache.entryOf(alice);
     while (loads.get(alice.id) !== 1) await new Promise((resolve) => setImmediate(resolve));
-    cache.invalidateUsers([alice.id]);
+    freshness.applyToUsers([alice.id]);
     hold(undefined);
     release();
     const entry = await pending;
@@ -176,41 +181,16 @@ describe('the cache itself', () => {
     expect(loads.get(alice.id)).toBe(2);
   });
 
-  it("rows read while the principal's version moved are not kept (nor served, but on the last attempt)", async () => {
-    let rowLoads = 0;
-    let during: (() => void) | undefined;
-    const cache = new PermissionCache(
-      { maxBytes: 1 << 20, ttlMs: 60_000 },
-      async () => ({ permissions: [p('held:1')], roleIds: [7] }),
-      () => {},
-      async (ids) => {
-        rowLoads++;
-        during?.();
-        return ids.map((id) => ({ id, uid: `r${id}`, name: `role ${rowLoads}`, displayName: '', description: '', group: '' }) as never);
-      },
-    );
-    const entry = await cache.entryOf(alice);
-    during = () => cache.invalidateUsers([alice.id]);
-    expect(await cache.rowsOf(alice, entry)).toBeUndefined();
-    expect((await cache.rowsOf(alice, entry, true))?.map((r) => r.name)).toEqual(['role 2']);
-    during = undefined;
-    const fresh = await cache.entryOf(alice);
-    expect(fresh).not.toBe(entry);
-    expect((await cache.rowsOf(alice, fresh))?.map((r) => r.name)).toEqual(['role 3']);
-    expect((await cache.rowsOf(alice, fresh))?.map((r) => r.name)).toEqual(['role 3']);
-    expect(rowLoads).toBe(3);
-  });
-
   it(`past ${MAX_TARGETED_USERS} remembered users it turns global`, async () => {
-    const { cache, loads } = countingCache();
+    const { cache, freshness, loads } = countingCache();
     await cache.entryOf(bob);
-    const generation = cache.generation;
-    cache.invalidateUsers(Array.from({ length: MAX_TARGETED_USERS }, (_, i) => 1_000 + i));
+    const revision = freshness.revision;
+    freshness.applyToUsers(Array.from({ length: MAX_TARGETED_USERS }, (_, i) => 1_000 + i));
     await cache.entryOf(bob);
-    expect(cache.generation).toBe(generation);
+    expect(freshness.revision).toBe(revision);
     expect(loads.get(bob.id)).toBe(1);
-    cache.invalidateUsers([alice.id]);
-    expect(cache.generation).toBeGreaterThan(generation);
+    freshness.applyToUsers([alice.id]);
+    expect(freshness.revision).toBeGreaterThan(revision);
     await cache.entryOf(bob);
     expect(loads.get(bob.id)).toBe(2);
   });

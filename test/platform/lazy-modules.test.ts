@@ -1,5 +1,5 @@
 /**
- * Issue #20 (memory, start): a SQLite service without LDAP or OAuth settings loads neither
+ * Memory and start time: a SQLite service without LDAP or OAuth settings loads neither
  * node-postgres, nor the LDAP client, nor openid-client/jose, and a start on an existing database
  * does not load the argon2 binding: they are imported at first use (dynamic `import()`). Nor does
  * it load the YAML parser (no provisioning files), the TOML parser (no ldap.toml) or prom-client

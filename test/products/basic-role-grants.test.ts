@@ -1,5 +1,5 @@
 /**
- * Product grants shown on basic roles (issue #9 item 3, acceptance audit): GraphQL
+ * Product grants shown on basic roles: GraphQL
  * `Role.grantedRoles` lists the registered fixed roles a basic role grants, inheritance
  * Viewer -> Editor -> Admin included and Service Admin only when named, in a constant number of
  * SQL statements for a listing. The basic role's own `permissions` (and REST, which keeps

@@ -1,5 +1,5 @@
 /**
- * Product role registration (issue #9 item 3): PUT /api/access-control/plugins/:productId/roles
+ * Product role registration: PUT /api/access-control/plugins/:productId/roles
  * and `registerProductRoles`. Names and action prefixes are enforced (400), registration needs
  * escalate (403 for an org Admin), registered roles are fixed (read-only, group = product), grants
  * reach the basic roles above (Service Admin only when named), survive a hard reset, and

@@ -1,5 +1,5 @@
 /**
- * The migration that added Role.provisioned (issue #22 item 3) marks the roles earlier
+ * The migration that added Role.provisioned marks the roles earlier
  * provisioning runs created, so a reload after the upgrade still matches them: a role whose uid
  * is the generated `prov_` form, or whose newest `role.create` in the audit log was made by the
  * local operator. Roles made through the API, and built-in roles, stay unmarked. On PostgreSQL

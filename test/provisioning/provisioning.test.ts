@@ -1,5 +1,5 @@
 /**
- * RBAC provisioning (issue #9 item 2): Grafana's apiVersion 2 files under PROVISIONING_PATH,
+ * RBAC provisioning: Grafana's apiVersion 2 files under PROVISIONING_PATH,
  * applied by the service (as at start) and on POST /api/admin/provisioning/access-control/reload
  * and `reloadAccessControlProvisioning`. The commented example directory applies cleanly; roles
  * are created, updated only with a higher version, copied with `from`, deleted with `force`;
@@ -147,7 +147,7 @@ describe('a broken file changes nothing and names the problem', () => {
     },
     { name: 'unknown key', text: 'apiVersion: 2\nrole: []\n', expect: /zz-bad\.yaml:1:1: Unrecognized key: "role"/ },
     {
-      name: 'a version past the ceiling of every door (issue 18 item 8)',
+      name: 'a version past the ceiling of every door',
       text: 'apiVersion: 2\nroles:\n  - name: custom:far\n    global: true\n    version: 2147483648\n',
       expect: /zz-bad\.yaml:5:14 roles\[0\]\.version: version is larger than 2147483647, the highest version/,
     },

@@ -1,5 +1,5 @@
 /**
- * Provisioning at start (issue #9 item 2): the real entry (`npm start`) applies the files under
+ * Provisioning at start: the real entry (`npm start`) applies the files under
  * PROVISIONING_PATH after migrate + seed; a broken file stops the start with the file, line,
  * path and problem on stderr, and the database keeps nothing of it.
  */

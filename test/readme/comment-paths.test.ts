@@ -1,5 +1,5 @@
 /**
- * Comments name files that exist (issue #21: "comments naming files that no longer exist"): every
+ * Comments name files that exist: every
  * file path a comment in src/, test/, scripts/, bench/ or web/ names (`*.ts`, `*.md`, `*.json`, ...)
  * is a file of the repository, found from the repository's root, from the commenting file's folder
  * or one above it, or (a bare name, or a path's tail) anywhere in the repository. The spec the

@@ -1,6 +1,6 @@
 /**
- * README.md, docs/*.md and SECURITY.md stand on their own and their shell lines paste as printed (issues #12
- * item 6 and #21 item 1): links lead to files of the repository (and to headings that exist
+ * README.md, docs/*.md and SECURITY.md stand on their own and their shell lines paste as printed:
+ * links lead to files of the repository (and to headings that exist
  * there, by GitHub's anchors) or the local server, every `sh` block is safe in an interactive bash
  * or zsh, every `curl` fails on an HTTP error, the README stays short and names every docs page,
  * and each walk-through has the shape its test (walkthrough.test.ts) relies on.

@@ -1,6 +1,6 @@
 /**
- * The README's five-minute tour and docs/walkthrough.md, run as printed (issue #12 item 6, issue
- * #21 item 1: a newcomer's first hour works verbatim). Each is a session of its own, with its own
+ * The README's five-minute tour and docs/walkthrough.md, run as printed (a
+ * newcomer's first hour works verbatim). Each is a session of its own, with its own
  * server on its own fresh database, as a reader following only that page would have. Its first
  * `sh` block starts the server (`npm start`, in the background here); the others run in order in
  * one bash session with `set -euo pipefail`, so every command must exit 0 and, since every curl

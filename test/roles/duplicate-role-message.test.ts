@@ -1,5 +1,5 @@
 /**
- * ROLE_ALREADY_EXISTS names what exists (issue #12 item 6): the role holding the name, with its
+ * ROLE_ALREADY_EXISTS names what exists: the role holding the name, with its
  * uid, or the taken uid; never the uid generated for the role that was not created. Both doors.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

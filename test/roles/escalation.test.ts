@@ -1,5 +1,5 @@
 /**
- * Escalation rights (issue #9 item 1): a role-management action held on a scope covering
+ * Escalation rights: a role-management action held on a scope covering
  * permissions:type:escalate exempts from delegation for that action, and escalate implies
  * delegate. basic:service_admin holds the six actions on permissions:type:* (also in databases
  * seeded before, through the migration), so the seeded Service Admin creates, updates, assigns

@@ -1,5 +1,5 @@
 /**
- * Issue 20: the hot queries of role membership, permission listing and role listing use
+ * The hot queries of role membership, permission listing and role listing use
  * indexes, so their cost follows the caller's own rows, never the size of the assignment tables
  * (1M assignments cost the same as 1k: bench/scale.ts). The statements are the ones the app
  * really sends (captured from requests: a user's own permissions through direct, team and basic
@@ -110,7 +110,7 @@ describe.skipIf(onPostgres)('SQLite EXPLAIN QUERY PLAN of the hot queries', () =
 
 describe.skipIf(onPostgres)('SQLite plan of the membership query', () => {
   // The roles a principal holds are found from its assignments (kernel/held-roles.ts heldRoleIds),
-  // then read by id: no Role row beyond its own is read (before issue 20's fix: SCAN Role with an
+  // then read by id: no Role row beyond its own is read (a scan would be SCAN Role with an
   // EXISTS probe per source, 33 ms at 10,000 roles against 0.28 ms at 100).
   it('reads no Role row beyond the ones the principal holds', async () => {
     app.services.access.invalidate();

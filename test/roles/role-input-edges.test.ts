@@ -1,8 +1,8 @@
 /**
- * Issue #10 item 5 on role inputs, both doors side by side: reserved name prefixes are checked
+ * Role inputs, both doors side by side: reserved name prefixes are checked
  * after Unicode normalization (NFKC, case, invisible characters, TR39 look-alikes), reserved uid
  * prefixes are refused, names are stored NFC, and versions follow the one rule of
- * kernel/role-version.ts (issue 18 item 8): a create leaves room for a higher version, a role at
+ * kernel/role-version.ts: a create leaves room for a higher version, a role at
  * the ceiling (2147483647, the largest GraphQL Int) stays updatable, automatic bumps stop there. A caller without the permission gets 403 whatever body it
  * sends (the permission is checked before the body).
  */

@@ -1,5 +1,5 @@
 /**
- * Paging of the role listing on both doors (issue 20; src/modules/roles/listing-page.ts): REST
+ * Paging of the role listing on both doors (src/modules/roles/listing-page.ts): REST
  * keeps Grafana's array without `page`/`perpage` and answers `{totalCount, roles, page, perPage}`
  * with them; GraphQL `rolesConnection` pages with `first`/`after`. Both follow every list's
  * paging rule (shared/paging.ts: 400 VALIDATION_FAILED above 1000) and the same check.

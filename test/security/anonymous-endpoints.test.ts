@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 8: SECURITY.md's list of what answers without credentials ("What answers without
+ * SECURITY.md's list of what answers without credentials ("What answers without
  * credentials") is the service's. Every endpoint the service has is sent without credentials:
  * each route of the route table (src/http/routes.ts, the sign-in routes included), each operation
  * of the OpenAPI document (which adds the probes and the document itself), and each path the

@@ -1,5 +1,5 @@
 /**
- * Issue 21 item 4: `users { roles }`, `teams { roles }` and `serviceAccounts { roles }` load every
+ * Batched rows: `users { roles }`, `teams { roles }` and `serviceAccounts { roles }` load every
  * row of a list in one batch (modules/shared/batch.ts), and each row still answers exactly what
  * it answers alone, by the same service: its roles where the caller may read them (the
  * `read` requirement, or a member's own team), else null with an ACCESS_DENIED error at that row

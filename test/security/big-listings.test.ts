@@ -1,5 +1,5 @@
 /**
- * Issue #10 item 5, "large listings page or stream instead of failing": roles listed with their
+ * Large listings page or stream instead of failing: roles listed with their
  * permissions past 1,000 roles answered 500 (Prisma bound every role id of the page in one
  * `IN (...)` when loading the ordered permissions, past SQLite's 999 bound values: P2029).
  * Listings now load their roles in slices, so 1,500 roles answer on both doors, in name order,

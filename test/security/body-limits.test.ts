@@ -1,5 +1,5 @@
 /**
- * Issue #10 item 1 at the doors outside GraphQL (src/http/body.ts): `POST /login` and REST writes
+ * Body limits at the doors outside GraphQL (src/http/body.ts): `POST /login` and REST writes
  * read their bodies as streams and stop as soon as the limit passes (413, the rest never pulled),
  * refuse a declared Content-Length over the limit before reading, and answer 400 (never 500) to
  * a body that ends early. Bodies are streams without a length, as a chunked upload arrives.

@@ -1,6 +1,6 @@
 /**
- * The one delegation rule, property-tested over every path to a permission (issue #18 "One rule
- * for every path to a permission", issue #22 item 1): random callers (an org role and a random
+ * The one delegation rule, property-tested over every path to a permission (SECURITY.md "One
+ * delegation rule for every path to a permission"): random callers (an org role and a random
  * custom role) take random paths (a role assignment, joining a team, an org role change, a
  * service account's role, a service-account token, an API key, control of another account:
  * disable, profile, logout, password) that would give random permissions, org roles or a

@@ -1,5 +1,5 @@
 /**
- * Issue #10 items 1, 2, 5, 6 at the doors: anonymous GraphQL stops before parsing, operation and
+ * SECURITY.md's limits, cross-site rules, input rules and headers at the doors: anonymous GraphQL stops before parsing, operation and
  * body limits, cross-site forms and multipart change nothing, bodiless REST writes and
  * login/logout cannot be sent from another site, CORS only for allowed origins, security headers
  * everywhere, the one health check, bad input answers 4xx.

@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 8: errors name the problem, never the parser's internals nor the bytes sent. A
+ * Errors name the problem, never the parser's internals nor the bytes sent. A
  * body that is not JSON is "invalid JSON body" on both doors (400 INVALID_JSON), without the JSON
  * parser's message (which quotes the body back) and without GraphQL `extensions.originalError`;
  * a body nested past MAX_JSON_DEPTH is "JSON nesting too deep", not "Maximum call stack size

@@ -1,5 +1,5 @@
 /**
- * Issue #18 item 2 (service-account tokens mint a higher role) and issue #22 item 1 (credential
+ * Service-account tokens that would mint a higher role, and credential
  * takeover of a stronger account), on both doors: each attack answers 403 ACCESS_DENIED naming
  * what is missing and changes nothing (no token, the old password still signs in, login, email,
  * disabled flag and sessions as they were); the legitimate variants pass.
@@ -21,7 +21,7 @@ const DELETE = 'mutation($id: Int!) { deleteUser(id: $id) { message } }';
 
 const tokensOf = (serviceAccountId: number) => app.database.prisma.apiKey.count({ where: { serviceAccountId } });
 
-/** An Editor of org 1 holding fixed:serviceaccounts:writer (issue #18 item 2's attacker). */
+/** An Editor of org 1 holding fixed:serviceaccounts:writer (the token attacker). */
 async function saWriter(): Promise<Actor> {
   const user = await createUser(app, unique('sa-writer'), { orgRole: 'Editor' });
   await assignUserRole(app, user.id, 'fixed:serviceaccounts:writer');
@@ -38,7 +38,7 @@ async function account(role: string): Promise<number> {
   return row.id;
 }
 
-describe('service-account tokens (issue #18 item 2)', () => {
+describe('service-account tokens', () => {
   it('an Editor cannot mint a token for an Admin service account, on either door; no token is created', async () => {
     const attacker = await saWriter();
     const admin = await account('Admin');
@@ -74,7 +74,7 @@ describe('service-account tokens (issue #18 item 2)', () => {
   });
 });
 
-/** issue #22 item 1's attacker: an Editor of org 1, not a Service Admin, holding fixed:users:writer everywhere. */
+/** The takeover attacker: an Editor of org 1, not a Service Admin, holding fixed:users:writer everywhere. */
 async function usersWriter(): Promise<Actor> {
   const user = await createUser(app, unique('users-writer'), { orgRole: 'Editor' });
   await assignUserRole(app, user.id, 'fixed:users:writer', 0);
@@ -90,7 +90,7 @@ async function accountState(id: number) {
   return user;
 }
 
-describe('credential takeover (issue #22 item 1)', () => {
+describe('credential takeover', () => {
   it('a users:writer cannot change a Service Admin’s password, login, email, flag, sessions or existence on either door', async () => {
     const attacker = await usersWriter();
     await app.services.sessions.start(fx.admin.id, 'password', { clientIp: '127.0.0.1', userAgent: 'test' });

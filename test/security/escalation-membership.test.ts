@@ -1,5 +1,5 @@
 /**
- * Issue #18 item 1 and "One rule for every path to a permission": joining a team, joining an
+ * SECURITY.md "One delegation rule for every path to a permission": joining a team, joining an
  * organization and changing an org role pass the one delegation rule (src/kernel/delegation.ts),
  * on both doors. Each attack answers 403 ACCESS_DENIED naming what is missing, and nothing
  * changes (no membership, no new role, the stolen power not held); the legitimate variants pass.
@@ -37,7 +37,7 @@ async function expectNoTakeover(): Promise<void> {
   expectOutcome(attempt, 403, 'ACCESS_DENIED');
 }
 
-describe('team membership (issue #18 item 1)', () => {
+describe('team membership', () => {
   it('REST: an org Admin cannot join a team whose roles it could not grant; nothing is written', async () => {
     const team = await writersTeam();
     const out = await rest(app, 'POST', `/api/teams/${team.id}/members`, { auth: fx.orgAdmin.auth, json: { userId: fx.orgAdmin.id } });

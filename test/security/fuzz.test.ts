@@ -1,5 +1,5 @@
 /**
- * Issue #10 item 7: fuzzing both doors in process through `yoga.fetch`, as an Admin API key, a
+ * Fuzzing both doors in process through `yoga.fetch`, as an Admin API key, a
  * Viewer key, wrong credentials and anonymous callers. Property: no answer is 5xx.
  *
  * Two parts (inputs: fuzz-inputs.ts). Fixed cases, the same every run, so no run can miss them:

@@ -1,5 +1,5 @@
 /**
- * Issue #10 item 5, "malformed GET parameters are 400": a GraphQL request without a usable
+ * Malformed GET parameters are 400: a GraphQL request without a usable
  * `query` (`GET /graphql?variables={}`, `?query[]=1`, a body without `query`) answered 200 with
  * yoga's BAD_REQUEST error, because yoga keeps 200 for `application/json` clients; it is 400,
  * as every other request error.

@@ -1,6 +1,6 @@
 /**
  * Invalid UTF-8 in a GraphQL body is refused with 400, as on the REST door, instead of being
- * decoded with U+FFFD replacements and stored (issue #10 item 5).
+ * decoded with U+FFFD replacements and stored.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';

@@ -1,5 +1,5 @@
 /**
- * The login lock cannot be out-raced, and it is no account oracle (issue #18 items 3 and 4).
+ * The login lock cannot be out-raced, and it is no account oracle.
  * Every password check of the app goes through a counting verifier (createTestApp's
  * `verifyPassword`), which can also hold the checks until the test releases them, so "at once"
  * means at once: all attempts are in flight before any check ends.
@@ -118,7 +118,7 @@ async function atOnce(attempts: (() => Promise<Response>)[]): Promise<number[]> 
   return (await atOnceCounted(attempts)).statuses;
 }
 
-describe('the lock holds whatever the concurrency (issue #18 item 3)', () => {
+describe('the lock holds whatever the concurrency', () => {
   it('100 wrong passwords at once on /login: 5 real checks, the rest 429', async () => {
     const u = await createUser(app, 'race-login');
     const statuses = await atOnce(Array.from({ length: 100 }, (_, i) => () => login(u.login, `wrong-${i}`)));
@@ -197,7 +197,7 @@ describe('the lock holds whatever the concurrency (issue #18 item 3)', () => {
   });
 });
 
-describe('locked answers tell no email from another (issue #18 item 4)', () => {
+describe('locked answers tell no email from another', () => {
   const answer = async (res: Response) => ({ status: res.status, body: (await res.json()) as { code?: string; message?: string } });
 
   it('after 5 failures for a login, its email answers as an unknown email does, even with the right password', async () => {

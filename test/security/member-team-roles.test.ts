@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 9: a member reads its own teams' roles, on both doors (GET
+ * A member reads its own teams' roles, on both doors (GET
  * /api/access-control/teams/:teamId/roles and GraphQL Team.roles), without teams.roles:read
  * (Grafana's team members read their team; a member's effective permissions already show what
  * the team gives). The one-round-trip query frontends are promised answers whole for a Viewer in

@@ -1,6 +1,6 @@
 /**
- * OAuth identities bound by (provider, subject) (issue #18 item 5), against the real OpenID
- * provider of oidc-provider.ts, and where the browser returns after the login (item 6, server
+ * OAuth identities bound by (provider, subject), against the real OpenID
+ * provider of oidc-provider.ts, and where the browser returns after the login (server
  * side):
  * - a second subject repeating a user's email (unverified, or verified with the setting off) or
  *   login is refused with 409 EXTERNAL_IDENTITY_CONFLICT, never signs in as that user and

@@ -1,10 +1,10 @@
 /**
- * Issue 18 item 9: a field refused below a readable parent answers null with an error for that
+ * A field refused below a readable parent answers null with an error for that
  * field (its path and code), while the rest of the answer arrives, with HTTP 200: the fields a
  * caller may be refused there are nullable. A refused root field still refuses the document with
  * its status (no data at all, as on the REST door).
  *
- * Issue #10 item 5: no secret is ever lost to another field's failure. A secret-returning
+ * No secret is ever lost to another field's failure. A secret-returning
  * mutation field (createApiKey, createServiceAccountToken) must be the only root field of its
  * mutation: mixed documents are refused before anything runs, so nothing is created without its
  * secret reaching the caller; alone, the field answers with its secret. Root fields are counted

@@ -1,5 +1,5 @@
 /**
- * Issue #22 item 2, as an attacker tries it: a caller holding only roles:write on
+ * Product namespaces, as an attacker tries it: a caller holding only roles:write on
  * permissions:type:escalate (the resetter's right) registers a "product" named after a namespace
  * of this service (`users`, `teams`, `org`, ... in any case or spelling) whose role carries this
  * service's actions, granted to Viewer, then assigns itself fixed:users:writer. Each attempt on

@@ -1,5 +1,5 @@
 /**
- * Issue #22 item 3, as an attacker tries it: an org Admin creates a custom role holding the uid
+ * Provisioning squats, as an attacker tries it: an org Admin creates a custom role holding the uid
  * (or the name) a provisioning file declares, assigns it to itself and waits for the operator's
  * reload; an Admin of another organization squats an organization-1 uid; a file copies (`from`) a
  * hand-made role into a global one. Each reload (REST, GraphQL and the files as applied at start)

@@ -1,5 +1,5 @@
 /**
- * Login counters shared by replicas (issue #19 item 2, `npm run test:postgres` only): two app
+ * Login counters shared by replicas (`npm run test:postgres` only): two app
  * instances on one PostgreSQL database, as two replicas behind a load balancer. Failed password
  * checks counted by one replica count on the other (src/modules/sign-in/counter-stores.ts:
  * RateLimiterPostgres in the shared database), on REST (Basic and `/login`) and GraphQL (Basic),

@@ -1,5 +1,5 @@
 /**
- * Replicas under failure (issue #19 item 3, `npm run test:postgres` only: on SQLite there are no
+ * Replicas under failure (`npm run test:postgres` only: on SQLite there are no
  * replicas, one instance per file). A PostgreSQL server of this file's own (so stopping it
  * disturbs no other test file):
  * - a replica killed (SIGKILL, the real server process) while writes stream into it and reads

@@ -1,7 +1,7 @@
 /**
- * Concurrent writes through three replicas (issue #19 item 2: "Role version checks and unique
+ * Concurrent writes through three replicas: role version checks and unique
  * names hold under concurrent writes from different replicas (100 parallel same-version updates
- * across 3 replicas: exactly one succeeds)"). Three real server processes (src/main.ts, as
+ * across 3 replicas: exactly one succeeds). Three real server processes (src/main.ts, as
  * `npm start` runs it) on one PostgreSQL database, driven over real HTTP at once:
  * - 100 updates of one role, all sending the same next version, spread over the three: exactly
  *   one 200, the other 99 answer 400 ROLE_VERSION_CONFLICT, from every replica; the database and
@@ -38,7 +38,7 @@ beforeAll(async () => {
   // Basic credentials (src/modules/sign-in/verified-passwords.ts), so concurrent Basic requests
   // each reserve a password check (src/modules/sign-in/throttle.ts) and, past 5 checks of one
   // account in flight, are answered 401/429 even with the right password: a sign-in matter (see
-  // the report of issue #19), not what this file tests.
+  // SECURITY.md "Sign-in"), not what this file tests.
   const login = await fetch(`http://127.0.0.1:${(replicas[0] as { port: number }).port}/login`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

@@ -1,5 +1,5 @@
 /**
- * Two app instances on one database, as two replicas behind a load balancer (issue #19 item 2;
+ * Two app instances on one database, as two replicas behind a load balancer (it
  * runs on SQLite and, under `npm run test:postgres`, on PostgreSQL): a demotion written through
  * one is reflected by the other's doors (SQLite: `PRAGMA data_version`; PostgreSQL: the change
  * feed's LISTEN/NOTIFY, so within milliseconds rather than at once), and same-version role updates

@@ -1,5 +1,5 @@
 /**
- * Issue #18 item 7 at the doors: custom roles named like the reserved `fixed:`, `basic:`,
+ * Reserved-name look-alikes at the doors: custom roles named like the reserved `fixed:`, `basic:`,
  * `plugins:` and `managed:` roles through white space (space, tab, Unicode spaces) or a character
  * whose confusable skeleton is ":" (U+0903, U+1361, U+FE30, ...) are refused with 400
  * VALIDATION_FAILED on create and on rename, on REST and GraphQL, and nothing is written. Names

@@ -1,5 +1,5 @@
 /**
- * Issue #10 item 3, deterministically: a request is held inside authentication or inside its
+ * Revocation that cannot be outrun, deterministically: a request is held inside authentication or inside its
  * permission load (a latch on the database client), the caller is demoted through the one write
  * path and the demotion acknowledged, then the request is released. Its answer must never show
  * the revoked permission: 0 stale answers in RACE_TRIALS (default 1,000) trials, spread over org

@@ -1,5 +1,5 @@
 /**
- * Issue 18 item 8, bounded slow requests, over real sockets (src/http/node-server.ts): a body or
+ * Bounded slow requests, over real sockets (src/http/node-server.ts): a body or
  * headers sent a byte at a time are cut off with 408 once REQUEST_TIMEOUT_SECONDS /
  * HEADERS_TIMEOUT_SECONDS (here fractions of a second, given to the server in milliseconds) have
  * passed, and the role the body would have created is not; a connection over

@@ -1,5 +1,5 @@
 /**
- * Issue #10 item 3 across processes: a change written by another process (writer-process.ts,
+ * Revocation across processes: a change written by another process (writer-process.ts,
  * through the module services, as the CLI does) is seen by this server's very next request
  * (`PRAGMA data_version`; on PostgreSQL the next request once the change feed's NOTIFY arrived:
  * support/changes.ts), and two processes writing at once never fail (transactions begin

@@ -1,5 +1,5 @@
 /**
- * Service-account tokens (issue #11 item 4): create (shown once, hashed, `pcsa_` prefix), list,
+ * Service-account tokens: create (shown once, hashed, `pcsa_` prefix), list,
  * delete; a token acts as its account with exactly its permissions; disabled or deleted accounts'
  * tokens stop; API keys migrated to service accounts keep authenticating.
  */
@@ -93,7 +93,7 @@ describe('tokens', () => {
     expect((await app.request('/api/serviceaccounts/999999/tokens')).status).toBe(404);
     expect(await app.database.prisma.apiKey.count({ where: { serviceAccountId: id } })).toBe(0);
   });
-  it('a token mutation must stand alone in its document, so no other field can lose its secret (issue #10 item 5)', async () => {
+  it('a token mutation must stand alone in its document, so no other field can lose its secret', async () => {
     const id = await newAccount('two-in-one');
     const mixed = await app.graphql(
       `mutation {

@@ -1,5 +1,5 @@
 /**
- * Remembered Basic-auth credentials (src/modules/sign-in/verified-passwords.ts, issue 20 item 2):
+ * Remembered Basic-auth credentials (src/modules/sign-in/verified-passwords.ts):
  * a login and password that passed an argon2 check are honoured without one for
  * BASIC_AUTH_CACHE_SECONDS, and that memory is dropped by a password change (own or set by an
  * administrator), a disable, a deletion, a logout, another connection's commit and the TTL; a

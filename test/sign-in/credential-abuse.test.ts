@@ -1,5 +1,5 @@
 /**
- * Credential abuse (issue #10 item 4): brute force throttled per login and per client address
+ * Credential abuse: brute force throttled per login and per client address
  * (Grafana: 5 failures in 5 minutes block the login), on /login, Basic and the old password of
  * PUT /api/user/password; a login and its email are one account, with one counter (the other
  * name of a locked account answers as a wrong password: test/security/login-race.test.ts); unknown

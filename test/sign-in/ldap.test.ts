@@ -1,8 +1,8 @@
 /**
- * LDAP users (issue #11 item 3) against a real LDAP server on 127.0.0.1: Basic and /login,
+ * LDAP users against a real LDAP server on 127.0.0.1: Basic and /login,
  * sync of name, email, org role and Service Admin flag at every login, bad passwords, unknown
  * users, filter injection, no sign-in into (or rewrite of) another user by login or email (409,
- * issue #18 item 5), a directory that is down (a generic answer; the address and the
+ * external-match.ts), a directory that is down (a generic answer; the address and the
  * network error only in the log), no local password, the status route, the CLI diagnostics.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';

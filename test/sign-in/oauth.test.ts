@@ -1,5 +1,5 @@
 /**
- * OAuth 2 / OpenID Connect login (issue #11 item 2) against a real OpenID provider on 127.0.0.1
+ * OAuth 2 / OpenID Connect login against a real OpenID provider on 127.0.0.1
  * (oidc-provider): success with a session, role mapping by JMESPath at every login, sign-up off,
  * wrong state, replayed code, bad nonce, expired or wrongly signed ID token (rewritten in transit
  * by the provider's proxy), provider down before the redirect or during the code exchange, a

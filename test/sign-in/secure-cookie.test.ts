@@ -1,6 +1,6 @@
 /**
- * The session cookie's `Secure` attribute (issue #11 item 1: "Secure when configured or behind
- * TLS") and TRUST_PROXY: a request that arrived over TLS (a TLS socket, or with TRUST_PROXY a
+ * The session cookie's `Secure` attribute (Secure when configured or behind
+ * TLS) and TRUST_PROXY: a request that arrived over TLS (a TLS socket, or with TRUST_PROXY a
  * trusted proxy's `X-Forwarded-Proto: https`) gets Secure cookies; without TRUST_PROXY the proxy
  * headers are ignored, for the cookie and for the client address that throttling counts.
  */

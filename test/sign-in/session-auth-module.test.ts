@@ -1,5 +1,5 @@
 /**
- * The auth module recorded for a session started by `POST /login` (issue #11 items 1, 3):
+ * The auth module recorded for a session started by `POST /login`:
  * `ldap` when the directory vouched for the user, `password` for a local one, as Grafana's
  * `/api/user/auth-tokens` names them. Against a real LDAP server on 127.0.0.1.
  */

@@ -1,5 +1,5 @@
 /**
- * Login sessions (issue #11 item 1): POST /login, the cookie on both doors and GraphiQL,
+ * Login sessions: POST /login, the cookie on both doors and GraphiQL,
  * rotation, idle and absolute expiry (expired sessions are not listed), logout, /api/user*,
  * revocation on password change, deletion, demotion and removal from the organization; a
  * Service Admin cannot log itself out everywhere.

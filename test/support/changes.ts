@@ -1,5 +1,5 @@
 /**
- * Waiting for another connection's commit to reach an app (issue #19 item 2), as a state, never a
+ * Waiting for another connection's commit to reach an app, as a state, never a
  * sleep. The app learns of other connections' commits through its change counter
  * (platform/database.ts `changeCounterOf`): on SQLite `PRAGMA data_version`, which moves at the
  * commit itself, so the very next request sees the change; on PostgreSQL the change feed's count,

@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL side of the tests (issue #19 item 1): `npm run test:postgres` sets
+ * The PostgreSQL side of the tests: `npm run test:postgres` sets
  * TEST_DATABASE=postgres and every test app then runs on PostgreSQL instead of SQLite.
  *
  * - As vitest's globalSetup (default export): once per run, starts an embedded PostgreSQL from

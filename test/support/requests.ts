@@ -94,7 +94,7 @@ export function expectGraphqlError(res: GraphqlResponse, code: ErrorCode): strin
 }
 
 /**
- * Asserts a partial answer (issue 18 item 9): HTTP 200, one error, with `code`, for the field at
+ * Asserts a partial answer: HTTP 200, one error, with `code`, for the field at
  * `path` (e.g. `['team', 'roles']`), that field null, and its parent answered. Returns the
  * error's message.
  */

@@ -6,7 +6,7 @@
  * Prisma (`createUser`, `createTeam`, `createRole`, `assignUserRole`, ...); every write that can
  * change someone's permissions calls `access.invalidate()`, as any directory write must
  * (src/kernel/access.ts). The standard actors (`seedFixtures`) and the `...ViaGraphql` factories
- * go through the public GraphQL interface exactly as a client would (issue #3 item 6), so they
+ * go through the public GraphQL interface exactly as a client would, so they
  * exercise the same checks as the tests that use them.
  *
  * Standard actors, org 1 ("Main Org."): admin (seeded Service Admin, org Admin), orgAdmin (org

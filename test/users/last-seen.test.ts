@@ -1,5 +1,5 @@
 /**
- * When users were last seen (issue #12 item 1, Grafana's user.last_seen_at): every authenticated
+ * When users were last seen (Grafana's user.last_seen_at): every authenticated
  * request of a user or service account counts, whatever its credential (Basic, session cookie,
  * service-account token), and shows in the directory's `lastSeenAt` / `lastSeenAtAge`; API keys
  * are not users. Written at most once per 5 minutes per user (Grafana's interval), in the

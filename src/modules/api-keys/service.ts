@@ -183,7 +183,7 @@ export class ApiKeyService {
 
   /**
    * Authenticates a presented key or service-account token (ApiKeyVerifier.verify: the row by
-   * the key's SHA-256, or a verified key of the current access generation from the cache).
+   * the key's SHA-256, or a verified key of the current access revision from the cache).
    * Implements the `ApiKeyVerifier` seam of src/http/authenticate.ts.
    * @throws DomainError INVALID_API_KEY (401: malformed, unknown or deleted),
    *   EXPIRED_API_KEY (401: expiry at or before the clock's now).

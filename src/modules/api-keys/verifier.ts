@@ -2,23 +2,22 @@
  * Verifying a presented API key or service-account token (authentication), with a cache of
  * verified keys so the hot path reads no row for a key it verified moments ago.
  *
- * The cache (issue 20 item 3, "API-key and session lookups cached with the same generation
- * fence as permissions"): keyed by the SHA-256 of the key, the digest the lookup computes anyway
- * (never the key itself); each entry is stamped with the access generation read before its row
- * was read (AccessService.currentGeneration: moved by every write of the one write path and by
- * every commit of another connection), and served only while the generation is unchanged. So a
- * deleted key, a deleted or disabled service account, or a changed org role fails or changes at
- * the very next request, exactly as without the cache. Expiry is checked against the Clock on
- * every hit. Bounded in entries and in time (lru-cache). Failures are never cached.
+ * The cache: keyed by the SHA-256 of the key, the digest the lookup computes anyway (never the
+ * key itself), a RevisionCache (kernel/revision-cache.ts) whose entries are served only while no
+ * change to everyone was applied since their row was read (every write of the one write path and
+ * every commit of another connection applies one). So a deleted key, a deleted or disabled
+ * service account, or a changed org role fails or changes at the very next request, exactly as
+ * without the cache. Expiry is checked against the Clock on every use. Bounded in entries and in
+ * time. Failures are never cached.
  *
  * `lastUsedAt` is written at most once per key per LAST_USED_INTERVAL_MS (an in-memory throttle,
  * seeded from the stored value), on hits and misses alike, never once per request.
  */
 import { timingSafeEqual } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
 import { DomainError } from '../../kernel/errors.js';
 import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { type ApiKeyPrincipal, isOrgRole, principalOf, type UserPrincipal } from '../../kernel/principal.js';
+import { RevisionCache } from '../../kernel/revision-cache.js';
 import type { Clock } from '../../platform/clock.js';
 import { hashApiKey, isWellFormedApiKey } from './secrets.js';
 
@@ -31,7 +30,7 @@ const LAST_USED_CACHE_LIMIT = 10_000;
 export interface VerifiedKeyCacheLimits {
   /** Keys kept at most (each entry is a few hundred bytes). 0 turns the cache off. */
   maxEntries: number;
-  /** Milliseconds an entry may be served; a safety net, the generation drops entries at once. */
+  /** Milliseconds an entry may be served; a safety net, changes drop entries at once. */
   ttlMs: number;
 }
 
@@ -40,8 +39,6 @@ export const DEFAULT_VERIFIED_KEY_LIMITS: VerifiedKeyCacheLimits = { maxEntries:
 
 /** What a verified key authenticates as, and what each later hit must check again. */
 interface VerifiedKey {
-  /** Access generation read before the row was read. */
-  generation: number;
   keyId: number;
   /** Expiry in ms since the epoch; null: never. */
   expires: number | null;
@@ -61,13 +58,13 @@ const expiredKey = () => new DomainError('EXPIRED_API_KEY', 'Expired API key');
 export class ApiKeyVerifier {
   /** Key id -> time (ms) of its last `lastUsedAt` write, or of the stored value seen. */
   private readonly lastUsedWrites = new Map<number, number>();
-  private readonly verified: LRUCache<string, VerifiedKey> | null;
+  private readonly verified: RevisionCache<string, VerifiedKey>;
 
   constructor(
     private readonly deps: ApiKeyVerifierDeps,
     limits: VerifiedKeyCacheLimits = DEFAULT_VERIFIED_KEY_LIMITS,
   ) {
-    this.verified = limits.maxEntries > 0 ? new LRUCache({ max: limits.maxEntries, ttl: limits.ttlMs }) : null;
+    this.verified = new RevisionCache(deps.access.freshness, { maxEntries: limits.maxEntries, ttlMs: limits.ttlMs });
   }
 
   /**
@@ -75,7 +72,7 @@ export class ApiKeyVerifier {
    * with the key's role; for a service-account token, the principal of its service account, with
    * the account's own org role and roles (a disabled or deleted account's tokens stop at once).
    * The row is found by the SHA-256 of the key and the digests compared in constant time; a key
-   * verified under the current access generation is served from the cache (module comment).
+   * verified at the current access revision is served from the cache (module comment).
    * A malformed key (shape or checksum) is refused before any SQL.
    * @throws DomainError INVALID_API_KEY (401: malformed, unknown or deleted),
    *   EXPIRED_API_KEY (401: expiry at or before the clock's now).
@@ -84,27 +81,20 @@ export class ApiKeyVerifier {
     if (!isWellFormedApiKey(key)) throw invalidKey();
     const digest = hashApiKey(key);
     const hex = digest.toString('hex');
-    const generation = this.deps.access.currentGeneration();
     const now = this.deps.clock.now();
-    const hit = this.verified?.get(hex);
-    if (hit && hit.generation === generation) {
-      if (hit.expires !== null && hit.expires <= now.getTime()) throw expiredKey();
-      await this.recordUse(hit.keyId, hit.lastUsedAt, now);
-      return { ...hit.principal };
-    }
-    const found = await this.load(hex, digest, now);
-    this.verified?.set(hex, { ...found, generation });
+    const { value: found } = await this.verified.load(hex, () => this.load(hex, digest, now));
+    if (found.expires !== null && found.expires <= now.getTime()) throw expiredKey();
     await this.recordUse(found.keyId, found.lastUsedAt, now);
     return { ...found.principal };
   }
 
-  /** Forgets the `lastUsedAt` throttle of a deleted key (its cache entry dies with the write's generation). */
+  /** Forgets the `lastUsedAt` throttle of a deleted key (its cache entry dies with the write's revision). */
   forget(keyId: number): void {
     this.lastUsedWrites.delete(keyId);
   }
 
   /** Reads and checks the row of `hex` (and its service account). @throws as `verify`. */
-  private async load(hex: string, digest: Buffer, now: Date): Promise<Omit<VerifiedKey, 'generation'>> {
+  private async load(hex: string, digest: Buffer, now: Date): Promise<VerifiedKey> {
     const { db } = this.deps;
     const row = await db.apiKey.findUnique({
       where: { hash: hex },

@@ -228,8 +228,8 @@ export class SubjectAssignments {
    * The audit log's view of subject `id`'s assignments in scope `orgId` at `now`: `{<idField>,
    * orgId, roleUids}`, uids sorted, of the assignments not ended (in force or pending), from
    * `holds` (store.currentHolds, or what `work` knows it left); with `windows` (uid -> ISO
-   * `notBefore`/`expiresAt`) when one of them is time-bound. Uids only, no permissions (issue 20:
-   * reading them here too cost an assignment to a 50-role user two loads of 250 permissions).
+   * `notBefore`/`expiresAt`) when one of them is time-bound. Uids only (reading the roles'
+   * permissions here too would cost an assignment to a 50-role user two loads of 250 permissions).
    */
   private snapshot(id: number, orgId: number, holds: readonly HeldAssignment[], now: Date) {
     const kept = holds.filter((h) => h.window.expiresAt === null || h.window.expiresAt > now).sort((a, b) => (a.uid < b.uid ? -1 : 1));

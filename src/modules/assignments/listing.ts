@@ -46,7 +46,7 @@ export interface AssignedRole {
  * force or pending at `now` (ended ones are not shown); never basic roles, never roles held another way; hidden ones only with
  * includeHidden. Per subject: a VALIDATION_FAILED for a bad id; ACCESS_DENIED unless the caller
  * meets the store's `read` requirement on it or it is the caller's own (`readsOwn`: a member
- * reads its team's, issue 18 item 9); the store's 404 behind the organization wall. A fixed
+ * reads its team's); the store's 404 behind the organization wall. A fixed
  * number of statements for any number of subjects: the wall, the assignments (ordered by role
  * name in SQL, as every role listing) and the roles with what `query` loads, each in slices of
  * MAX_IDS_PER_QUERY (SQLite's bound-value limit; roles/listing.ts rolesByIds).

@@ -78,7 +78,7 @@ function toAttrs(entry: Record<string, unknown>): Attrs {
 }
 
 let ldapts: Promise<typeof import('ldapts')> | undefined;
-/** The ldapts client library, loaded on the first LDAP connection: most services configure no LDAP (issue #20, memory). */
+/** The ldapts client library, loaded on the first LDAP connection: most services configure no LDAP. */
 const loadLdapts = () => {
   ldapts ??= import('ldapts');
   return ldapts;

@@ -49,7 +49,7 @@ export type LdapServer = z.output<typeof server>;
 export type LdapSettings = z.output<typeof file>;
 
 const requirePackage = createRequire(import.meta.url);
-/** smol-toml, loaded only when LDAP is configured (issue #20, start time). */
+/** smol-toml, loaded only when LDAP is configured (a shorter start otherwise). */
 const loadToml = (): typeof Toml => requirePackage('smol-toml') as typeof Toml;
 
 /**

@@ -1,5 +1,5 @@
 /**
- * OAuth 2 / OpenID Connect login (issue #11 item 2, issue #18 item 5), Grafana's `generic_oauth`,
+ * OAuth 2 / OpenID Connect login, Grafana's `generic_oauth`,
  * on the certified `openid-client`: authorization code flow with `state`, PKCE (S256) and
  * `nonce`.
  *
@@ -8,7 +8,7 @@
  *   openid-client checks the state, the code exchange and the ID token's signature, issuer,
  *   audience, expiry and nonce. The signature is checked against the provider's JWKS
  *   (`enableNonRepudiationChecks`): openid-client skips it by default for tokens fetched from the
- *   token endpoint over TLS (OIDC Core 3.1.3.7), but issue #11 asks for a wrongly signed ID token
+ *   token endpoint over TLS (OIDC Core 3.1.3.7), but a wrongly signed ID token has
  *   to be refused, and a provider reached over plain HTTP on loopback has no TLS to rely on. The
  *   ID token is required (OAUTH_ID_TOKEN_MISSING without one); its claims are merged with the
  *   discovered user-info endpoint's, whose `sub` must be the same.
@@ -95,7 +95,7 @@ async function jsonObject(response: Response, what: string): Promise<Record<stri
 
 /**
  * openid-client (with jose beneath it), loaded by the first login or discovery: most services
- * configure no OAuth (issue #20, memory). Every path to the provider starts with serverMetadata(),
+ * configure no OAuth. Every path to the provider starts with serverMetadata(),
  * which loads it, so the methods after it use it as loaded.
  */
 let openid: typeof oidc;

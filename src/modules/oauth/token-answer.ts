@@ -66,7 +66,7 @@ const ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256
 
 /** The ID token verifier of a provider without discovery: its key set, fetched and cached by jose. */
 export class IdTokenVerifier {
-  /** The key set, made by the first verification: jose is loaded only when a login needs it (issue #20, memory). */
+  /** The key set, made by the first verification: jose is loaded only when a login needs it. */
   private keys: ReturnType<typeof createRemoteJWKSet> | undefined;
 
   constructor(

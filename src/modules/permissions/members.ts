@@ -3,23 +3,21 @@
  * the check of another user, the console's sources): a user or service account of the caller's
  * organization as the principal it is there, with a cache of those found moments ago.
  *
- * The cache (issue 20: the warm listing read the membership and the user row, two statements,
- * on every request): keyed by organization and user id; each entry stamped with the access
- * generation read before its rows were read (AccessService.currentGeneration, moved by every
- * write of the one write path and by every commit of another connection) and served only while
- * the generation is unchanged, as the verified-key cache (api-keys/verifier.ts). Every write of a
- * user, a membership or an org role goes through that write path, so a member removed, disabled
- * or given another org role is read again at the very next request. Bounded in entries and in
- * time (lru-cache). A miss (not a member: 404) is never cached.
+ * The cache keeps them so a warm listing reads no row: keyed by organization and user id, a
+ * RevisionCache (kernel/revision-cache.ts) whose entries are served only while no change to
+ * everyone was applied since their read. Every write of a user, a membership or an org role goes
+ * through the one write path as such a change, and so does every commit of another connection,
+ * so a member removed, disabled or given another org role is read again at the very next
+ * request. Bounded in entries and in time. A miss (not a member: 404) is never cached.
  */
-import { LRUCache } from 'lru-cache';
 import { notFound } from '../../kernel/errors.js';
 import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { principalOf, type SignedInPrincipal } from '../../kernel/principal.js';
+import { RevisionCache } from '../../kernel/revision-cache.js';
 
 /** Members kept at most (each entry is a principal: a few hundred bytes). */
 const MAX_MEMBERS = 10_000;
-/** Milliseconds an entry may be served; a safety net, the generation drops entries at once. */
+/** Milliseconds an entry may be served; a safety net, changes drop entries at once. */
 const MEMBER_TTL_MS = 5 * 60_000;
 
 /** A membership with its user's flags, as the raw statement of `Members.of` reads it. */
@@ -44,16 +42,13 @@ export interface Member {
   disabled: boolean;
 }
 
-interface Found extends Member {
-  /** Access generation read before the rows were read. */
-  generation: number;
-}
-
-/** Finds members of the caller's organization, cached under the access generation (module comment). */
+/** Finds members of the caller's organization, cached at the access revision (module comment). */
 export class Members {
-  private readonly found = new LRUCache<string, Found>({ max: MAX_MEMBERS, ttl: MEMBER_TTL_MS });
+  private readonly found: RevisionCache<string, Member>;
 
-  constructor(private readonly deps: Pick<FeatureDeps, 'db' | 'access'>) {}
+  constructor(private readonly deps: Pick<FeatureDeps, 'db' | 'access'>) {
+    this.found = new RevisionCache(deps.access.freshness, { maxEntries: MAX_MEMBERS, ttlMs: MEMBER_TTL_MS });
+  }
 
   /**
    * User or service account `userId` of the caller's organization as a principal acting there
@@ -63,10 +58,11 @@ export class Members {
    *   while the change counter cannot know (PostgreSQL's feed reconnecting).
    */
   async of(caller: SignedInPrincipal, userId: number): Promise<Member> {
-    const generation = this.deps.access.currentGeneration();
-    const key = `${caller.orgId}:${userId}`;
-    const cached = this.found.get(key);
-    if (cached?.generation === generation) return cached;
+    return (await this.found.load(`${caller.orgId}:${userId}`, () => this.read(caller, userId))).value;
+  }
+
+  /** The member's row read in one statement. @throws as `of`. */
+  private async read(caller: SignedInPrincipal, userId: number): Promise<Member> {
     // The membership and the user's row in one statement (Prisma reads a relation in a second
     // one); quoted identifiers, the same text on SQLite and PostgreSQL. Flags come back as 0/1 or
     // booleans as the database stores them.
@@ -75,8 +71,6 @@ export class Members {
       WHERE "OrgUser"."orgId" = ${caller.orgId} AND "OrgUser"."userId" = ${userId}`;
     if (!row) throw notFound('USER_NOT_FOUND', 'user', userId);
     const user = { id: userId, login: row.login, isServiceAccount: isSet(row.isServiceAccount), isServiceAdmin: isSet(row.isServiceAdmin) };
-    const member = { principal: principalOf(user, caller.orgId, row.role, 'none'), disabled: isSet(row.isDisabled) };
-    this.found.set(key, { generation, ...member });
-    return member;
+    return { principal: principalOf(user, caller.orgId, row.role, 'none'), disabled: isSet(row.isDisabled) };
   }
 }

@@ -1,7 +1,7 @@
 /**
  * REST door of permission listings (service-interface.md "List own permissions", "List
- * permissions of a user or service account") and of the questions products ask (issue #9 item
- * 4): Grafana's permission search and user actions, and the check with its reason.
+ * permissions of a user or service account") and of the questions products ask:
+ * Grafana's permission search and user actions, and the check with its reason.
  */
 import { parseBooleanParam, type QueryParam, type Route } from '../shared/rest.js';
 import { checkInput } from './inputs.js';

@@ -3,10 +3,10 @@
  * `<provisioning>/plugins/<productId>.json|yaml` files: Grafana's `plugin.json` `roles` array,
  * `[{ role: { name, displayName, description, permissions }, grants: [basic role, ...] }]`.
  *
- * Rules (issue #9 item 3; upstream-behaviour.md "Escalation and provisioning"): role names are
+ * Rules (upstream-behaviour.md "Escalation and provisioning"): role names are
  * `plugins:<productId>:<name>`; every action starts with `<productId>.` or `<productId>:`, so a
  * product can grant neither this service's actions nor another product's; and the product id is
- * none of this service's namespaces (issue #22 item 2: product `users` declaring `users:write`).
+ * none of this service's namespaces (product `users` may not declare `users:write`).
  */
 import { z } from 'zod';
 import { PRODUCT_PREFIX } from '../../kernel/builtin-roles.js';

@@ -1,7 +1,7 @@
 /**
  * REST door of product role registration: PUT /api/access-control/plugins/:productId/roles with
  * the `roles` array of a Grafana plugin.json (Grafana registers plugin roles from plugin.json;
- * this service takes them over HTTP too, issue #9 item 3).
+ * this service takes them over HTTP too).
  */
 import { roleToJson } from '../roles/rest.js';
 import type { Route } from '../shared/rest.js';

@@ -1,5 +1,5 @@
 /**
- * Product role registration (Grafana's plugin role registration, issue #9 item 3): a product
+ * Product role registration (Grafana's plugin role registration): a product
  * declares fixed roles `plugins:<productId>:<name>` and the basic roles they are granted to.
  *
  * What is stored: each registered role as a global role (uid `plugins_` + base64url(sha1(name)),

@@ -5,7 +5,7 @@
  *
  * Roles: found by uid, else by name, in their organization only (`global: true` -> 0, else
  * `orgId`, default 1), and only when provisioning created them (match.ts: a uid or name held
- * elsewhere or by a hand-made role is a conflict, issue #22 item 3). Missing: created with
+ * elsewhere or by a hand-made role is a conflict). Missing: created with
  * `version` (default 0), marked provisioned. Present: updated only when `version`
  * is higher than the stored one (the API's rule), so applying the same files again changes
  * nothing. A provisioned role's permissions are what `from` copies plus its `permissions`, minus

@@ -64,7 +64,7 @@ function listFiles(dir: string, extensions: readonly string[]): string[] {
 const requirePackage = createRequire(import.meta.url);
 let yaml: typeof Yaml | undefined;
 /**
- * The `yaml` package, loaded when the first provisioning file is read (issue #20, start time:
+ * The `yaml` package, loaded when the first provisioning file is read (a shorter start:
  * most starts have no provisioning folder and never parse YAML).
  */
 const loadYaml = (): typeof Yaml => {

@@ -1,5 +1,5 @@
 /**
- * How a provisioning file's role entries and references find stored roles (issue #22 item 3:
+ * How a provisioning file's role entries and references find stored roles (the rule:
  * no silent fill of a squatted uid).
  *
  * A declared role (an entry of `roles:`) is matched by uid, else by name, only in the scope the

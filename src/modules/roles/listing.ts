@@ -1,8 +1,8 @@
 /**
  * Role reads for the roles and assignments services (the callers check roles:read first):
  * listings of any size (the matching ids first, then the rows in slices of MAX_IDS_PER_QUERY;
- * issue #10 item 5: one query over 1,000+ roles with their permissions passed SQLite's
- * bound-variable limit and answered 500), the roles a caller may assign, the roles granted to
+ * one query over 1,000+ roles with their permissions would pass SQLite's
+ * bound-variable limit and answer 500), the roles a caller may assign, the roles granted to
  * basic roles, the known actions for role editors, a role's permissions, and who holds a taken
  * role name (for the 409's message).
  */
@@ -42,7 +42,7 @@ export function rolesByIds(db: Db, ids: readonly number[], query: RoleQuery): Pr
  * The ids of rows `offset` to `offset + limit` of the roles listed in organization `orgId` (its
  * own and the global ones, hidden ones only with `includeHidden`), by name then id, without
  * reading the whole listing: each organization's first `offset + limit` rows are walked in the
- * order of the (orgId, name) unique index, and only those are merged and cut (issue 20: a page
+ * order of the (orgId, name) unique index, and only those are merged and cut (so a page
  * costs the same on 100 roles and on 10,000, save for its offset). Both databases.
  */
 export async function pageOfRoleIds(
@@ -90,7 +90,7 @@ const BASIC_ROLE_NAMES = new Map<string, string>(BASIC_ROLES.map((def) => [def.b
  * The roles granted to each basic role, by the basic role's name (`basic:viewer` -> roles): the
  * non-basic roles with a BasicRoleGrant to it, global or of organization `orgId`, by name, each
  * with what `query` loads. Today these are the fixed roles products register
- * (`plugins:<productId>:<name>`, products/service.ts, issue #9 item 3; Grafana's plugin.json
+ * (`plugins:<productId>:<name>`, products/service.ts; Grafana's plugin.json
  * `grants`). The rows already carry Grafana's inheritance (a grant to Viewer is stored for Editor
  * and Admin too; Service Admin only when named) and are the rows the evaluator reads
  * (kernel/held-roles.ts), so this is exactly what every holder of the basic role gets beside its
@@ -148,7 +148,7 @@ export async function permissionsOfRole(db: Tx, roleId: number): Promise<Permiss
 /**
  * 409 ROLE_ALREADY_EXISTS for a create or update that hit a unique index, naming what exists:
  * the role holding `name` in `orgId` (0: global) with its uid, or else the taken `uid` (uids are
- * unique across organizations). Issue #12 item 6: the message named the uid generated for the
+ * unique across organizations), never the uid generated for the
  * role that was never created.
  */
 export async function roleTaken(db: Tx, clash: { orgId: number; name: string; uid?: string }): Promise<DomainError> {

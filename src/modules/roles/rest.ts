@@ -83,7 +83,7 @@ export function roleToJson(role: Role & { permissions?: PermissionRow[] }): Role
 /** A listing row's JSON, made once per row the listing cache shares between requests (listing-cache.ts freezes them). */
 const listedJson = new WeakMap<Role, RoleJson>();
 
-/** roleToJson of a listed role; rows of the listing cache keep theirs (issue 20: no shaping per request). */
+/** roleToJson of a listed role; rows of the listing cache keep theirs (no shaping per request). */
 function listedRoleJson(role: Role): RoleJson {
   if (!Object.isFrozen(role)) return roleToJson(role);
   let json = listedJson.get(role);

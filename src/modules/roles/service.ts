@@ -34,11 +34,11 @@ const generateUid = (): string => randomBytes(11).toString('base64url').slice(0,
 type RolePage = RoleSlice & { page: number; perPage: number };
 
 export class RoleService {
-  /** Role listings by organization, fenced by the access generation (listing-cache.ts). */
+  /** Role listings by organization, stamped with the access revision (listing-cache.ts). */
   private readonly listings: RoleListingCache;
 
   constructor(private readonly deps: FeatureDeps) {
-    this.listings = new RoleListingCache(deps.db, () => deps.access.currentGeneration());
+    this.listings = new RoleListingCache(deps.db, deps.access.freshness);
   }
 
   private assertAvailable(): void {
@@ -169,7 +169,7 @@ export class RoleService {
         },
         { grantsNothing: true },
       );
-      // The one role write that leaves the access generation: listings must drop it themselves.
+      // The one role write that applies no change: listings must drop theirs themselves.
       this.listings.invalidate();
       // Any other selection (GraphQL's) is read now, committed.
       if (query === ROLE_WITH_PERMISSIONS) return role;

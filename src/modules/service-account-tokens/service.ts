@@ -6,7 +6,7 @@
  *
  * Permissions (Grafana): serviceaccounts:read / serviceaccounts:write on serviceaccounts:id:<id>;
  * a token acts as its account, so minting one passes the one delegation rule on the account
- * (kernel/gains.ts authorizeAccountControl, issue #18 item 2): the caller could give the account
+ * (kernel/gains.ts authorizeAccountControl): the caller could give the account
  * its org role and every role it holds, or holds users.roles:add on permissions:type:escalate;
  * migrating API keys needs serviceaccounts:create and apikey:delete on apikey:* (the keys stop
  * being keys). Accounts are looked up in the caller's organization only (the wall).

@@ -149,8 +149,8 @@ export class SessionService {
   }
 
   /**
-   * Ends the session of a cookie token (logout); unknown tokens are ignored. A logout also moves
-   * the access generation, so remembered Basic credentials (sign-in/verified-passwords.ts) are
+   * Ends the session of a cookie token (logout); unknown tokens are ignored. A logout also applies
+   * a change to everyone, so remembered Basic credentials (sign-in/verified-passwords.ts) are
    * checked with the password again: a logout ends every shortcut, not only the cookie.
    */
   async end(token: string): Promise<void> {
@@ -216,7 +216,7 @@ export class SessionService {
     const index = await this.deps.access.check(caller, sessionRequirements.logoutUser.for({ id }));
     if (caller.kind === 'user' && caller.id === id) throw new DomainError('BAD_REQUEST', 'You cannot logout yourself');
     // No permission changes, but the write invalidates: remembered Basic credentials are fenced
-    // by the access generation and must be dropped with the sessions (see `end`).
+    // by the access revision and must be dropped with the sessions (see `end`).
     await this.deps.access.write(async (tx) => {
       if ((await tx.user.count({ where: { id, isServiceAccount: false } })) === 0) throw notFound('USER_NOT_FOUND', 'user', id);
       await authorizeAccountControl(tx, caller, index, id, `end the sessions of user ${id}`, this.deps.clock.now());

@@ -1,6 +1,6 @@
 /**
- * Per-request batching of the fields every row of a list resolves again (`users { roles }`,
- * issue 21 item 4): `batchByPath` gives one DataLoader (the `dataloader` package) per request and
+ * Per-request batching of the fields every row of a list resolves again (`users { roles }`):
+ * `batchByPath` gives one DataLoader (the `dataloader` package) per request and
  * per field path (list indexes left out), through @pothos/plugin-dataloader's own path-keyed
  * getter, the one its `byPath` loadable fields use. The rows of one path share their arguments
  * and selection, so the batch function takes those of the first row with the keys of all. A

@@ -1,6 +1,6 @@
 /**
- * Where the failed-login counters (throttle.ts) live, by database (issue #19 item 2: "a lock
- * earned through one replica holds on all of them"):
+ * Where the failed-login counters (throttle.ts) live, by database (so a lock
+ * earned through one replica holds on all of them):
  * - PostgreSQL, where several replicas share one database: in that database, through
  *   rate-limiter-flexible's RateLimiterPostgres on the pool Prisma runs on. Its consume, reward
  *   and delete are each one statement (`INSERT ... ON CONFLICT DO UPDATE ... RETURNING`), atomic

@@ -1,5 +1,5 @@
 /**
- * Which user an external identity signs into (issue #18 item 5, Grafana's user sync `getUser`):
+ * Which user an external identity signs into (Grafana's user sync `getUser`):
  *
  * - An identity with a subject (OAuth: OpenID `sub`) signs into the user bound to (provider,
  *   subject) in UserAuth, the one it created or was linked to: never into a user found by login

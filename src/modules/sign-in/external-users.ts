@@ -1,8 +1,8 @@
 /**
  * Users that come from an identity provider (LDAP, OAuth): the identity a provider describes, the
  * directory seam, and the sync that finds or creates the user of an identity and makes its name,
- * email, Service Admin flag and org roles the provider's (issue #11 item 3, Grafana's external
- * user sync). Which user an identity signs into: external-match.ts (issue #18 item 5: bound by
+ * email, Service Admin flag and org roles the provider's (Grafana's external
+ * user sync). Which user an identity signs into: external-match.ts (bound by
  * provider and subject, never found by another user's login or email). A sign-in that would
  * change nothing writes nothing; every change it makes is in the audit log as made by that user
  *. The public entry is service.ts.

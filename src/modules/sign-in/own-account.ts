@@ -1,5 +1,5 @@
 /**
- * The signed-in user's own account (Grafana's `/api/user*` routes, issue #11 item 2): its profile,
+ * The signed-in user's own account (Grafana's `/api/user*` routes): its profile,
  * its organizations, the organization switch and its password change. A service of its own beside
  * SignInService (service.ts), sharing its login throttle; both are composed in modules/services.ts
  * (`services.ownAccount`).
@@ -133,7 +133,7 @@ export class OwnAccountService {
           after: { sessionsEnded: count },
         });
       },
-      // Not grantsNothing: the generation must move so remembered Basic credentials of the old
+      // Not grantsNothing: a change must be applied so remembered Basic credentials of the old
       // password (verified-passwords.ts) stop at once.
     );
     return { message: 'User password changed' };

@@ -3,8 +3,8 @@
  * user, users that come from an identity provider (LDAP, OAuth), and the signed-in user's own
  * account (`/api/user*`: profile, organizations, password, organization switch).
  *
- * Rules: issue #11 items 1-3 (Grafana's login, `/api/user` routes and external user sync) and
- * issue #10 item 4 and issue #18 items 3-4: password checks reserved on counters per typed name,
+ * Rules: Grafana's login, `/api/user` routes and external user sync, and
+ * SECURITY.md "Sign-in": password checks reserved on counters per typed name,
  * per account (the user a login or email resolves to) and per client address before they run
  * (throttle.ts); unknown logins are verified against
  * a dummy argon2 hash (platform/passwords.ts) so they cost the time of a known one; the answer
@@ -69,24 +69,24 @@ function originOf(from: string | RequestOrigin): RequestOrigin {
 export class SignInService {
   private readonly verified: VerifiedPasswords<UserWithOrgs>;
   private readonly clock: Clock;
-  /** Basic checks running now, by credential, address and generation (`checkOnce`). */
+  /** Basic checks running now, by credential, address and access revision (`checkOnce`). */
   private readonly inFlight = new Map<string, Promise<{ checked: CheckedPassword; user: UserWithOrgs }>>();
   /** Basic requests that shared a check already running (`checkOnce`) since start: a count, for tests. */
   joinedChecks = 0;
 
   constructor(private readonly deps: SignInDeps) {
-    this.verified = deps.verifiedPasswords ?? new VerifiedPasswords();
+    this.verified = deps.verifiedPasswords ?? new VerifiedPasswords(deps.access.freshness);
     this.clock = deps.clock ?? systemClock;
   }
 
   /**
    * The principal of a Basic-auth request (`Authorization: Basic login:password`): a credential
-   * that passed a check under the current access generation, less than the TTL ago, is honoured
+   * that passed a check at the current access revision, less than the TTL ago, is honoured
    * without a new argon2 check and without reading the user's row again, when the throttle holds
    * no lock for the name, the account or the address (verified-passwords.ts); anything else is a
    * full `checkPassword`, counted by the throttle, then the row is read; identical credentials
-   * arriving while one is checked share that check (`checkOnce`). Rules of the cache: issue 20
-   * item 2.
+   * arriving while one is checked share that check (`checkOnce`). Rules of the cache:
+   * verified-passwords.ts.
    * @throws as `checkPassword` and `principalFor`.
    */
   async basicPrincipal(
@@ -95,25 +95,25 @@ export class SignInService {
     options: { orgHeader: number | null; origin: RequestOrigin },
   ): Promise<UserPrincipal> {
     const key = this.verified.keyOf(login, password);
-    const generation = this.deps.access.currentGeneration();
-    const hit = this.verified.get(key, generation, this.clock.now().getTime());
+    const revision = this.verified.stamp();
+    const hit = this.verified.get(key, this.clock.now().getTime());
     if (hit) {
-      // The lock is not part of the generation (failed attempts write nothing): asked on every hit.
+      // A lock is no change (failed attempts write nothing): asked on every hit.
       const blocked = await this.deps.throttle.blocked({ typed: login, userId: hit.userId }, options.origin.clientAddress);
       if (!blocked) return this.principalOfRow(hit.user, { orgHeader: options.orgHeader, authMethod: 'basic' });
       this.verified.delete(key);
     }
-    const { checked, user } = await this.checkOnce(key, generation, login, password, options.origin);
+    const { checked, user } = await this.checkOnce(key, revision, login, password, options.origin);
     const principal = await this.principalOfRow(user, { orgHeader: options.orgHeader, authMethod: 'basic' });
     if (this.verified.enabled && checked.passwordHash !== null && user.passwordHash === checked.passwordHash) {
-      this.verified.set(key, { userId: checked.userId, generation, user, verifiedAt: this.clock.now().getTime() });
+      this.verified.set(key, { userId: checked.userId, user, verifiedAt: this.clock.now().getTime() }, revision);
     }
     return principal;
   }
 
   /**
    * One full check of a Basic credential per (keyed hash of login and password, client address,
-   * access generation) at a time: requests that arrive while the same credential from the same
+   * access revision) at a time: requests that arrive while the same credential from the same
    * address is being checked share that check's outcome (its user row, or its error) instead of
    * each reserving a throttle point and running argon2. Without this, a client sending more
    * parallel requests than the attempt limit right after any write (which drops remembered
@@ -121,19 +121,19 @@ export class SignInService {
    * identical guesses share a check, and repeating a guess teaches nothing new, so counting it
    * once loses nothing; different passwords each reserve their own point (throttle.ts). The map
    * holds a flight only while its check runs (bounded by the requests in flight), and the
-   * generation in its key means a check started before a write is never joined after it.
-   * The user's row is read after the check, under `generation` (so a write in between moves the
-   * generation, and the remembered entry is never served).
+   * revision in its key means a check started before a write is never joined after it.
+   * The user's row is read after the check, at `revision` (so a write in between moves the
+   * revision, and the remembered entry is never stored).
    * @throws as `checkPassword` and `enabledUser`.
    */
   private checkOnce(
     key: string,
-    generation: number,
+    revision: number,
     login: string,
     password: string,
     origin: RequestOrigin,
   ): Promise<{ checked: CheckedPassword; user: UserWithOrgs }> {
-    const flightKey = `${generation}\u0000${origin.clientAddress}\u0000${key}`;
+    const flightKey = `${revision}\u0000${origin.clientAddress}\u0000${key}`;
     const joined = this.inFlight.get(flightKey);
     if (joined) {
       this.joinedChecks++;

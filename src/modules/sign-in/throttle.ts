@@ -1,5 +1,5 @@
 /**
- * Brute-force protection for password checks (issue #10 item 4, issue #18 items 3 and 4), on
+ * Brute-force protection for password checks (SECURITY.md "Sign-in"), on
  * `rate-limiter-flexible`.
  *
  * Grafana's rule (`brute_force_login_protection_max_attempts`, default 5): after 5 failed

@@ -1,13 +1,16 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { ForeignCommits } from '../../kernel/foreign-commits.js';
+import { Freshness } from '../../kernel/freshness.js';
 import { VerifiedPasswords } from './verified-passwords.js';
 
-const entry = { userId: 7, generation: 3, user: { id: 7, passwordHash: '$argon2id$stub' }, verifiedAt: 1_000 };
+const entry = { userId: 7, user: { id: 7, passwordHash: '$argon2id$stub' }, verifiedAt: 1_000 };
+const freshness = () => new Freshness(new ForeignCommits(undefined));
 
 describe('VerifiedPasswords', () => {
   it('keys by an HMAC under a per-process key: neither the password nor its plain SHA-256 appears, and another process gets another key', () => {
-    const a = new VerifiedPasswords();
-    const b = new VerifiedPasswords();
+    const a = new VerifiedPasswords(freshness());
+    const b = new VerifiedPasswords(freshness());
     const key = a.keyOf('alice', 'secret-pw');
     expect(key).not.toContain('secret-pw');
     expect(key).not.toBe(createHash('sha256').update('secret-pw').digest('base64url'));
@@ -19,24 +22,35 @@ describe('VerifiedPasswords', () => {
   });
 
   it.each([
-    { name: 'same generation, within the TTL', generation: 3, now: 60_999, served: true },
-    { name: 'another generation', generation: 4, now: 1_001, served: false },
-    { name: 'TTL reached', generation: 3, now: 61_000, served: false },
-    { name: 'clock moved back', generation: 3, now: 999, served: false },
-  ])('$name: served $served', ({ generation, now, served }) => {
-    const cache = new VerifiedPasswords({ ttlSeconds: 60, maxEntries: 10 });
-    cache.set('k', entry);
-    expect(cache.get('k', generation, now) !== undefined).toBe(served);
+    { name: 'same revision, within the TTL', change: false, now: 60_999, served: true },
+    { name: 'a change applied since', change: true, now: 1_001, served: false },
+    { name: 'TTL reached', change: false, now: 61_000, served: false },
+    { name: 'clock moved back', change: false, now: 999, served: false },
+  ])('$name: served $served', ({ change, now, served }) => {
+    const applied = freshness();
+    const cache = new VerifiedPasswords(applied, { ttlSeconds: 60, maxEntries: 10 });
+    cache.set('k', entry, cache.stamp());
+    if (change) applied.applyToEveryone();
+    expect(cache.get('k', now) !== undefined).toBe(served);
     // A refused entry is dropped, never served later.
-    if (!served) expect(cache.get('k', 3, 1_001)).toBeUndefined();
+    if (!served) expect(cache.get('k', 1_001)).toBeUndefined();
+  });
+
+  it('a check that overlapped a change is not stored', () => {
+    const applied = freshness();
+    const cache = new VerifiedPasswords(applied, { ttlSeconds: 60, maxEntries: 10 });
+    const stamp = cache.stamp();
+    applied.applyToEveryone();
+    cache.set('k', entry, stamp);
+    expect(cache.get('k', 1_001)).toBeUndefined();
   });
 
   it('is off with a TTL of 0 and bounded in entries', () => {
-    const off = new VerifiedPasswords({ ttlSeconds: 0, maxEntries: 10 });
-    off.set('k', entry);
+    const off = new VerifiedPasswords(freshness(), { ttlSeconds: 0, maxEntries: 10 });
+    off.set('k', entry, off.stamp());
     expect([off.enabled, off.size]).toEqual([false, 0]);
-    const small = new VerifiedPasswords({ ttlSeconds: 60, maxEntries: 2 });
-    for (const k of ['a', 'b', 'c']) small.set(k, entry);
+    const small = new VerifiedPasswords(freshness(), { ttlSeconds: 60, maxEntries: 2 });
+    for (const k of ['a', 'b', 'c']) small.set(k, entry, small.stamp());
     expect(small.size).toBe(2);
   });
 });

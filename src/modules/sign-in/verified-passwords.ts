@@ -1,26 +1,28 @@
 /**
- * Short-lived memory of Basic-auth credentials that passed a password check (issue 20 item 2:
- * "a short-lived verified-credential cache keyed by a keyed hash, dropped by a password change,
- * a disable, a logout or a lock; never a plaintext or fast unkeyed hash of the password kept").
+ * Short-lived memory of Basic-auth credentials that passed a password check, so a Basic request
+ * costs neither an argon2 check nor a row read when the same credential passed moments ago; it is
+ * dropped by a password change, a disable, a logout or a lock, and never keeps a plaintext or a
+ * fast unkeyed hash of the password.
  *
  * - Key: HMAC-SHA256 of the typed login and the password under a random key drawn once per
  *   process and never stored or logged, so neither the password nor a hash anyone could test
  *   guesses against offline is kept (the key dies with the process).
- * - Entry: the user id, the access generation read before the check (AccessService
- *   .currentGeneration: moved by every write of the one write path, which every password change,
- *   disable, deletion, rename, membership change and logout goes through, and by every other
- *   connection's commit), the user's row with its memberships read after the check (so under
- *   that generation, holding the argon2 hash that was verified), and when. An entry is served
- *   only while the generation is unchanged and less than `ttlMs` old (the injected clock): the
- *   row cannot have changed meanwhile, so it is not read again (issue 20: Basic cost two
- *   statements per request), as the API-key cache (api-keys/verifier.ts) serves its principal.
+ * - Entry: the user id, the user's row with its memberships read after the check (holding the
+ *   argon2 hash that was verified), and when; in a RevisionCache (kernel/revision-cache.ts)
+ *   stamped with the access revision read before the check. Every password change, disable,
+ *   deletion, rename, membership change and logout goes through the one write path, which applies
+ *   a change to everyone, as does every other connection's commit: an entry is served only while
+ *   none was applied since its check, and less than `ttlMs` old (the injected clock), so the row
+ *   cannot have changed meanwhile and is not read again, as the API-key cache
+ *   (api-keys/verifier.ts) serves its principal.
  * - Only successes are kept, and only local (argon2) users: a directory (LDAP) password may
  *   change outside this service. A failure is never cached: every wrong password is a full,
  *   throttled check. The lock (throttle.ts) is asked on every hit: failed attempts write no row,
- *   so a lock does not move the generation (on PostgreSQL another replica may have earned it).
+ *   so a lock is no change (on PostgreSQL another replica may have earned it).
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { LRUCache } from 'lru-cache';
+import type { Freshness } from '../../kernel/freshness.js';
+import { RevisionCache } from '../../kernel/revision-cache.js';
 
 /** Bounds of the cache; `ttlSeconds` 0 turns it off (BASIC_AUTH_CACHE_SECONDS). */
 export interface VerifiedPasswordLimits {
@@ -34,9 +36,7 @@ export const DEFAULT_VERIFIED_PASSWORD_LIMITS: VerifiedPasswordLimits = { ttlSec
 /** A credential that passed a password check; `U` is the user's row (SignInService's UserWithOrgs). */
 export interface VerifiedPassword<U> {
   userId: number;
-  /** Access generation read before the check. */
-  generation: number;
-  /** The user's row and memberships, read after the check under `generation`; its hash is the one verified. */
+  /** The user's row and memberships, read after the check; its hash is the one verified. */
   user: U;
   /** When the check passed, ms since the epoch (the service's clock). */
   verifiedAt: number;
@@ -46,17 +46,23 @@ export interface VerifiedPassword<U> {
 export class VerifiedPasswords<U> {
   /** Per-process HMAC key: 256 random bits, never leaves this object. */
   private readonly secret = randomBytes(32);
-  private readonly entries: LRUCache<string, VerifiedPassword<U>> | null;
+  private readonly entries: RevisionCache<string, VerifiedPassword<U>>;
   private readonly ttlMs: number;
 
-  constructor(limits: VerifiedPasswordLimits = DEFAULT_VERIFIED_PASSWORD_LIMITS) {
+  /** @param freshness the access revisions entries are stamped with (AccessService.freshness). */
+  constructor(freshness: Freshness, limits: VerifiedPasswordLimits = DEFAULT_VERIFIED_PASSWORD_LIMITS) {
     this.ttlMs = limits.ttlSeconds * 1000;
-    this.entries = this.ttlMs > 0 ? new LRUCache({ max: limits.maxEntries, ttl: this.ttlMs }) : null;
+    this.entries = new RevisionCache(freshness, { maxEntries: this.ttlMs > 0 ? limits.maxEntries : 0, ttlMs: Math.max(this.ttlMs, 1) });
   }
 
   /** True when the cache is on. */
   get enabled(): boolean {
-    return this.entries !== null;
+    return this.entries.enabled;
+  }
+
+  /** The access revision now: read it before a check whose success `set` will store. */
+  stamp(): number {
+    return this.entries.stamp();
   }
 
   /** HMAC-SHA256 of `login` and `password`, length-prefixed so no two pairs share an input. */
@@ -64,29 +70,29 @@ export class VerifiedPasswords<U> {
     return createHmac('sha256', this.secret).update(`${login.length}:${login}\u0000${password}`, 'utf8').digest('base64url');
   }
 
-  /** The entry of `key` when it was stored under `generation` less than the TTL before `now` (ms). */
-  get(key: string, generation: number, now: number): VerifiedPassword<U> | undefined {
-    const entry = this.entries?.get(key);
+  /** The entry of `key` when it was stored at the current revision less than the TTL before `now` (ms). */
+  get(key: string, now: number): VerifiedPassword<U> | undefined {
+    const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.generation !== generation || now - entry.verifiedAt >= this.ttlMs || now < entry.verifiedAt) {
-      this.entries?.delete(key);
+    if (now - entry.verifiedAt >= this.ttlMs || now < entry.verifiedAt) {
+      this.entries.delete(key);
       return undefined;
     }
     return entry;
   }
 
-  /** Remembers a passed check. */
-  set(key: string, entry: VerifiedPassword<U>): void {
-    this.entries?.set(key, entry);
+  /** Remembers a passed check made at `revision` (`stamp`, read before the check); a no-op once a change was applied since. */
+  set(key: string, entry: VerifiedPassword<U>, revision: number): void {
+    this.entries.set(key, entry, revision);
   }
 
   /** Forgets `key` (its row no longer matches). */
   delete(key: string): void {
-    this.entries?.delete(key);
+    this.entries.delete(key);
   }
 
   /** Number of credentials held (tests). */
   get size(): number {
-    return this.entries?.size ?? 0;
+    return this.entries.size;
   }
 }

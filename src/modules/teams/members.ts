@@ -5,7 +5,7 @@
  * A member must already belong to the team's organization; service accounts are not team members
  * (upstream-behaviour.md: their permissions come from their own roles and org role only). Joining
  * a team makes the member hold the team's roles, so adding one passes the one delegation rule
- * (kernel/delegation.ts, issue #18 item 1): the caller must hold every permission of the team's
+ * (kernel/delegation.ts): the caller must hold every permission of the team's
  * roles, or users.roles:add on permissions:type:escalate; checked inside the write's transaction
  * before the membership is written. Removing a member gives nobody anything. Every change goes
  * through `access.write()` and is audited (team_member.add, team_member.remove).

@@ -8,8 +8,8 @@
  * users.password:write, users.permissions:write (and a Service Admin), users:disable,
  * users:enable (enable, and unlock the sign-in), users:write (switch organization).
  *
- * Every operation on another account passes the one delegation rule (kernel/delegation.ts, issue
- * #22 item 1): the caller must be able to grant everything the account holds, in every
+ * Every operation on another account passes the one delegation rule (kernel/delegation.ts):
+ * the caller must be able to grant everything the account holds, in every
  * organization, or hold users.roles:add on permissions:type:escalate; a Service Admin's account
  * only a Service Admin (Grafana: only a server admin administers a server admin). So a
  * users:writer changes a weaker user's password, never a stronger one's.

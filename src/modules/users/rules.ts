@@ -3,7 +3,7 @@
  * which rows are people, and the one write of a user's profile, password and Service Admin flag
  * with the invariants it keeps.
  *
- * Invariants (Grafana's pkg/api/user.go and admin_users.go; issue #11): login and email stay
+ * Invariants (Grafana's pkg/api/user.go and admin_users.go): login and email stay
  * unique, crosswise, since basic auth accepts either; LDAP and OAuth users keep the profile and
  * password their provider gives; someone must stay able to administer the service, so the last
  * enabled Service Admin can be neither demoted, deleted nor disabled; a new password ends the
