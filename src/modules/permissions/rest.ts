@@ -49,9 +49,11 @@ export const permissionRoutes: Route[] = [
     summary: 'May a user (default: the caller) do an action on scopes, and which roles grant it',
     body: checkInput,
     handler: async ({ principal, services, body }) => {
-      const answer = await services.permissions.check(principal, body);
+      const { allowedUntil, ...answer } = await services.permissions.check(principal, body);
       return {
         ...answer,
+        // Only when allowed through time-bound assignments alone, as each grant's `until`.
+        ...(allowedUntil && { allowedUntil: allowedUntil.toISOString() }),
         grantedBy: answer.grantedBy.map((g) => ({
           role: { uid: g.role.uid, name: g.role.name },
           source: g.source,
