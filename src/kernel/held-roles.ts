@@ -10,7 +10,7 @@
  * The listings of assigned roles (GraphQL `users { roles }`, REST .../roles) read the same
  * assignment filters for many subjects at once (directAssignments, teamAssignments).
  */
-import { Prisma, type Role } from '../generated/prisma/client.js';
+import { Prisma } from '../generated/prisma/client.js';
 import type { PermissionPair } from './catalogue.js';
 import type { EndingPermission } from './evaluator.js';
 import type { HeldAccess } from './permission-cache.js';
@@ -176,7 +176,6 @@ export function heldAt(holds: readonly RoleHold[], now: number): HeldAt {
 
 /** Role ids bound in one statement: well under SQLite's parameter limit. */
 export const ROLE_ID_SLICE = 500;
-const BY_NAME_THEN_ID: Prisma.RoleOrderByWithRelationInput[] = [{ name: 'asc' }, { id: 'asc' }];
 
 /** The tables loadHeldAccess reads: the client or a transaction. */
 export type HeldAccessTables = HeldRoleTables & Pick<Prisma.TransactionClient, 'role'>;

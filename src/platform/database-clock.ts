@@ -1,5 +1,5 @@
 /**
- * The one clock of a deployment (STYLE.md: the database's where replicas share one). On
+ * The one clock of a deployment (the database's, where replicas share one). On
  * PostgreSQL every replica reads time as the database's: the offset between the database's
  * `now()` and this process's clock, read at start and again every REFRESH_MS (half the round
  * trip taken as the reading's moment), is added to the process's time, so replicas whose clocks

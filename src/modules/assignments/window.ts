@@ -17,9 +17,6 @@ export interface AssignmentWindow {
   expiresAt: Date | null;
 }
 
-/** The window of an assignment made without one: held at once, for good (Grafana's only kind). */
-export const FOREVER: AssignmentWindow = Object.freeze({ notBefore: null, expiresAt: null });
-
 /** The window of a body's optional `notBefore` and `expiresAt`. */
 export function windowOf(input: { notBefore?: Date | null; expiresAt?: Date | null }): AssignmentWindow {
   return { notBefore: input.notBefore ?? null, expiresAt: input.expiresAt ?? null };
