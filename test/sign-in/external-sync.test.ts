@@ -25,6 +25,8 @@ afterAll(() => app.close());
 async function warmCache(): Promise<void> {
   expect((await app.request('/api/access-control/user/permissions')).status).toBe(200);
   expect(app.services.access.cachedPrincipals).toBeGreaterThan(0);
+  // The caller's last-seen write runs after the answer: let it land before counting writes.
+  await app.services.sessions.seenWritesSettled();
 }
 
 describe('SignInService.syncExternalUser', () => {
