@@ -6,14 +6,14 @@
  * not part of `npm test`.
  *
  *   npm run bench                      all four (about 10 minutes; --quick: about 3)
- *   npm run bench -- <suite> [flags]   one of http, budget, scale, scale-db, evaluator, profile, replicas, changes
+ *   npm run bench -- <suite> [flags]   one of http, budget, scale, scale-db, evaluator, profile, replicas, changes, expiry
  *   npm run bench -- --quick           all four, shorter and on a smaller scale database
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from './support/processes.js';
 
-const SUITES = ['http', 'budget', 'scale', 'scale-db', 'evaluator', 'profile', 'replicas', 'changes'];
+const SUITES = ['http', 'budget', 'scale', 'scale-db', 'evaluator', 'profile', 'replicas', 'changes', 'expiry'];
 const [first, ...rest] = process.argv.slice(2);
 const chosen = first && SUITES.includes(first) ? [first] : ['http', 'budget', 'scale', 'evaluator'];
 const flags = first && SUITES.includes(first) ? rest : process.argv.slice(2);
