@@ -2,7 +2,7 @@
  * The expiry benchmark: how long after an assignment's `expiresAt` another replica first refuses
  * what it granted. One embedded PostgreSQL (scripts/embedded-postgres.ts), two replicas of the
  * service started as `npm start` starts it. Each round assigns a role to a service account
- * through replica A for about a second (`expiresAt` by the database's clock, which the replicas
+ * through replica A for two seconds (`expiresAt` by the database's clock, which the replicas
  * follow: platform/database-clock.ts), polls replica B with the account's token until it grants
  * (so B has the answer cached), then polls B back to back until it refuses, and records the
  * moment the refusal arrived minus `expiresAt` (this process's clock, corrected by its own offset
@@ -30,7 +30,7 @@ const rounds = flags.quick ? 10 : Number(flags.rounds);
 const PASSWORD = 'bench-password-0';
 const ACTION = 'bench:while';
 /** How long each grant lasts, in milliseconds. */
-const HOLD_MS = 1000;
+const HOLD_MS = 2000;
 
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-bench-expiry-'));
 chmodSync(dir, 0o755);
@@ -85,14 +85,20 @@ try {
 
   const lags: number[] = [];
   let pollsPerRound = 0;
-  for (let i = 0; i < rounds; i++) {
+  let skipped = 0;
+  for (let i = 0; lags.length < rounds; i++) {
+    if (skipped > rounds) throw new Error('replica B granted too late to measure in most rounds: the machine is too busy');
     const expiresAt = dbNow() + HOLD_MS;
     await call(a.port, 'POST', `/api/access-control/users/${sa.id}/roles`, {
       roleUid: 'bench-while',
       expiresAt: new Date(expiresAt).toISOString(),
     });
-    while (!(await holds())) if (dbNow() > expiresAt) throw new Error(`round ${i + 1}: replica B never granted before expiresAt`);
-    if (dbNow() > expiresAt - 100) throw new Error(`round ${i + 1}: replica B granted too late to measure`);
+    while (!(await holds()) && dbNow() < expiresAt);
+    // B must have the grant cached well before the moment, or the round measures nothing.
+    if (dbNow() > expiresAt - 100) {
+      skipped++;
+      continue;
+    }
     for (;;) {
       pollsPerRound++;
       if (!(await holds())) break;
@@ -105,7 +111,7 @@ try {
   console.log(
     `\nexpiry, ${rounds} rounds (granted through replica A for ${HOLD_MS} ms, replica B polled back to back): ` +
       `from expiresAt to the first refusal on B p50 ${fmt(pct(0.5), 1)} ms, p99 ${fmt(pct(0.99), 1)} ms, max ${fmt(pct(1), 1)} ms; ` +
-      `${fmt(pollsPerRound / rounds, 0)} reads of B per round; clock offset to the database ${fmt(offset, 2)} ms`,
+      `${fmt(pollsPerRound / rounds, 0)} reads of B per round; clock offset to the database ${fmt(offset, 2)} ms; ${skipped} rounds skipped (B granted too late)`,
   );
 } finally {
   for (const s of started.reverse()) await s.stop().catch(() => undefined);
