@@ -142,6 +142,15 @@ describe('windows on both doors', () => {
     expect(viaGql.data).toEqual({ user: { roleAssignments: [{ role: { uid: role.uid }, source: 'org', notBefore: null, expiresAt }] } });
     const check = await rest(one, 'POST', '/api/access-control/check', { json: { action: 'tb:listed' }, auth: user.auth });
     expect(check.body).toMatchObject({ allowed: true, allowedUntil: expiresAt, grantedBy: [{ source: 'direct', until: expiresAt }] });
+    const can = await gql(
+      one,
+      '{ viewer { can(action: "tb:listed") canUntil(action: "tb:listed") basic: canUntil(action: "teams:read") } }',
+      {},
+      {
+        auth: user.auth,
+      },
+    );
+    expect(can.data).toEqual({ viewer: { can: true, canUntil: expiresAt, basic: null } });
 
     clock.advance(120);
     expect((await rest(one, 'GET', `/api/access-control/users/${user.id}/roles`)).body).toEqual([]);

@@ -42,6 +42,14 @@ export const Viewer = builder.objectRef<SignedInPrincipal>('Viewer').implement({
       args: { action: t.arg.string({ required: true }), scope: t.arg.string() },
       resolve: (principal, args, ctx) => ctx.services.permissions.can(principal, args.action, args.scope),
     }),
+    canUntil: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'When can(action, scope) holds only through time-bound assignments: the moment the last of them ends. Null: held for good, or not held.',
+      args: { action: t.arg.string({ required: true }), scope: t.arg.string() },
+      resolve: (principal, args, ctx) => ctx.services.permissions.canUntil(principal, args.action, args.scope),
+    }),
     teams: t.prismaField({
       type: ['Team'],
       description: 'Teams the caller belongs to in the current organization, by name (none for an API key).',

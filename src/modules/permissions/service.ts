@@ -150,6 +150,18 @@ export class PermissionService {
   }
 
   /**
+   * GraphQL `viewer { canUntil(action, scope) }`: when `can` holds only through time-bound
+   * assignments, the moment the last of them ends (explain.ts allowedUntil); null when the caller
+   * holds it for good, or not at all. Needs only credentials.
+   * @throws DomainError UNAUTHENTICATED (401), 404 in oss.
+   */
+  async canUntil(caller: Principal, action: string, scope?: string | null): Promise<Date | null> {
+    if (!(await this.can(caller, action, scope))) return null;
+    requireSignedIn(caller);
+    return allowedUntil(await grantsOf(this.deps.access, caller, action, scope ? [scope] : [], this.deps.clock.now()));
+  }
+
+  /**
    * GET /api/access-control/users/permissions/search (Grafana's, used by products to decide
    * access): for every member of the caller's organization (users and service accounts; only
    * `userId` / `userLogin` when given; disabled accounts hold nothing) holding a matching permission, its matching permissions as
