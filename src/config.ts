@@ -67,7 +67,7 @@ const serviceEnvShape = {
   }),
   LOG_LEVEL: z.enum(LOG_LEVELS).default('info').meta({
     description:
-      '`fatal` `error` `warn` `info` `debug` `trace` `silent`; JSON lines on stdout, one per request at `info` (health, readiness and metrics requests at `debug`)',
+      '`fatal` `error` `warn` `info` `debug` `trace` `silent`; JSON lines on stdout (one readable line per entry when stdout is a terminal), one per request at `info` (health, readiness and metrics requests at `debug`)',
   }),
   PROVISIONING_PATH: z.string().min(1).default('./provisioning').meta({
     description:

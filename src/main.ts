@@ -22,7 +22,7 @@ import { adminPasswordIgnoredNotice, firstAdminNotice, seed } from './kernel/see
 import { openDatabase } from './platform/database.js';
 import { databaseClock } from './platform/database-clock.js';
 import { databaseOpenProblem } from './platform/database-open-problem.js';
-import { createLogger } from './platform/logger.js';
+import { createLogger, terminalDestination } from './platform/logger.js';
 import { showNotice } from './platform/notice.js';
 import { tuneRuntime } from './platform/runtime-tuning.js';
 
@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, terminalDestination());
 
   let handler: Handler = starting;
   const server = createNodeServer((request, response) => handler(request, response), {

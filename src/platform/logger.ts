@@ -1,5 +1,7 @@
 /**
- * Structured JSON logs (pino). One logger per app; children carry a `component` field.
+ * Structured JSON logs (pino). One logger per app; children carry a `component` field. When
+ * stdout is a terminal, the lines are written for people instead (`terminalDestination`:
+ * pino-pretty, one coloured line per entry); a pipe, a file or a container's log gets JSON.
  *
  * Off the request path: lines to stdout are written asynchronously and in batches (pino's
  * sonic-boom destination, `minLength`): a line is appended to a buffer, and the buffer is
@@ -13,6 +15,7 @@
  * it are dropped and their count reported on stderr, rather than memory growing with the load.
  */
 import { type DestinationStream, type Logger, pino } from 'pino';
+import pretty from 'pino-pretty';
 
 export type { Logger };
 
@@ -103,4 +106,29 @@ export function logDestination(dest: number | string): ReturnType<typeof pino.de
     );
   });
   return destination;
+}
+
+/** A stream that may be a terminal: process.stdout, or a stand-in in tests. */
+export interface MaybeTerminal extends NodeJS.WritableStream {
+  isTTY?: boolean;
+}
+
+/**
+ * The destination for people when `stdout` is a terminal: pino-pretty writing one line per
+ * entry, `[HH:MM:ss.l] LEVEL: (component) message {fields}`, coloured; the
+ * `service`, `pid` and `hostname` fields every line carries are left out. Written synchronously:
+ * a terminal reads lines as they come and carries no production load. Undefined when `stdout` is
+ * not a terminal: the logger then writes batched JSON lines (`createLogger`).
+ */
+export function terminalDestination(stdout: MaybeTerminal = process.stdout): DestinationStream | undefined {
+  if (!stdout.isTTY) return undefined;
+  return pretty({
+    destination: stdout,
+    sync: true,
+    colorize: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname,service,component',
+    messageFormat: '{if component}({component}) {end}{msg}',
+    singleLine: true,
+  });
 }
