@@ -12,6 +12,7 @@
  * off). A second signal exits at once with 1. The server bounds slow and greedy clients before
  * any of the app runs (request and header timeouts, connections per address: src/http/node-server.ts).
  */
+
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { createApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
@@ -19,6 +20,7 @@ import { createNodeServer } from './http/node-server.js';
 import { isDomainError } from './kernel/errors.js';
 import { adminPasswordIgnoredNotice, firstAdminNotice, seed } from './kernel/seed.js';
 import { openDatabase } from './platform/database.js';
+import { databaseClock } from './platform/database-clock.js';
 import { databaseOpenProblem } from './platform/database-open-problem.js';
 import { createLogger, terminalDestination } from './platform/logger.js';
 import { showNotice } from './platform/notice.js';
@@ -104,7 +106,8 @@ async function main(): Promise<void> {
   // A block on a terminal's stderr, else one log line, whatever LOG_LEVEL (platform/notice.ts).
   if (seeded.generatedAdminPassword) showNotice(firstAdminNotice(config.adminLogin, seeded.generatedAdminPassword), log);
   if (seeded.adminPasswordIgnored) showNotice(adminPasswordIgnoredNotice(config.adminLogin), log);
-  const app = createApp({ db: database.prisma, config, log });
+  const { clock, stop: stopClock } = await databaseClock(database.prisma);
+  const app = createApp({ db: database.prisma, config, log, clock });
   // RBAC provisioning files, after migrate + seed; a bad file stops the start, changing nothing.
   try {
     const provisioned = await app.services.provisioning.apply();
@@ -116,6 +119,7 @@ async function main(): Promise<void> {
   handler = app.listener;
   app.lifecycle.markReady();
   const stopPruning = app.services.changes.schedulePruning(log);
+  const stopBoundaries = app.services.assignmentBoundaries.schedule(log);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info(
@@ -133,6 +137,8 @@ async function main(): Promise<void> {
     }
     stopping = true;
     stopPruning();
+    stopBoundaries();
+    stopClock();
     app.services.changeStreams.closeAll();
     app.lifecycle.markShuttingDown();
     const timeoutSeconds = config.shutdownTimeoutSeconds;

@@ -37,13 +37,13 @@ export async function runWithServices(io: CliIo, call: ServiceCall): Promise<num
   try {
     const config: Config = loadConfig(io.env);
     // Loaded only now, so --help and usage errors answer without starting Prisma.
-    const [{ databasePath, openDatabase }, { databaseOpenProblem }, seedModule, { createServices }, { systemClock }, { noticeBlock }] =
+    const [{ databasePath, openDatabase }, { databaseOpenProblem }, seedModule, { createServices }, { databaseClock }, { noticeBlock }] =
       await Promise.all([
         import('../platform/database.js'),
         import('../platform/database-open-problem.js'),
         import('../kernel/seed.js'),
         import('../modules/services.js'),
-        import('../platform/clock.js'),
+        import('../platform/database-clock.js'),
         import('../platform/notice.js'),
       ]);
     io.stderr(`using database ${databasePath(config.databaseUrl)}\n`);
@@ -58,7 +58,9 @@ export async function runWithServices(io: CliIo, call: ServiceCall): Promise<num
     const seeded = await seedModule.seed(db.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
     if (seeded.generatedAdminPassword)
       io.stderr(noticeBlock(seedModule.firstAdminNotice(config.adminLogin, seeded.generatedAdminPassword)));
-    const result = await call(createServices({ db: db.prisma, config, clock: systemClock }));
+    // The database's clock, as the server's (assignment windows): on SQLite the system clock.
+    const { clock, stop } = await databaseClock(db.prisma);
+    const result = await call(createServices({ db: db.prisma, config, clock })).finally(stop);
     io.stdout(`${JSON.stringify(result)}\n`);
     return EXIT_OK;
   } catch (error) {

@@ -20,6 +20,7 @@
  * flight makes it stop with 409.
  */
 import type { Prisma, Role } from '../generated/prisma/client.js';
+import { type Clock, systemClock } from '../platform/clock.js';
 import { announceReach, catchUpOf, changeCounterOf, type Db, isDatabaseBusy, type Tx, targetedChangesOf } from '../platform/database.js';
 import { CommitSignal, collectChanges } from './changes.js';
 import { accessDenied, DomainError } from './errors.js';
@@ -76,9 +77,10 @@ export class AccessService {
   constructor(
     private readonly db: Db,
     limits: PermissionCacheLimits = DEFAULT_CACHE_LIMITS,
+    private readonly clock: Clock = systemClock,
   ) {
     this.freshness = new Freshness(new ForeignCommits(changeCounterOf(db), catchUpOf(db), targetedChangesOf(db)));
-    this.cache = new PermissionCache(this.freshness, limits, (principal) => this.load(principal));
+    this.cache = new PermissionCache(this.freshness, limits, (principal) => this.load(principal), clock);
     this.roleRows = new RoleRows(db, this.freshness);
   }
 
@@ -105,7 +107,7 @@ export class AccessService {
     }
     // The principal's own facts (org role, flag) may be what a write changed: check them again
     // whenever its revision moved, also while the index was loading.
-    let entry: HeldEntry = { index: PermissionIndex.EMPTY, roleIds: [], revision: -1 };
+    let entry: HeldEntry = { index: PermissionIndex.EMPTY, roleIds: [], revision: -1, until: null };
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
       if (fence.revision !== this.freshness.revisionOf(principal)) await this.recheck(fence, this.db);
       entry = await this.cache.entryOf(principal);
@@ -287,12 +289,12 @@ export class AccessService {
     // The role ids of the entry the request's checks use (fenced, cached: no statement of their
     // own); past one slice, the filter form (rarer, slower).
     const ids = (await this.entryOf(principal)).roleIds;
-    const where = ids.length <= ROLE_ID_SLICE ? { id: { in: [...ids] } } : heldRolesWhere(principal);
+    const where = ids.length <= ROLE_ID_SLICE ? { id: { in: [...ids] } } : heldRolesWhere(principal, this.clock.now());
     return this.db.role.findMany({ ...query, where, orderBy: BY_NAME_THEN_ID });
   }
 
-  /** Loads the permissions behind `principal` and its held roles' ids through `db` (loadHeldAccess). */
+  /** Loads the permissions behind `principal` and its held roles' ids through `db` at `clock`'s time (the database's on PostgreSQL). */
   private load(principal: SignedInPrincipal, db: HeldAccessTables = this.db): Promise<HeldAccess> {
-    return loadHeldAccess(db, principal);
+    return loadHeldAccess(db, principal, this.clock.now());
   }
 }

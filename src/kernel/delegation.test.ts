@@ -198,3 +198,65 @@ describe('the single-organization forms (role paths)', () => {
     expect(() => requireRoleWithin(caller('None', true), 'Admin')).not.toThrow();
   });
 });
+
+describe('delegation knows time (Grant.until, PermissionIndex.through)', () => {
+  const T = Date.parse('2026-11-28T12:00:00Z');
+  const before = new Date(T - 60_000);
+  const after = new Date(T + 60_000);
+  /** Holds WRITE_USERS until T only (a time-bound assignment), TEAMS_READ for good. */
+  const ending = () => PermissionIndex.from([WRITE_USERS, TEAMS_READ], [{ ...WRITE_USERS, until: T }]);
+  const table: { name: string; index: () => PermissionIndex; until: Date | null; wanted: PermissionPair[]; refused?: string }[] = [
+    { name: 'a grant ending before the hold ends passes', index: ending, until: before, wanted: [WRITE_USERS] },
+    { name: 'a grant ending when the hold ends passes', index: ending, until: new Date(T), wanted: [WRITE_USERS] },
+    {
+      name: 'a grant ending after the hold is refused',
+      index: ending,
+      until: after,
+      wanted: [WRITE_USERS],
+      refused: `until ${after.toISOString()}`,
+    },
+    { name: 'a grant for good is refused', index: ending, until: null, wanted: [WRITE_USERS], refused: 'for good' },
+    { name: 'what is held for good covers a grant for good', index: ending, until: null, wanted: [TEAMS_READ] },
+    {
+      name: 'a narrower permission covered only by the ending wildcard is refused past it',
+      index: ending,
+      until: after,
+      wanted: [p('users:write', 'global.users:id:3')],
+      refused: 'users:write on global.users:id:3',
+    },
+    {
+      name: 'a permission held both ways counts as held for good',
+      index: () => PermissionIndex.from([WRITE_USERS], []),
+      until: null,
+      wanted: [WRITE_USERS],
+    },
+    {
+      name: 'the escalation right is read at the moment, whatever its end',
+      index: () => PermissionIndex.from([p(ADD, 'permissions:type:escalate')], [{ ...p(ADD, 'permissions:type:escalate'), until: T }]),
+      until: null,
+      wanted: [WRITE_USERS],
+    },
+  ];
+  it.each(table)('$name', ({ index, until, wanted, refused }) => {
+    const refusal = grantRefusal({ isServiceAdmin: false }, () => ({ index: index(), orgRole: 'Admin' }), {
+      what: 'assign a role',
+      action: ADD,
+      gains: [{ orgId: 1, permissions: wanted }],
+      until,
+    });
+    if (refused === undefined) expect(refusal).toBeUndefined();
+    else expect(refusal?.message).toContain(refused);
+    // requireDelegation, the assignment paths' form, agrees.
+    const direct = () => requireDelegation(index(), ADD, wanted, until);
+    if (refused === undefined) expect(direct).not.toThrow();
+    else expect(direct).toThrow(refused);
+  });
+
+  it('through(): the index less what ends before the moment', () => {
+    const index = ending();
+    expect(index.through(T).matches('users:write', 'global.users:id:1')).toBe(true);
+    expect(index.through(T + 1).matches('users:write', 'global.users:id:1')).toBe(false);
+    expect(index.through(null).matches('teams:read', 'teams:id:1')).toBe(true);
+    expect(PermissionIndex.from([TEAMS_READ]).through(null)).toBeInstanceOf(PermissionIndex);
+  });
+});

@@ -15,6 +15,11 @@
  *     there: its role-management action on `permissions:type:escalate` (canEscalate).
  * Escalation exempts step 3 only; steps 1 and 2 are Grafana's and have no exemption but the flag.
  *
+ * Step 3 knows time: a permission the caller holds only through time-bound assignments ending at
+ * T covers a grant only when the grant ends by T (`Grant.until`; PermissionIndex `through`). A
+ * grant without end (every path but a time-bound assignment) is covered only by what the caller
+ * holds for good. The escalation right is read at the moment of the grant, as before.
+ *
  * Escalation rights, one per kind of subject (`Grant.action`): a role's permissions:
  * roles:write / roles:delete; a team's roles: teams.roles:add / teams.roles:delete; a user or
  * service account and every credential acting as one: users.roles:add. So users.roles:add on
@@ -30,7 +35,7 @@ import type { Tx } from '../platform/database.js';
 import { type PermissionPair, Scope } from './catalogue.js';
 import { accessDenied, DomainError } from './errors.js';
 import { type Evaluator, PermissionIndex, permission } from './evaluator.js';
-import { heldRolesWhere } from './held-roles.js';
+import { loadHeldAccess } from './held-roles.js';
 import { asOrgRole, type OrgRole, orgRoleIncludes, type Principal, principalOf, type SignedInPrincipal } from './principal.js';
 
 /** What a change would make its subject hold in one organization. */
@@ -51,6 +56,8 @@ export interface Grant {
   gains: readonly Gain[];
   /** The subject is, or would become, a Service Admin. */
   serviceAdmin?: boolean;
+  /** When what the grant gives ends (a time-bound assignment's expiresAt); absent or null: for good. */
+  until?: Date | null;
 }
 
 /** What the caller holds in one organization: its permissions there and its org role there. */
@@ -88,11 +95,20 @@ function listed(missing: readonly PermissionPair[]): string {
 }
 
 /**
- * Step 3 alone: the permissions of `wanted` the caller may not give with `action`, [] when it may
- * escalate with that action or covers every one.
+ * Step 3 alone: the permissions of `wanted` the caller may not give with `action` until `until`
+ * (null: for good), [] when it may escalate with that action or covers every one through then.
  */
-function undelegable(index: PermissionIndex, action: string, wanted: Iterable<PermissionPair>): PermissionPair[] {
-  return canEscalate(index, action) ? [] : index.uncovered(wanted);
+function undelegable(index: PermissionIndex, action: string, wanted: Iterable<PermissionPair>, until: Date | null): PermissionPair[] {
+  return canEscalate(index, action) ? [] : index.through(until?.getTime() ?? null).uncovered(wanted);
+}
+
+/**
+ * The 403's words for permissions `missing` when time is the reason (the caller holds them now,
+ * but its own hold ends before `until`): " until <until> (...)" or " for good (...)"; "" otherwise.
+ */
+function timeReason(index: PermissionIndex, missing: readonly PermissionPair[], until: Date | null): string {
+  if (index.uncovered(missing).length > 0) return '';
+  return until ? ` until ${until.toISOString()} (your own hold ends before)` : ' for good (your own hold ends)';
 }
 
 /**
@@ -101,18 +117,24 @@ function undelegable(index: PermissionIndex, action: string, wanted: Iterable<Pe
  * (`roles?delegatable=true`).
  */
 export function mayDelegate(index: PermissionIndex, action: string, wanted: Iterable<PermissionPair>): boolean {
-  return roleManagement(action).evaluate(index) && undelegable(index, action, wanted).length === 0;
+  return roleManagement(action).evaluate(index) && undelegable(index, action, wanted, null).length === 0;
 }
 
 /**
  * Step 3 for a role's permissions in the organization the caller acts in (role create, update and
  * delete; role assignments): throws unless the caller may escalate with `action` or `index` (the
- * caller's, loaded before any transaction) covers every permission of `wanted`.
+ * caller's, loaded before any transaction) covers every permission of `wanted` until `until` (a
+ * time-bound assignment's end; null, the default: for good).
  * @throws DomainError ACCESS_DENIED (403) "... Permissions needed: delegation of <missing>".
  */
-export function requireDelegation(index: PermissionIndex, action: string, wanted: Iterable<PermissionPair>): void {
-  const missing = undelegable(index, action, wanted);
-  if (missing.length > 0) throw accessDenied(`delegation of ${listed(missing)}`);
+export function requireDelegation(
+  index: PermissionIndex,
+  action: string,
+  wanted: Iterable<PermissionPair>,
+  until: Date | null = null,
+): void {
+  const missing = undelegable(index, action, wanted, until);
+  if (missing.length > 0) throw accessDenied(`delegation of ${listed(missing)}${timeReason(index, missing, until)}`);
 }
 
 /** Step 2's refusal, or undefined: `role` above `own` for a caller that is not a Service Admin. */
@@ -151,9 +173,10 @@ export function grantRefusal(
     const context = ` in organization ${gain.orgId}: ${grant.what}`;
     const ceiling = gain.orgRole ? ceilingRefusal(caller, standing.orgRole, gain.orgRole, context) : undefined;
     if (ceiling) return ceiling;
-    const missing = undelegable(standing.index, grant.action, gain.permissions);
+    const until = grant.until ?? null;
+    const missing = undelegable(standing.index, grant.action, gain.permissions, until);
     if (missing.length > 0) {
-      const where = ` in organization ${gain.orgId}`;
+      const where = `${timeReason(standing.index, missing, until)} in organization ${gain.orgId}`;
       return accessDenied(`delegation of ${listed(missing)}${where} (to ${grant.what}; or ${grant.action} on ${Scope.Escalate})`);
     }
   }
@@ -167,10 +190,11 @@ export function requireGrant(caller: Pick<Principal, 'isServiceAdmin'>, standing
 }
 
 /**
- * The caller's standing in `orgId`, read through `tx`: its permissions and org role there as if
- * it acted there. An API key acts in its own organization only, so elsewhere it holds nothing.
+ * The caller's standing in `orgId` at `now`, read through `tx`: its permissions (with their ends)
+ * and org role there as if it acted there. An API key acts in its own organization only, so
+ * elsewhere it holds nothing.
  */
-async function standingThrough(tx: Tx, caller: SignedInPrincipal, orgId: number): Promise<Standing> {
+async function standingThrough(tx: Tx, caller: SignedInPrincipal, orgId: number, now: Date): Promise<Standing> {
   if (caller.kind === 'apiKey') return { index: PermissionIndex.EMPTY, orgRole: 'None' };
   const membership = await tx.orgUser.findUnique({ where: { orgId_userId: { orgId, userId: caller.id } }, select: { role: true } });
   const user = {
@@ -180,23 +204,21 @@ async function standingThrough(tx: Tx, caller: SignedInPrincipal, orgId: number)
     isServiceAdmin: caller.isServiceAdmin,
   };
   const there = principalOf(user, orgId, membership?.role ?? 'None', caller.authMethod);
-  const roles = await tx.role.findMany({
-    where: heldRolesWhere(there),
-    select: { permissions: { select: { action: true, scope: true } } },
-  });
-  return { index: PermissionIndex.from(roles.flatMap((r) => r.permissions)), orgRole: asOrgRole(there.orgRole) };
+  const held = await loadHeldAccess(tx, there, now);
+  return { index: PermissionIndex.from(held.permissions, held.ending), orgRole: asOrgRole(there.orgRole) };
 }
 
 /**
  * The one rule inside a write: loads the caller's standing in every organization `grant` names
  * (`index`, the caller's loaded before the transaction, where it acts; through `tx` elsewhere),
- * then applies it. Call it before the transaction's first write, so a refusal rolls back nothing.
+ * at `now`, the services' clock), then applies it. Call it before the transaction's first write, so
+ * a refusal rolls back nothing.
  * @throws DomainError ACCESS_DENIED (403) naming what is missing.
  */
-export async function authorizeGrant(tx: Tx, caller: SignedInPrincipal, index: PermissionIndex, grant: Grant): Promise<void> {
+export async function authorizeGrant(tx: Tx, caller: SignedInPrincipal, index: PermissionIndex, grant: Grant, now: Date): Promise<void> {
   const standings = new Map<number, Standing>([[caller.orgId, { index, orgRole: caller.orgRole }]]);
   for (const { orgId } of grant.gains) {
-    if (!standings.has(orgId)) standings.set(orgId, await standingThrough(tx, caller, orgId));
+    if (!standings.has(orgId)) standings.set(orgId, await standingThrough(tx, caller, orgId, now));
   }
   requireGrant(caller, (orgId) => standings.get(orgId) as Standing, grant);
 }

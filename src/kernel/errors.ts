@@ -19,6 +19,12 @@ export const ERROR_STATUS = {
   LAST_ORG_ADMIN: 400,
   LAST_SERVICE_ADMIN: 400,
   ROLE_NOT_ASSIGNABLE: 400,
+  /** An assignment window whose end is not after its start (modules/assignments/window.ts). */
+  ASSIGNMENT_WINDOW_INVALID: 400,
+  /** An assignment window that ends at or before now. */
+  ASSIGNMENT_WINDOW_PAST: 400,
+  /** An assignment longer than its role's maxAssignmentSeconds (or without end when the role has one). */
+  ASSIGNMENT_TOO_LONG: 400,
   API_KEY_TTL_REQUIRED: 400,
   API_KEY_TTL_TOO_LONG: 400,
   PROVISIONING_INVALID: 400,
@@ -100,6 +106,11 @@ export interface ErrorDetails {
   retryAfterSeconds?: number;
   /** REVISION_NOT_ISSUED (400), CHANGES_EXPIRED (410): the change feed's newest revision. */
   head?: number;
+  /** ASSIGNMENT_WINDOW_INVALID, ASSIGNMENT_WINDOW_PAST (400): the window sent, ISO 8601. */
+  notBefore?: string;
+  expiresAt?: string;
+  /** ASSIGNMENT_TOO_LONG (400): the role's longest assignment, in seconds. */
+  maxAssignmentSeconds?: number;
   /** CHANGES_EXPIRED (410): changes up to this revision are no longer kept. */
   prunedThrough?: number;
   /** LOGIN_BLOCKED (429): the moment the lock ends, ISO 8601 UTC (`2025-01-31T12:05:00Z`). */

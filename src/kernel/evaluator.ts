@@ -32,6 +32,14 @@ interface ActionScopes {
  */
 const PREFIX_SCAN_LIMIT = 8;
 
+/**
+ * A permission held only through time-bound assignments: held until `until` (milliseconds since
+ * the epoch, the latest end among them). The delegation rule reads it (`through`).
+ */
+export interface EndingPermission extends PermissionPair {
+  until: number;
+}
+
 /** Immutable index of a set of permissions, keyed by action. */
 export class PermissionIndex {
   private readonly byAction: Map<string, ActionScopes>;
@@ -39,16 +47,22 @@ export class PermissionIndex {
   private sortedPairs: readonly Readonly<PermissionPair>[] | undefined;
   /** `scopeMap()`, once asked. */
   private scopes: Readonly<Record<string, readonly string[]>> | undefined;
+  /** The held permissions that end, each with its end; [] when every one is held for good. */
+  readonly ending: readonly EndingPermission[];
 
-  private constructor(byAction: Map<string, ActionScopes>) {
+  private constructor(byAction: Map<string, ActionScopes>, ending: readonly EndingPermission[]) {
     this.byAction = byAction;
+    this.ending = ending;
   }
 
   /** An index with no permissions (anonymous callers). */
   static readonly EMPTY = PermissionIndex.from([]);
 
-  /** Builds the index; duplicates collapse. O(n) in the number of permissions. */
-  static from(permissions: Iterable<PermissionPair>): PermissionIndex {
+  /**
+   * Builds the index; duplicates collapse. O(n) in the number of permissions. `ending`: those of
+   * `permissions` held only until a moment (EndingPermission), none by default.
+   */
+  static from(permissions: Iterable<PermissionPair>, ending: readonly EndingPermission[] = []): PermissionIndex {
     const byAction = new Map<string, ActionScopes>();
     for (const { action, scope } of permissions) {
       let entry = byAction.get(action);
@@ -65,7 +79,27 @@ export class PermissionIndex {
         }
       } else entry.exact.add(scope);
     }
-    return new PermissionIndex(byAction);
+    return new PermissionIndex(byAction, ending);
+  }
+
+  /**
+   * The index of what is held at least until `end` (milliseconds since the epoch; null: for
+   * good): this one less the ending permissions that end before it. The delegation rule's view
+   * (delegation.ts): a caller whose hold ends at T grants nothing past T.
+   */
+  through(end: number | null): PermissionIndex {
+    if (this.ending.length === 0) return this;
+    const dropped = new Set<string>();
+    const kept: EndingPermission[] = [];
+    for (const e of this.ending) {
+      if (end === null || e.until < end) dropped.add(`${e.action}\u0000${e.scope}`);
+      else kept.push(e);
+    }
+    if (dropped.size === 0) return this;
+    return PermissionIndex.from(
+      this.pairs().filter((p) => !dropped.has(`${p.action}\u0000${p.scope}`)),
+      kept,
+    );
   }
 
   /** True when any permission with this action is held, whatever its scope. */

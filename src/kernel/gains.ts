@@ -83,7 +83,7 @@ export async function accountGrant(tx: Tx, userId: number, what: string): Promis
  * The one rule for taking control of account `userId` (its credentials, identity, sessions or
  * existence): the caller must be able to grant everything the account holds (accountGrant), or
  * hold users.roles:add on permissions:type:escalate; a Service Admin's account needs a Service
- * Admin. `what` names the change for the 403. Call it inside the write's
+ * Admin. `what` names the change for the 403; `now` is the services' clock. Call it inside the write's
  * transaction, before its first write; `index` is the caller's, loaded before the transaction.
  * @throws DomainError ACCESS_DENIED (403) naming what is missing.
  */
@@ -93,6 +93,7 @@ export async function authorizeAccountControl(
   index: PermissionIndex,
   userId: number,
   what: string,
+  now: Date,
 ): Promise<void> {
-  await authorizeGrant(tx, caller, index, await accountGrant(tx, userId, what));
+  await authorizeGrant(tx, caller, index, await accountGrant(tx, userId, what), now);
 }

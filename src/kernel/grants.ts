@@ -19,6 +19,8 @@ export interface AccessGrant {
   /** `direct`, `team:<name>`, `basic:<viewer|editor|admin>`, `service-admin` or `api-key`. */
   source: string;
   permission: PermissionPair;
+  /** When this way ends (a time-bound assignment's expiresAt); null: for good. */
+  until: Date | null;
 }
 
 /** How a basic role reaches a principal, as a source string. */
@@ -37,35 +39,52 @@ export function grantMatches(held: PermissionPair, action: string | null, scopes
   return scopes.some((s) => index.matches(action, s));
 }
 
+/** The latest of the ends of `rows` (assignment rows): null when one of them has none. */
+function latestEnd(rows: readonly { expiresAt: Date | null }[]): Date | null {
+  let latest: Date | null = null;
+  for (const { expiresAt } of rows) {
+    if (expiresAt === null) return null;
+    if (latest === null || expiresAt > latest) latest = expiresAt;
+  }
+  return latest;
+}
+
+/** The end of the longest of `grants`; null when one holds for good, or there is none. */
+export function allowedUntil(grants: readonly AccessGrant[]): Date | null {
+  return grants.length === 0 ? null : latestEnd(grants.map((g) => ({ expiresAt: g.until })));
+}
+
 /**
- * Every (role, source, permission) behind `principal` that grants `action` on one of `scopes`
- * (any scope when none is given), sorted by role name then source. `action` null: every
- * permission the principal holds, each with where it comes from (the console's effective
- * permissions).
+ * Every (role, source, permission) behind `principal` at `now` that grants `action` on one of
+ * `scopes` (any scope when none is given), sorted by role name then source, each with when it
+ * ends (`until`). `action` null: every permission the principal holds, each with where it comes
+ * from (the console's effective permissions).
  */
 export async function grantsOf(
   access: AccessService,
   principal: SignedInPrincipal,
   action: string | null,
   scopes: readonly string[],
+  now: Date,
 ): Promise<AccessGrant[]> {
   const roles = await access.heldRoles(principal, {
     include: {
       permissions: { ...(action !== null && { where: { action } }), select: { action: true, scope: true } },
-      ...heldRoleReasons(principal),
+      ...heldRoleReasons(principal, now),
     },
   });
   const out: AccessGrant[] = [];
   for (const held of roles as unknown as HeldRole[]) {
     const { permissions, basicGrants, userRoles, teamRoles, ...role } = held;
-    const sources = [
-      ...(userRoles.length > 0 ? ['direct'] : []),
-      ...teamRoles.map((t) => `team:${t.team.name}`),
-      ...new Set(basicGrants.map((g) => basicSource(principal, g.basicRole))),
+    const sources: { source: string; until: Date | null }[] = [
+      ...(userRoles.length > 0 ? [{ source: 'direct', until: latestEnd(userRoles) }] : []),
+      ...teamRoles.map((t) => ({ source: `team:${t.team.name}`, until: t.expiresAt })),
+      ...[...new Set(basicGrants.map((g) => basicSource(principal, g.basicRole)))].map((source) => ({ source, until: null })),
     ];
     for (const permission of permissions) {
       if (!grantMatches(permission, action, scopes)) continue;
-      for (const source of sources) out.push({ role, source, permission: { action: permission.action, scope: permission.scope } });
+      for (const { source, until } of sources)
+        out.push({ role, source, permission: { action: permission.action, scope: permission.scope }, until });
     }
   }
   return out;

@@ -8,9 +8,15 @@
  *
  * An entry also holds the ids of the roles the index was built from: their rows, with their
  * permissions, are cached once for every principal (role-rows.ts).
+ *
+ * Time: an entry carries the earliest moment one of its principal's time-bound assignments
+ * begins or ends (`until`, held-roles.ts `changesAt`) and is never served from that moment on,
+ * by the clock the load read windows with: a grant that expires is refused, and one that starts
+ * is granted, at the next request after the moment, on every replica, with no write.
  */
+import type { Clock } from '../platform/clock.js';
 import type { PermissionPair } from './catalogue.js';
-import { PermissionIndex } from './evaluator.js';
+import { type EndingPermission, PermissionIndex } from './evaluator.js';
 import type { Freshness } from './freshness.js';
 import { type Principal, principalKey, type SignedInPrincipal } from './principal.js';
 import { RevisionCache } from './revision-cache.js';
@@ -39,17 +45,27 @@ function cacheKey(principal: SignedInPrincipal): string {
   return `${principalKey(principal)}:${principal.orgRole}:${principal.isServiceAdmin ? 1 : 0}`;
 }
 
-/** What a load reads for a principal: its permissions and the ids of the roles holding them. */
+/**
+ * What a load reads for a principal: its permissions and the ids of the roles holding them, those
+ * held only until a moment (`ending`), and the next moment one of its grants begins or ends
+ * (`changesAt`, ms since the epoch; null or absent: none).
+ */
 export interface HeldAccess {
   permissions: PermissionPair[];
   roleIds: readonly number[];
+  ending?: readonly EndingPermission[];
+  changesAt?: number | null;
 }
 
-/** An entry: the index, the held roles' ids, and the principal's revision when its load started (freshness.ts `revisionOf`). */
+/**
+ * An entry: the index, the held roles' ids, the principal's revision when its load started
+ * (freshness.ts `revisionOf`), and the moment (ms) from which it is never served (null: none).
+ */
 export interface HeldEntry {
   readonly index: PermissionIndex;
   readonly roleIds: readonly number[];
   readonly revision: number;
+  readonly until: number | null;
 }
 
 /**
@@ -72,11 +88,13 @@ export class PermissionCache {
   /**
    * @param freshness the revisions entries are stamped with.
    * @param load reads a principal's permissions and held roles' ids from the database.
+   * @param clock the clock `load` reads windows with (entries' `until`).
    */
   constructor(
     private readonly freshness: Freshness,
     limits: PermissionCacheLimits,
     private readonly load: (principal: SignedInPrincipal) => Promise<HeldAccess>,
+    private readonly clock: Clock,
   ) {
     this.cache = new RevisionCache(freshness, { maxBytes: limits.maxBytes, ttlMs: limits.ttlMs, sizeOf: estimateBytes });
   }
@@ -97,19 +115,29 @@ export class PermissionCache {
   async entryOf(principal: SignedInPrincipal): Promise<HeldEntry> {
     const key = cacheKey(principal);
     const cached = this.cache.get(key, principal);
-    this.observer?.permissionCache(cached ? 'hit' : 'miss');
-    if (cached) return cached;
-    let entry: HeldEntry = { index: PermissionIndex.EMPTY, roleIds: [], revision: -1 };
+    const current = cached && !this.ended(cached) ? cached : undefined;
+    this.observer?.permissionCache(current ? 'hit' : 'miss');
+    if (current) return current;
+    let entry: HeldEntry = { index: PermissionIndex.EMPTY, roleIds: [], revision: -1, until: null };
+    // An entry at the current revision but past its moment (module comment, "Time"): never served again.
+    let ended = cached !== undefined;
     for (let attempt = 0; attempt < MAX_LOAD_ATTEMPTS; attempt++) {
+      if (ended) this.cache.delete(key);
       const revision = this.cache.stamp(principal);
       const loader = async (): Promise<HeldEntry> => {
-        const { permissions, roleIds } = await this.load(principal);
-        return { index: PermissionIndex.from(permissions), roleIds, revision };
+        const { permissions, roleIds, ending = [], changesAt = null } = await this.load(principal);
+        return { index: PermissionIndex.from(permissions, ending), roleIds, revision, until: changesAt };
       };
       entry = (await this.cache.load(key, loader, principal)).value;
-      if (entry.revision === this.freshness.revisionOf(principal)) return entry;
+      ended = this.ended(entry);
+      if (entry.revision === this.freshness.revisionOf(principal) && !ended) return entry;
     }
     return entry;
+  }
+
+  /** True from the moment `entry` must no longer be served. */
+  private ended(entry: HeldEntry): boolean {
+    return entry.until !== null && this.clock.now().getTime() >= entry.until;
   }
 
   /** Drops the cached index of one principal, so its next lookup reloads it. */

@@ -10,7 +10,7 @@ import type { Logger } from '../platform/logger.js';
 import { type PasswordVerifier, verifyPassword } from '../platform/passwords.js';
 import { AccessReviewService } from './access-review/service.js';
 import { ApiKeyService } from './api-keys/service.js';
-import { SubjectAssignments, teamStore, userStore } from './assignments/service.js';
+import { AssignmentBoundaries, SubjectAssignments, teamStore, userStore } from './assignments/service.js';
 import { AuditService } from './audit/service.js';
 import { ChangeFeedService } from './changes/service.js';
 import { ChangeStreams } from './changes/streams.js';
@@ -77,6 +77,8 @@ export interface Services {
   /** Role assignments of users and service accounts (one `userId`), and of teams. */
   userRoles: SubjectAssignments;
   teamRoles: SubjectAssignments;
+  /** The start and end of time-bound assignments as audit events and change records. */
+  assignmentBoundaries: AssignmentBoundaries;
   permissions: PermissionService;
   /** What-if: what proposed changes would do to who may do what, written nowhere. */
   simulation: SimulationService;
@@ -116,8 +118,8 @@ export interface Services {
 
 /** Builds every feature service on one database, access service and edition guard. */
 export function createServices(deps: ServiceDeps): Services {
-  const access = new AccessService(deps.db);
-  const feature = { db: deps.db, access, edition: editionGuard(deps.config.edition) };
+  const access = new AccessService(deps.db, undefined, deps.clock);
+  const feature = { db: deps.db, access, edition: editionGuard(deps.config.edition), clock: deps.clock };
   const { auth } = deps.config;
   const ldap = new LdapService(auth.ldapConfigFile, access, deps.log);
   const changes = new ChangeFeedService({ ...feature, clock: deps.clock, retentionHours: deps.config.changesRetentionHours });
@@ -135,6 +137,7 @@ export function createServices(deps: ServiceDeps): Services {
     basicRoles: new BasicRoleService(feature),
     userRoles: new SubjectAssignments(feature, userStore),
     teamRoles: new SubjectAssignments(feature, teamStore),
+    assignmentBoundaries: new AssignmentBoundaries({ ...feature, retentionHours: deps.config.changesRetentionHours }),
     permissions: new PermissionService(feature),
     simulation: new SimulationService(feature),
     products: new ProductService(feature),

@@ -59,7 +59,7 @@ describe('everything a subject can do, and why', () => {
       expectOutcome(res, 200);
       const body = res.body as { grants: Path[]; subject: { kind: string; id: number }; hasNextPage: boolean };
       expect(`${body.subject.kind}:${body.subject.id}`).toBe(key);
-      const expected = (await grantsOf(app.services.access, principal, null, [])).map((g) =>
+      const expected = (await grantsOf(app.services.access, principal, null, [], new Date())).map((g) =>
         pathKey({ role: g.role, source: g.source, permission: g.permission }),
       );
       expect(body.grants.map(pathKey).sort()).toEqual(expected.sort());

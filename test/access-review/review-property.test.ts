@@ -144,7 +144,7 @@ describe('the access review and the batch check agree with the evaluator over ra
         for (const { key, principal } of all) {
           const index = await app.services.access.permissionsOf(principal);
           if (!(scope ? permission(action, scope) : permission(action)).evaluate(index)) continue;
-          const grants = await grantsOf(app.services.access, principal, action, scope ? [scope] : []);
+          const grants = await grantsOf(app.services.access, principal, action, scope ? [scope] : [], new Date());
           expected.set(key, grants.map((g) => `${g.role.uid}|${g.source}|${g.permission.scope}`).sort());
         }
         const got = new Map<string, string[]>();

@@ -134,7 +134,7 @@ export async function oracle(action: string, scope?: string): Promise<Map<string
   for (const { key, principal } of await subjectsOfOrg1()) {
     const index = await app.services.access.permissionsOf(principal);
     if (!(scope ? permission(action, scope) : permission(action)).evaluate(index)) continue;
-    const grants = await grantsOf(app.services.access, principal, action, scope ? [scope] : []);
+    const grants = await grantsOf(app.services.access, principal, action, scope ? [scope] : [], new Date());
     out.set(key, grants.map((g) => pathKey({ role: g.role, source: g.source, permission: g.permission })).sort());
   }
   return out;

@@ -9,11 +9,13 @@
  * a targeted invalidation of its subject is neither stored nor returned, nor are role rows read
  * meanwhile (`rowsOf`).
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ForeignCommits } from '../../src/kernel/foreign-commits.js';
 import { Freshness, MAX_TARGETED_USERS } from '../../src/kernel/freshness.js';
 import { PermissionCache } from '../../src/kernel/permission-cache.js';
 import type { SignedInPrincipal } from '../../src/kernel/principal.js';
+import { systemClock } from '../../src/platform/clock.js';
 import { type Credentials, createTestApp, type TestApp } from '../support/app.js';
 import { expectOutcome, gql, rest } from '../support/requests.js';
 import { type Actor, createKey, createRole, createUser, p, seedFixtures, userPrincipal } from '../support/subjects.js';
@@ -137,11 +139,16 @@ describe('the cache itself', () => {
     const loads = new Map<number, number>();
     let gate: Promise<void> | undefined;
     const freshness = new Freshness(new ForeignCommits(undefined));
-    const cache = new PermissionCache(freshness, { maxBytes: 1 << 20, ttlMs: 60_000 }, async (principal) => {
-      loads.set(principal.id, (loads.get(principal.id) ?? 0) + 1);
-      if (gate) await gate;
-      return { permissions: [p(`held:${loads.get(principal.id)}`)], roleIds: [] };
-    });
+    const cache = new PermissionCache(
+      freshness,
+      { maxBytes: 1 << 20, ttlMs: 60_000 },
+      async (principal) => {
+        loads.set(principal.id, (loads.get(principal.id) ?? 0) + 1);
+        if (gate) await gate;
+        return { permissions: [p(`held:${loads.get(principal.id)}`)], roleIds: [] };
+      },
+      systemClock,
+    );
     return { cache, freshness, loads, hold: (until: Promise<void> | undefined) => (gate = until) };
   }
 

@@ -25,6 +25,10 @@ export interface Draw {
   /** credential: the target is a Service Admin. */
   targetServiceAdmin: boolean;
   op: CredentialOp;
+  /** The caller holds `held` only until a moment T (a time-bound assignment), not for good. */
+  heldEnds: boolean;
+  /** assign: the assignment ends a minute before T, a minute after T, or never; other paths give for good. */
+  grantEnd: 'none' | 'before' | 'after';
 }
 
 const ESCALATE = 'permissions:type:escalate';
@@ -76,7 +80,10 @@ export interface Ids {
 /** The oracle: may a (non Service Admin) caller make `d`? */
 export function expected(d: Draw, ids: Ids): 'accepted' | 'refused' {
   const held = [...d.held, ...BASIC[d.callerRole]];
-  const grants = (wanted: PermissionPair[]) => exempt(held) || covers(held, wanted);
+  // Delegation in time: what the caller holds until T covers only a grant that ends by T.
+  const endsByT = d.path === 'assign' && d.grantEnd === 'before';
+  const lasting = d.heldEnds && !endsByT ? BASIC[d.callerRole] : held;
+  const grants = (wanted: PermissionPair[]) => exempt(held) || covers(lasting, wanted);
   const ceiling = atLeast(d.callerRole, d.targetRole);
   const sa = `serviceaccounts:id:${ids.account}`;
   const ok = (() => {
@@ -150,7 +157,8 @@ function requirementOf(path: PathKind, op: CredentialOp): PermissionPair {
 /**
  * Random draws: every path, caller org roles of every kind, about one target in ten a Service
  * Admin; four callers in five also hold the path's own permission, so most draws reach the
- * delegation question.
+ * delegation question; one caller in four holds its custom role only for a while, and half the
+ * assignments end (before or after the caller's hold does).
  */
 export const draws: fc.Arbitrary<Draw> = fc
   .record({
@@ -162,5 +170,9 @@ export const draws: fc.Arbitrary<Draw> = fc
     targetServiceAdmin: fc.integer({ min: 0, max: 9 }).map((n) => n === 0),
     op: fc.constantFrom<CredentialOp>('disable', 'profile', 'logout', 'disable', 'profile', 'password'),
     needed: fc.integer({ min: 0, max: 4 }).map((n) => n > 0),
+    heldEnds: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+    grantEnd: fc.constantFrom<Draw['grantEnd']>('none', 'none', 'before', 'after'),
   })
-  .map(({ needed, ...d }) => (needed ? { ...d, held: [...d.held, requirementOf(d.path, d.op)] } : d));
+  .map(({ needed, ...d }) => (needed ? { ...d, held: [...d.held, requirementOf(d.path, d.op)] } : d))
+  // A caller holding for a while holds what it would give, so that time alone decides.
+  .map((d) => (d.heldEnds ? { ...d, held: [...d.held, ...d.payload] } : d));

@@ -4,7 +4,8 @@
  * custom role) take random paths (a role assignment, joining a team, an org role change, a
  * service account's role, a service-account token, an API key, control of another account:
  * disable, profile, logout, password) that would give random permissions, org roles or a
- * Service Admin's account; each outcome is compared with an INDEPENDENT oracle
+ * Service Admin's account, the caller's own permissions held for good or only until a moment and
+ * an assignment ending before it, after it or never; each outcome is compared with an INDEPENDENT oracle
  * (delegation-oracle.ts), and so is what was written: the grant exists exactly when accepted.
  *
  * Every draw writes its own caller and subject straight through Prisma, past the services, on
@@ -40,6 +41,8 @@ interface Scene extends Ids {
   callerId: number;
   roleId: number;
   roleUid: string;
+  /** assign: the assignment's expiresAt (ISO), absent when it is for good. */
+  expiresAt?: string;
 }
 
 /**
@@ -72,11 +75,16 @@ async function writeScene(d: Draw): Promise<Scene> {
       });
       return created.id;
     };
-    const assign = (userId: number, roleId: number) => tx.userRole.create({ data: { orgId: 1, userId, roleId } });
+    const assign = (userId: number, roleId: number, expiresAt: Date | null = null) =>
+      tx.userRole.create({ data: { orgId: 1, userId, roleId, expiresAt } });
 
     const login = `pc-${i}`;
     const callerId = await user(login, d.callerRole);
-    await assign(callerId, await role(`pc-held-${i}`, d.held));
+    const T = Date.now() + 3_600_000;
+    await assign(callerId, await role(`pc-held-${i}`, d.held), d.heldEnds ? new Date(T) : null);
+    const expiresAt = { none: undefined, before: new Date(T - 60_000).toISOString(), after: new Date(T + 60_000).toISOString() }[
+      d.grantEnd
+    ];
     const roleUid = `pc-payload-${i}`;
     const roleId = await role(roleUid, d.payload);
     let target = 0;
@@ -100,7 +108,7 @@ async function writeScene(d: Draw): Promise<Scene> {
       account = await user(`sa-1-pc-${i}`, d.targetRole, { sa: true });
       await assign(account, roleId);
     }
-    return { i, login, callerId, roleId, roleUid, target, team, account };
+    return { i, login, callerId, roleId, roleUid, target, team, account, ...(expiresAt && { expiresAt }) };
   });
   app.services.access.invalidate();
   return scene;
@@ -111,7 +119,7 @@ async function viaService(d: Draw, s: Scene): Promise<Outcome> {
   const caller = userPrincipal({ id: s.callerId, login: s.login }, d.callerRole);
   const sv = app.services;
   const calls: Record<PathKind, () => Promise<unknown>> = {
-    assign: () => sv.userRoles.add(caller, s.target, { roleUid: s.roleUid }),
+    assign: () => sv.userRoles.add(caller, s.target, { roleUid: s.roleUid, expiresAt: s.expiresAt }),
     team: () => sv.teams.addMember(caller, s.team, { userId: s.target }),
     orgRole: () => sv.orgMembers.updateUserRole(caller, { orgId: 1, userId: s.target, role: d.targetRole }),
     saRole: () => sv.serviceAccounts.update(caller, s.account, { role: d.targetRole }),
@@ -141,7 +149,7 @@ async function viaDoor(d: Draw, s: Scene, door: 'rest' | 'graphql'): Promise<Out
   const g = (query: string, variables: Record<string, unknown>) => gql(app, query, variables, { auth });
   const t = s.target;
   const restCalls: Record<PathKind, () => Promise<Answer>> = {
-    assign: () => r('POST', `/api/access-control/users/${t}/roles`, { roleUid: s.roleUid }),
+    assign: () => r('POST', `/api/access-control/users/${t}/roles`, { roleUid: s.roleUid, expiresAt: s.expiresAt }),
     team: () => r('POST', `/api/teams/${s.team}/members`, { userId: t }),
     orgRole: () => r('PATCH', `/api/org/users/${t}`, { role: d.targetRole }),
     saRole: () => r('PATCH', `/api/serviceaccounts/${s.account}`, { role: d.targetRole }),
@@ -156,7 +164,12 @@ async function viaDoor(d: Draw, s: Scene, door: 'rest' | 'graphql'): Promise<Out
       })[d.op](),
   };
   const gqlCalls: Record<PathKind, () => Promise<Answer>> = {
-    assign: () => g('mutation($u: Int!, $r: String!) { addUserRole(userId: $u, roleUid: $r) { message } }', { u: t, r: s.roleUid }),
+    assign: () =>
+      g('mutation($u: Int!, $r: String!, $e: DateTime) { addUserRole(userId: $u, roleUid: $r, expiresAt: $e) { message } }', {
+        u: t,
+        r: s.roleUid,
+        e: s.expiresAt ?? null,
+      }),
     team: () => g('mutation($t: Int!, $u: Int!) { addTeamMember(teamId: $t, userId: $u) { id } }', { t: s.team, u: t }),
     orgRole: () =>
       g('mutation($u: Int!, $r: OrgRole!) { updateOrgUserRole(orgId: 1, userId: $u, role: $r) { role } }', { u: t, r: d.targetRole }),
@@ -279,6 +292,8 @@ describe('delegation property: every path to a permission', () => {
       payload: [],
       targetServiceAdmin: false,
       op: 'disable',
+      heldEnds: false,
+      grantEnd: 'none',
     };
     expect(expected({ ...base, payload: [{ action: 'users:write', scope: 'global.users:*' }] }, ids)).toBe('refused');
     expect(expected({ ...base, payload: [{ action: 'teams:read', scope: 'teams:*' }] }, ids)).toBe('accepted');
@@ -293,5 +308,19 @@ describe('delegation property: every path to a permission', () => {
     };
     expect(expected(writer, ids)).toBe('accepted');
     expect(expected({ ...writer, targetServiceAdmin: true }, ids)).toBe('refused');
+    // Delegation in time: a hold until T grants an assignment ending by T, nothing longer.
+    const temporary = {
+      ...base,
+      path: 'assign' as const,
+      heldEnds: true,
+      held: [
+        { action: 'users.roles:add', scope: 'permissions:type:delegate' },
+        { action: 'x:read', scope: 'x:*' },
+      ],
+      payload: [{ action: 'x:read', scope: 'x:id:1' }],
+    };
+    expect(expected({ ...temporary, grantEnd: 'before' }, ids)).toBe('accepted');
+    expect(expected({ ...temporary, grantEnd: 'after' }, ids)).toBe('refused');
+    expect(expected({ ...temporary, grantEnd: 'none' }, ids)).toBe('refused');
   });
 });

@@ -13,7 +13,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PermissionPair } from '../../src/kernel/catalogue.js';
 import { PermissionIndex } from '../../src/kernel/evaluator.js';
-import { heldRoleIds, permissionsByRole } from '../../src/kernel/held-roles.js';
+import { heldAt, heldRoleHolds, permissionsByRole } from '../../src/kernel/held-roles.js';
 import { type ApiKeyPrincipal, ORG_ROLES, principalOf, type SignedInPrincipal } from '../../src/kernel/principal.js';
 import type { ProposedChange } from '../../src/modules/simulation/inputs.js';
 import { differenceOf } from '../../src/modules/simulation/picture.js';
@@ -187,11 +187,12 @@ async function subjectsOf(tx: Tx, orgId: number): Promise<{ key: string; princip
 
 /**
  * Each subject's permissions, read by the kernel's load (loadHeldAccess's two steps: the held
- * roles of each subject, heldRoleIds, then the permissions of them all at once, permissionsByRole).
+ * roles of each subject, heldRoleHolds at now, then the permissions of them all at once, permissionsByRole).
  */
 async function realIndexes(tx: Tx | TestApp['database']['prisma'], orgId: number): Promise<Map<string, PermissionIndex>> {
   const held = new Map<string, number[]>();
-  for (const { key, principal } of await subjectsOf(tx as Tx, orgId)) held.set(key, await heldRoleIds(tx, principal));
+  for (const { key, principal } of await subjectsOf(tx as Tx, orgId))
+    held.set(key, heldAt(await heldRoleHolds(tx, principal), Date.now()).roleIds);
   const byRole = await permissionsByRole(tx, [...new Set([...held.values()].flat())]);
   return new Map([...held].map(([key, ids]) => [key, PermissionIndex.from(ids.flatMap((id) => byRole.get(id) ?? []))]));
 }

@@ -1,7 +1,8 @@
 /**
  * Assignments: pick a user, a team or a service account (`?user=<id>`, `?team=<id>`, `?sa=<id>`),
- * see the roles assigned to it, add one of the roles the caller may assign (`roles(delegatable:
- * true)`) or remove one, and for users and service accounts every effective permission with
+ * see the roles assigned to it with their windows ("expires in …", pending ones), add one of the
+ * roles the caller may assign (`roles(delegatable: true)`) for good or for a while (windows.tsx),
+ * or remove one, and for users and service accounts every effective permission with
  * where it comes from (assigned directly, through a team, or the basic role of the org role).
  * Everything the page shows comes in one GraphQL request, each part included only when the
  * caller may read it. A caller holding access:simulate may preview what assigning the chosen role
@@ -20,12 +21,17 @@ import { Loading, NotAllowed, Notice } from '../notice.js';
 import { useSession } from '../session.js';
 import { Page, QueryError, useGraphql } from '../ui.js';
 import { EffectivePermissions, GrantFields } from './effective-permissions.js';
+import { type Duration, DurationFields, expiresAtOf, FOR_GOOD, windowText } from './windows.js';
 
 type SubjectKind = 'user' | 'team' | 'sa';
 
 /** A role as the page lists it: assigned to the subject, or assignable by the caller. */
 const RoleRefFields = graphql(`fragment RoleRefFields on Role { uid name displayName global }`);
 type RoleRef = ResultOf<typeof RoleRefFields>;
+/** An assigned role with its window. */
+const AssignmentFields = graphql(`fragment AssignmentFields on RoleAssignment { role { ...RoleRefFields } notBefore expiresAt }`, [
+  RoleRefFields,
+]);
 
 const QUERY = graphql(
   `query ConsoleAssignments(
@@ -36,24 +42,26 @@ const QUERY = graphql(
     teams @include(if: $teams) { id name }
     serviceAccounts @include(if: $accounts) { id name }
     assignable: roles(delegatable: true) @include(if: $assignable) { ...RoleRefFields }
-    user(id: $id) @include(if: $isUser) { id login name roles @include(if: $roles) { ...RoleRefFields } }
-    team(id: $id) @include(if: $isTeam) { id name members { id login } roles @include(if: $roles) { ...RoleRefFields } }
-    serviceAccount(id: $id) @include(if: $isSa) { id name role roles @include(if: $roles) { ...RoleRefFields } }
+    user(id: $id) @include(if: $isUser) { id login name roles: roleAssignments @include(if: $roles) { ...AssignmentFields } }
+    team(id: $id) @include(if: $isTeam) {
+      id name members { id login } roles: roleAssignments @include(if: $roles) { ...AssignmentFields }
+    }
+    serviceAccount(id: $id) @include(if: $isSa) { id name role roles: roleAssignments @include(if: $roles) { ...AssignmentFields } }
     userPermissionSources(userId: $id) @include(if: $sources) { ...GrantFields }
   }`,
-  [RoleRefFields, GrantFields],
+  [RoleRefFields, GrantFields, AssignmentFields],
 );
 
 const USER_ROLES = graphql(`query ConsoleUserRoles($id: Int!) { user(id: $id) { roles { uid } } }`);
-const ADD_USER = graphql(
-  `mutation ConsoleAddUserRole($userId: Int!, $roleUid: String!) { addUserRole(userId: $userId, roleUid: $roleUid) { message } }`,
-);
+const ADD_USER = graphql(`mutation ConsoleAddUserRole($userId: Int!, $roleUid: String!, $expiresAt: DateTime) {
+  addUserRole(userId: $userId, roleUid: $roleUid, expiresAt: $expiresAt) { message }
+}`);
 const REMOVE_USER = graphql(`mutation ConsoleRemoveUserRole($userId: Int!, $roleUid: String!, $global: Boolean) {
   removeUserRole(userId: $userId, roleUid: $roleUid, global: $global) { message }
 }`);
-const ADD_TEAM = graphql(
-  `mutation ConsoleAddTeamRole($teamId: Int!, $roleUid: String!) { addTeamRole(teamId: $teamId, roleUid: $roleUid) { message } }`,
-);
+const ADD_TEAM = graphql(`mutation ConsoleAddTeamRole($teamId: Int!, $roleUid: String!, $expiresAt: DateTime) {
+  addTeamRole(teamId: $teamId, roleUid: $roleUid, expiresAt: $expiresAt) { message }
+}`);
 const REMOVE_TEAM = graphql(
   `mutation ConsoleRemoveTeamRole($teamId: Int!, $roleUid: String!) { removeTeamRole(teamId: $teamId, roleUid: $roleUid) { message } }`,
 );
@@ -171,7 +179,7 @@ function AssignedRoles(props: {
   id: number;
   name: string;
   /** Null or absent: the caller may not read them. */
-  roles: readonly FragmentOf<typeof RoleRefFields>[] | null | undefined;
+  roles: readonly FragmentOf<typeof AssignmentFields>[] | null | undefined;
   assignable: readonly FragmentOf<typeof RoleRefFields>[] | undefined;
   canAdd: boolean;
   canRemove: boolean;
@@ -186,8 +194,10 @@ function AssignedRoles(props: {
   const [, addTeam] = useMutation(ADD_TEAM);
   const [, removeTeam] = useMutation(REMOVE_TEAM);
   const [chosen, setChosen] = useState('');
+  const [duration, setDuration] = useState<Duration>(FOR_GOOD);
   const [error, setError] = useState<string | null>(null);
-  const roles = props.roles ? readFragment(RoleRefFields, props.roles) : null;
+  const assignments = props.roles ? readFragment(AssignmentFields, props.roles) : null;
+  const roles = assignments?.map((a) => ({ ...readFragment(RoleRefFields, a.role), window: windowText(a) })) ?? null;
   const assigned = new Set((roles ?? []).map((r) => r.uid));
   const choices = readFragment(RoleRefFields, props.assignable ?? []).filter((r) => !assigned.has(r.uid));
 
@@ -197,15 +207,24 @@ function AssignedRoles(props: {
       setError('Choose a role to assign.');
       return;
     }
+    const expiresAt = expiresAtOf(duration);
+    if (expiresAt === undefined) {
+      setError('Choose the moment the role ends.');
+      return;
+    }
     setError(null);
-    const result = team ? await addTeam({ teamId: props.id, roleUid: chosen }) : await addUser({ userId: props.id, roleUid: chosen });
+    const result = team
+      ? await addTeam({ teamId: props.id, roleUid: chosen, expiresAt })
+      : await addUser({ userId: props.id, roleUid: chosen, expiresAt });
     if (result.error) {
       setError(errorMessage(result.error));
       return;
     }
     const role = choices.find((r) => r.uid === chosen);
     setChosen('');
-    props.onChanged(`Role “${role ? roleTitle(role) : chosen}” assigned to ${props.name}.`);
+    setDuration(FOR_GOOD);
+    const until = expiresAt ? ` until ${new Date(expiresAt).toLocaleString()}` : '';
+    props.onChanged(`Role “${role ? roleTitle(role) : chosen}” assigned to ${props.name}${until}.`);
   };
 
   const remove = async (role: RoleRef) => {
@@ -228,10 +247,11 @@ function AssignedRoles(props: {
         <p>No roles assigned{team ? '' : ' directly (the basic role of the org role and team roles still apply)'}.</p>
       ) : (
         <ul class="assigned">
-          {roles.map((r) => (
-            <li key={r.uid}>
+          {roles.map((r, i) => (
+            <li key={`${r.uid}-${i}`}>
               <KindTag name={r.name} />
               <RoleName role={r} />
+              {r.window && <span class="window">{r.window}</span>}
               {props.canRemove && (
                 <ConfirmButton
                   class="danger small push-right"
@@ -263,6 +283,7 @@ function AssignedRoles(props: {
               ...choices.map((r) => ({ value: r.uid, label: r.displayName ? `${r.displayName} (${r.name})` : r.name })),
             ]}
           />
+          <DurationFields value={duration} onValue={setDuration} />
           <div class="field field-end">
             <button type="submit">Assign role</button>
           </div>

@@ -16,7 +16,7 @@
  */
 import type { PermissionPair } from '../../kernel/catalogue.js';
 import { PermissionIndex } from '../../kernel/evaluator.js';
-import { ROLE_ID_SLICE } from '../../kernel/held-roles.js';
+import { inForceAt, ROLE_ID_SLICE } from '../../kernel/held-roles.js';
 import { SERVICE_ADMIN } from '../../kernel/principal.js';
 import type { Db } from '../../platform/database.js';
 
@@ -66,13 +66,16 @@ export class Holders {
     private readonly basic: Map<string, number[]>,
     /** Team id -> its name and the granting roles assigned to it. */
     private readonly teams: Map<number, { name: string; roleIds: number[] }>,
+    /** The moment assignments are read at: only those in force then count (held-roles.ts inForceAt). */
+    private readonly now: Date,
   ) {}
 
   /**
    * Reads the roles granting `action` (on `scope` when given), their basic grants and their team
-   * assignments in organization `orgId`: three statements and one per ROLE_ID_SLICE roles.
+   * assignments in force at `now` in organization `orgId`: three statements and one per
+   * ROLE_ID_SLICE roles.
    */
-  static async of(db: Db, orgId: number, action: string, scope: string | undefined): Promise<Holders> {
+  static async of(db: Db, orgId: number, action: string, scope: string | undefined, now: Date): Promise<Holders> {
     const perms = await db.permission.findMany({ where: { action }, select: { roleId: true, scope: true } });
     const matching = perms.filter((p) => scope === undefined || PermissionIndex.from([{ action, scope: p.scope }]).matches(action, scope));
     const byRole = new Map<number, PermissionPair[]>();
@@ -96,7 +99,7 @@ export class Holders {
       });
       for (const g of grants) if (roles.has(g.roleId)) basic.set(g.basicRole, [...(basic.get(g.basicRole) ?? []), g.roleId]);
       const teamRoles = await db.teamRole.findMany({
-        where: { orgId, ...within },
+        where: { orgId, ...within, ...inForceAt(now) },
         select: { roleId: true, teamId: true, team: { select: { name: true } } },
       });
       for (const t of teamRoles) {
@@ -106,7 +109,7 @@ export class Holders {
         teams.set(t.teamId, team);
       }
     }
-    return new Holders(db, orgId, roles, basic, teams);
+    return new Holders(db, orgId, roles, basic, teams, now);
   }
 
   /**
@@ -155,7 +158,7 @@ export class Holders {
     const within = this.roles.size <= ROLE_ID_SLICE ? { roleId: { in: [...this.roles.keys()] } } : {};
     const direct = new Map<number, number[]>();
     for (const a of await this.db.userRole.findMany({
-      where: { userId: { in: ids }, orgId: { in: [0, this.orgId] }, ...within },
+      where: { userId: { in: ids }, orgId: { in: [0, this.orgId] }, ...within, ...inForceAt(this.now) },
       select: { userId: true, roleId: true },
     }))
       if (this.roles.has(a.roleId)) direct.set(a.userId, [...(direct.get(a.userId) ?? []), a.roleId]);

@@ -21,7 +21,12 @@ const PAGE: readonly QueryParam[] = [
 const paramsOf = (query: URLSearchParams, names: readonly QueryParam[]) =>
   Object.fromEntries(names.flatMap(({ name }) => (query.has(name) ? [[name, query.get(name)]] : [])));
 
-const grantJson = (g: AccessGrant) => ({ role: { uid: g.role.uid, name: g.role.name }, source: g.source, permission: g.permission });
+const grantJson = (g: AccessGrant) => ({
+  role: { uid: g.role.uid, name: g.role.name },
+  source: g.source,
+  permission: g.permission,
+  ...(g.until && { until: g.until.toISOString() }),
+});
 const subjectJson = (page: SubjectAccessPage) => ({ ...page, grants: page.grants.map(grantJson) });
 
 export const accessReviewRoutes: Route[] = [

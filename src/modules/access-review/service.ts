@@ -89,7 +89,7 @@ export class AccessReviewService {
     const signedIn = await this.authorize(caller);
     const q = parseInput(whoHasInput, raw);
     const { revision, value } = await atOneRevision(this.deps.db, this.deps.access, async () => {
-      const holders = await Holders.of(this.deps.db, signedIn.orgId, q.action, q.scope);
+      const holders = await Holders.of(this.deps.db, signedIn.orgId, q.action, q.scope, this.deps.clock.now());
       const found: { position: ReviewPosition; row: ReviewRow }[] = [];
       for await (const entry of holders.walk(q.after, this.deps.clock.now())) {
         found.push(entry);
@@ -117,7 +117,7 @@ export class AccessReviewService {
     const q = parseInput(subjectAccessInput, raw);
     const { revision, value } = await atOneRevision(this.deps.db, this.deps.access, async () => {
       const found = await this.subjectOf(signedIn.orgId, q.userId ?? undefined, q.apiKeyId ?? undefined);
-      const grants = found.disabled ? [] : await grantsOf(this.deps.access, found.principal, null, []);
+      const grants = found.disabled ? [] : await grantsOf(this.deps.access, found.principal, null, [], this.deps.clock.now());
       return { ...found, grants: grants.sort(byActionScopeRoleSource) };
     });
     const grants = value.grants.slice(q.after, q.after + q.first);
@@ -143,7 +143,9 @@ export class AccessReviewService {
     const signedIn = await this.authorize(caller);
     const q = parseInput(reviewExportInput, raw);
     const { db, clock } = this.deps;
-    const { revision, value: holders } = await atOneRevision(db, this.deps.access, () => Holders.of(db, signedIn.orgId, q.action, q.scope));
+    const { revision, value: holders } = await atOneRevision(db, this.deps.access, () =>
+      Holders.of(db, signedIn.orgId, q.action, q.scope, this.deps.clock.now()),
+    );
     async function* rows(): AsyncGenerator<ReviewRow> {
       for await (const { row } of holders.walk(undefined, clock.now())) yield row;
     }

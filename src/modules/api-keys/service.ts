@@ -125,7 +125,13 @@ export class ApiKeyService {
       const row = await this.deps.access.write(
         async (tx) => {
           const gains = [await orgRoleGain(tx, caller.orgId, input.role)];
-          await authorizeGrant(tx, caller, index, { what: `create an API key with role ${input.role}`, action, gains });
+          await authorizeGrant(
+            tx,
+            caller,
+            index,
+            { what: `create an API key with role ${input.role}`, action, gains },
+            this.deps.clock.now(),
+          );
           const created = await tx.apiKey.create({
             data: { orgId: caller.orgId, name: input.name, role: input.role, hash: hashApiKey(key).toString('hex'), expires },
             select: AUDITED_KEY_FIELDS,

@@ -14,7 +14,7 @@
 import type { Role } from '../../generated/prisma/client.js';
 import { recordAudit } from '../../kernel/audit.js';
 import { BASIC_PREFIX } from '../../kernel/builtin-roles.js';
-import type { DomainError } from '../../kernel/errors.js';
+import { DomainError } from '../../kernel/errors.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
 import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { requireDelegation, requireServiceAdmin, requireSignedIn } from '../../kernel/guards.js';
@@ -26,9 +26,10 @@ import type { Tx } from '../../platform/database.js';
 import type { RoleQuery } from '../roles/service.js';
 import { assignableRole, assignableRoles } from './assignable.js';
 import { roleUidParam } from './inputs.js';
-import { type ListOptions, listAssignedRoles } from './listing.js';
+import { type AssignedRole, distinctRoles, type ListOptions, listAssignedRoles } from './listing.js';
 import { planSet } from './plan-set.js';
-import type { SubjectStore } from './subject-store.js';
+import type { HeldAssignment, SubjectStore } from './subject-store.js';
+import { checkWindow, sameWindow, windowJson, windowOf } from './window.js';
 
 /** Assignments of one kind of subject, built on its store. */
 export class SubjectAssignments {
@@ -44,9 +45,20 @@ export class SubjectAssignments {
    *   the caller's organization), 404 in oss.
    */
   async list(caller: Principal, rawId: unknown, options: ListOptions, query: RoleQuery = {}): Promise<Role[]> {
-    const [roles] = await this.listMany(caller, [rawId], options, query);
-    if (roles instanceof Error || roles === undefined) throw roles;
-    return roles;
+    return distinctRoles(await this.listAssignments(caller, rawId, options, query));
+  }
+
+  /**
+   * `list` with each assignment's scope and window (a role assigned both in the organization and
+   * globally comes twice): REST's listing fields `notBefore`/`expiresAt`, GraphQL's RoleAssignment.
+   * @throws as `list`.
+   */
+  async listAssignments(caller: Principal, rawId: unknown, options: ListOptions, query: RoleQuery = {}): Promise<AssignedRole[]> {
+    this.deps.edition.assertAvailable();
+    requireSignedIn(caller);
+    const [assigned] = await listAssignedRoles(this.deps, this.store, caller, [rawId], options, query);
+    if (assigned instanceof Error || assigned === undefined) throw assigned;
+    return assigned;
   }
 
   /**
@@ -61,31 +73,49 @@ export class SubjectAssignments {
     options: ListOptions,
     query: RoleQuery = {},
   ): Promise<(Role[] | DomainError)[]> {
+    const answers = await this.listAssignmentsMany(caller, rawIds, options, query);
+    return answers.map((a) => (a instanceof DomainError ? a : distinctRoles(a)));
+  }
+
+  /** `listAssignments` for many subjects at once (GraphQL `roleAssignments`), as `listMany`. */
+  async listAssignmentsMany(
+    caller: Principal,
+    rawIds: readonly unknown[],
+    options: ListOptions,
+    query: RoleQuery = {},
+  ): Promise<(AssignedRole[] | DomainError)[]> {
     this.deps.edition.assertAvailable();
     requireSignedIn(caller);
     return listAssignedRoles(this.deps, this.store, caller, rawIds, options, query);
   }
 
   /**
-   * Assigns a role (idempotent: an assigned role succeeds unchanged, as in Grafana), in the
-   * caller's organization or, with `global`, in every one. Body: the store's `add` input. Needs
-   * the store's `add` requirement and every permission of the role (delegation), unless the add
-   * action is held on permissions:type:escalate; global needs a Service Admin.
-   * @throws DomainError VALIDATION_FAILED / ROLE_NOT_ASSIGNABLE (400), 401, ACCESS_DENIED (403),
-   *   subject or ROLE_NOT_FOUND (404), 404 in oss.
+   * Assigns a role (idempotent: an assigned role with the same window succeeds unchanged, as in
+   * Grafana), in the caller's organization or, with `global`, in every one, held within the body's
+   * window (window.ts; none: for good). A role already assigned with another window gets this one.
+   * Body: the store's `add` input. Needs the store's `add` requirement and every permission of the
+   * role until the window's end (delegation in time), unless the add action is held on
+   * permissions:type:escalate; global needs a Service Admin.
+   * @throws DomainError VALIDATION_FAILED / ROLE_NOT_ASSIGNABLE / ASSIGNMENT_WINDOW_INVALID /
+   *   ASSIGNMENT_WINDOW_PAST / ASSIGNMENT_TOO_LONG (400), 401, ACCESS_DENIED (403), subject or
+   *   ROLE_NOT_FOUND (404), 404 in oss.
    */
   async add(caller: Principal, rawId: unknown, rawInput: unknown): Promise<Message> {
     const parse = () => parseInput(this.store.inputs.add, rawInput);
     return this.change(caller, rawId, 'add', parse, this.store.requirements.add, async (tx, id, orgId, index, input, signedIn, held) => {
       const role = await assignableRole(tx, signedIn, input.roleUid, orgId);
-      requireDelegation(index, this.store.actions.add, role.permissions);
+      const window = windowOf(input);
+      checkWindow(role, window, this.deps.clock.now());
       // `held`: read in this transaction, under the write lock (uids are unique).
-      if (held.includes(role.uid)) return { message: this.store.messages.added, after: held };
-      await this.store.assign(tx, id, orgId, [role.id]);
-      // currentUids lists the role added (assignable: visible, not basic) unless its name reads as
+      const existing = held.find((h) => h.uid === role.uid);
+      if (existing && sameWindow(existing.window, window)) return { message: this.store.messages.added, after: held };
+      requireDelegation(index, this.store.actions.add, role.permissions, window.expiresAt);
+      if (existing) await this.store.rewindow(tx, id, orgId, [role.id], window);
+      else await this.store.assign(tx, id, orgId, [role.id], window);
+      // currentHolds lists the role added (assignable: visible, not basic) unless its name reads as
       // basic to SQLite's case-insensitive LIKE: then read them (custom names cannot, lookalikes.ts).
       if (role.name.slice(0, BASIC_PREFIX.length).toLowerCase() === BASIC_PREFIX) return { message: this.store.messages.added };
-      return { message: this.store.messages.added, after: [...held, role.uid] };
+      return { message: this.store.messages.added, after: [...held.filter((h) => h.uid !== role.uid), { uid: role.uid, window }] };
     });
   }
 
@@ -105,39 +135,39 @@ export class SubjectAssignments {
 
   /**
    * Makes the assignments in scope exactly the body's `roleUids`, in one transaction (hidden ones
-   * kept without includeHidden, see planSet). Needs both `add` and `remove` requirements and
-   * delegation of every role added or removed (roles kept need none).
+   * kept without includeHidden, see planSet), each held within the body's window (window.ts; none:
+   * for good): roles added get it, roles kept with another window get it too. Needs both `add`
+   * and `remove` requirements, delegation until the window's end of every role added or given
+   * the window, and delegation of every role removed (roles kept unchanged need none).
    * @throws as `add`; the first unknown uid is 404 and nothing changes.
    */
   async set(caller: Principal, rawId: unknown, rawInput: unknown): Promise<Message> {
     const parse = () => parseInput(this.store.inputs.set, rawInput);
-    return this.change(caller, rawId, 'set', parse, this.store.requirements.set, async (tx, id, orgId, index, input, signedIn) => {
+    return this.change(caller, rawId, 'set', parse, this.store.requirements.set, async (tx, id, orgId, index, input, signedIn, held) => {
       const wanted = await assignableRoles(tx, signedIn, input.roleUids, orgId);
+      const window = windowOf(input);
+      const now = this.deps.clock.now();
+      for (const role of wanted) checkWindow(role, window, now);
       const plan = planSet(await this.store.current(tx, signedIn, id, orgId), wanted, input.includeHidden ?? false);
+      const added = new Set(plan.add.map((r) => r.id));
+      const windows = new Map(held.map((h) => [h.uid, h.window]));
+      const rewindowed = wanted.filter((r) => !added.has(r.id) && !sameWindow(windows.get(r.uid) ?? window, window));
+      const granted = [...plan.add, ...rewindowed];
       requireDelegation(
         index,
         this.store.actions.add,
-        plan.add.flatMap((r) => r.permissions),
+        granted.flatMap((r) => r.permissions),
+        window.expiresAt,
       );
       requireDelegation(
         index,
         this.store.actions.remove,
         plan.remove.flatMap((r) => r.permissions),
       );
-      if (plan.remove.length > 0)
-        await this.store.unassign(
-          tx,
-          id,
-          orgId,
-          plan.remove.map((r) => r.id),
-        );
-      if (plan.add.length > 0)
-        await this.store.assign(
-          tx,
-          id,
-          orgId,
-          plan.add.map((r) => r.id),
-        );
+      const ids = (roles: readonly { id: number }[]) => roles.map((r) => r.id);
+      if (plan.remove.length > 0) await this.store.unassign(tx, id, orgId, ids(plan.remove));
+      if (rewindowed.length > 0) await this.store.rewindow(tx, id, orgId, ids(rewindowed), window);
+      if (plan.add.length > 0) await this.store.assign(tx, id, orgId, ids(plan.add), window);
       return { message: this.store.messages.set };
     });
   }
@@ -165,8 +195,8 @@ export class SubjectAssignments {
       index: PermissionIndex,
       input: B,
       caller: SignedInPrincipal,
-      held: readonly string[],
-    ) => Promise<{ message: string; after?: readonly string[] }>,
+      held: readonly HeldAssignment[],
+    ) => Promise<{ message: string; after?: readonly HeldAssignment[] }>,
   ): Promise<Message> {
     this.deps.edition.assertAvailable();
     requireSignedIn(caller);
@@ -178,10 +208,12 @@ export class SubjectAssignments {
     const message = await this.deps.access.write(
       async (tx) => {
         if (!(await this.store.inOrg(tx, caller, [id])).has(id)) throw this.store.notFound(id);
-        const before = this.snapshot(id, orgId, await this.store.currentUids(tx, caller, id, orgId));
-        const done = await work(tx, id, orgId, index, input, caller, before.roleUids);
-        const after = this.snapshot(id, orgId, done.after ?? (await this.store.currentUids(tx, caller, id, orgId)));
-        if (before.roleUids.join('\u0000') !== after.roleUids.join('\u0000')) {
+        const held = await this.store.currentHolds(tx, caller, id, orgId);
+        const now = this.deps.clock.now();
+        const before = this.snapshot(id, orgId, held, now);
+        const done = await work(tx, id, orgId, index, input, caller, held);
+        const after = this.snapshot(id, orgId, done.after ?? (await this.store.currentHolds(tx, caller, id, orgId)), now);
+        if (JSON.stringify(before) !== JSON.stringify(after)) {
           const { action, resourceKind } = this.store.audit;
           await recordAudit(tx, caller, { action: `${action}.${verb}`, orgId, resource: { kind: resourceKind, id }, before, after });
         }
@@ -193,13 +225,18 @@ export class SubjectAssignments {
   }
 
   /**
-   * The audit log's view of subject `id`'s assignments in scope `orgId`: `{<idField>, orgId,
-   * roleUids}`, uids sorted, from `uids` (store.currentUids, or what `work` knows it left).
-   * Uids only (reading the roles' permissions here too would cost an assignment to a 50-role
-   * user two loads of 250 permissions).
+   * The audit log's view of subject `id`'s assignments in scope `orgId` at `now`: `{<idField>,
+   * orgId, roleUids}`, uids sorted, of the assignments not ended (in force or pending), from
+   * `holds` (store.currentHolds, or what `work` knows it left); with `windows` (uid -> ISO
+   * `notBefore`/`expiresAt`) when one of them is time-bound. Uids only (reading the roles'
+   * permissions here too would cost an assignment to a 50-role user two loads of 250 permissions).
    */
-  private snapshot(id: number, orgId: number, uids: readonly string[]) {
-    const roleUids = [...uids].sort();
-    return { [this.store.idField]: id, orgId, roleUids };
+  private snapshot(id: number, orgId: number, holds: readonly HeldAssignment[], now: Date) {
+    const kept = holds.filter((h) => h.window.expiresAt === null || h.window.expiresAt > now).sort((a, b) => (a.uid < b.uid ? -1 : 1));
+    const roleUids = kept.map((h) => h.uid);
+    const bounded = kept.filter((h) => h.window.notBefore !== null || h.window.expiresAt !== null);
+    if (bounded.length === 0) return { [this.store.idField]: id, orgId, roleUids };
+    const windows = Object.fromEntries(bounded.map((h) => [h.uid, windowJson(h.window)]));
+    return { [this.store.idField]: id, orgId, roleUids, windows };
   }
 }

@@ -8,9 +8,40 @@ import { type ZodType, z } from 'zod';
 import type { Requirement } from '../../kernel/requirements.js';
 import { roleDto, roleToJson } from '../roles/rest.js';
 import type { Services } from '../services.js';
-import { INCLUDE_HIDDEN_PARAM, includeHiddenParam, messageJson, parseBooleanParam, type Route } from '../shared/rest.js';
+import { INCLUDE_HIDDEN_PARAM, includeHiddenParam, jsonTime, messageJson, parseBooleanParam, type Route } from '../shared/rest.js';
 import { addTeamRoleInput, addUserRoleInput, setTeamRolesInput, setUserRolesInput } from './inputs.js';
+import type { AssignedRole } from './listing.js';
 import { teamRoleRequirements, userRoleRequirements } from './stores.js';
+import type { AssignmentWindow } from './window.js';
+
+/** A listed role: Grafana's role shape, and the window of a time-bound assignment (absent: for good). */
+const assignedRoleDto = roleDto.extend({
+  notBefore: jsonTime().optional().describe('Held from this moment (RFC 3339); absent: at once'),
+  expiresAt: jsonTime().optional().describe('Held until this moment (RFC 3339); absent: for good'),
+});
+
+/**
+ * The JSON of a listing: each role once (as Grafana lists them), with the window of its assignment
+ * that holds longest (one held for good shows none; otherwise the latest expiresAt).
+ */
+function assignedRolesJson(assigned: readonly AssignedRole[]): z.infer<typeof assignedRoleDto>[] {
+  const byRole = new Map<number, AssignedRole>();
+  for (const a of assigned) {
+    const seen = byRole.get(a.role.id);
+    if (!seen || outlasts(a.window, seen.window)) byRole.set(a.role.id, a);
+  }
+  return [...byRole.values()].map(({ role, window }) => ({
+    ...roleToJson(role),
+    ...(window.notBefore && { notBefore: window.notBefore.toISOString() }),
+    ...(window.expiresAt && { expiresAt: window.expiresAt.toISOString() }),
+  }));
+}
+
+/** True when window `a` holds longer than `b` (no end beats any end; then the later end). */
+function outlasts(a: AssignmentWindow, b: AssignmentWindow): boolean {
+  if (b.expiresAt === null) return false;
+  return a.expiresAt === null || a.expiresAt > b.expiresAt;
+}
 
 interface SubjectRoutes {
   /** e.g. `/api/access-control/users/:userId/roles` */
@@ -32,11 +63,11 @@ function subjectRoutes(s: SubjectRoutes): Route[] {
       method: 'GET',
       path: s.base,
       requires: s.requirements.read,
-      summary: `List the roles assigned directly to a ${s.who}`,
+      summary: `List the roles assigned directly to a ${s.who}; a time-bound one with notBefore and expiresAt`,
       query: [INCLUDE_HIDDEN_PARAM],
-      response: z.array(roleDto),
+      response: z.array(assignedRoleDto),
       handler: async ({ principal, services, params, query }) =>
-        (await s.assignments(services).list(principal, params[s.param], includeHiddenParam(query))).map(roleToJson),
+        assignedRolesJson(await s.assignments(services).listAssignments(principal, params[s.param], includeHiddenParam(query))),
     },
     {
       method: 'POST',

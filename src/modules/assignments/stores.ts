@@ -11,12 +11,23 @@ import { Action, Scope } from '../../kernel/catalogue.js';
 import { notFound } from '../../kernel/errors.js';
 import { all, permission } from '../../kernel/evaluator.js';
 import { roleManagement } from '../../kernel/guards.js';
-import { directAssignments, teamAssignments } from '../../kernel/held-roles.js';
+import { dateOfColumn, directAssignments, notEndedAt, teamAssignments } from '../../kernel/held-roles.js';
 import { requirement } from '../../kernel/requirements.js';
 import { loadInChunks } from '../../platform/database.js';
 import { type AssignableRole, currentRoleSelect } from './assignable.js';
 import { addTeamRoleInput, addUserRoleInput, setTeamRolesInput, setUserRolesInput } from './inputs.js';
-import type { SubjectStore } from './subject-store.js';
+import type { HeldAssignment, SubjectStore } from './subject-store.js';
+import type { AssignmentWindow } from './window.js';
+
+/** A raw row of currentHolds: the uid and the window's columns as the driver answers them. */
+type HoldRow = { uid: string; notBefore: unknown; expiresAt: unknown };
+const holdOf = (r: HoldRow): HeldAssignment => ({
+  uid: r.uid,
+  window: { notBefore: dateOfColumn(r.notBefore), expiresAt: dateOfColumn(r.expiresAt) },
+});
+/** The columns of a new window: its bounds, its start and end not yet noted (boundaries.ts). */
+const windowData = (w: AssignmentWindow) => ({ notBefore: w.notBefore, expiresAt: w.expiresAt, startNoted: false, endNoted: false });
+const WINDOW_SELECT = { notBefore: true, expiresAt: true } as const;
 
 const ESCALATE = 'unless the action is held on permissions:type:escalate';
 const DELEGATION = `and every permission of the role (delegation) ${ESCALATE}`;
@@ -72,15 +83,20 @@ export const userStore: SubjectStore = {
     return new Set(rows.map((r) => r.userId));
   },
   notFound: (id) => notFound('USER_NOT_FOUND', 'user', id),
-  async assignments(db, caller, ids, roles) {
+  async assignments(db, caller, ids, roles, now) {
     const rows = await loadInChunks(ids, (chunk) =>
       db.userRole.findMany({
-        where: { ...directAssignments(chunk, caller.orgId), role: roles },
-        select: { userId: true, roleId: true },
+        where: { ...directAssignments(chunk, caller.orgId), ...notEndedAt(now), role: roles },
+        select: { userId: true, roleId: true, orgId: true, ...WINDOW_SELECT },
         orderBy: BY_ROLE_NAME,
       }),
     );
-    return rows.map((r) => ({ subjectId: r.userId, roleId: r.roleId }));
+    return rows.map((r) => ({
+      subjectId: r.userId,
+      roleId: r.roleId,
+      global: r.orgId === 0,
+      window: { notBefore: r.notBefore, expiresAt: r.expiresAt },
+    }));
   },
   async current(tx, caller, id, orgId): Promise<AssignableRole[]> {
     const rows = await tx.userRole.findMany({
@@ -89,18 +105,21 @@ export const userStore: SubjectStore = {
     });
     return rows.map((r) => r.role);
   },
-  async currentUids(tx, caller, id, orgId) {
+  async currentHolds(tx, caller, id, orgId) {
     // currentRoleSelect's filter in one statement (Prisma reads the rows, then their roles: two).
-    const rows = await tx.$queryRaw<{ uid: string }[]>`SELECT "Role"."uid" FROM "UserRole"
+    const rows = await tx.$queryRaw<HoldRow[]>`SELECT "Role"."uid", "UserRole"."notBefore", "UserRole"."expiresAt" FROM "UserRole"
       JOIN "Role" ON "Role"."id" = "UserRole"."roleId"
       WHERE "UserRole"."orgId" = ${orgId} AND "UserRole"."userId" = ${id}
       AND "Role"."orgId" IN (0, ${caller.orgId}) AND "Role"."name" NOT LIKE ${BASIC_NAMES}`;
-    return rows.map((r) => r.uid);
+    return rows.map(holdOf);
   },
   /** The user or service account itself, in every organization (its tokens included), and nobody else. */
   reach: (id) => ({ users: [id] }),
-  async assign(tx, id, orgId, roleIds) {
-    await tx.userRole.createMany({ data: roleIds.map((roleId) => ({ orgId, userId: id, roleId })) });
+  async assign(tx, id, orgId, roleIds, window) {
+    await tx.userRole.createMany({ data: roleIds.map((roleId) => ({ orgId, userId: id, roleId, ...windowData(window) })) });
+  },
+  async rewindow(tx, id, orgId, roleIds, window) {
+    await tx.userRole.updateMany({ where: { orgId, userId: id, roleId: { in: roleIds } }, data: windowData(window) });
   },
   async unassign(tx, id, orgId, roleIds) {
     await tx.userRole.deleteMany({ where: { orgId, userId: id, roleId: { in: roleIds } } });
@@ -133,15 +152,20 @@ export const teamStore: SubjectStore = {
     );
     return new Set(rows.map((r) => r.teamId));
   },
-  async assignments(db, caller, ids, roles) {
+  async assignments(db, caller, ids, roles, now) {
     const rows = await loadInChunks(ids, (chunk) =>
       db.teamRole.findMany({
-        where: { ...teamAssignments(caller.orgId, { id: { in: chunk } }), role: roles },
-        select: { teamId: true, roleId: true },
+        where: { ...teamAssignments(caller.orgId, { id: { in: chunk } }), ...notEndedAt(now), role: roles },
+        select: { teamId: true, roleId: true, ...WINDOW_SELECT },
         orderBy: BY_ROLE_NAME,
       }),
     );
-    return rows.map((r) => ({ subjectId: r.teamId, roleId: r.roleId }));
+    return rows.map((r) => ({
+      subjectId: r.teamId,
+      roleId: r.roleId,
+      global: false,
+      window: { notBefore: r.notBefore, expiresAt: r.expiresAt },
+    }));
   },
   async current(tx, caller, id): Promise<AssignableRole[]> {
     const rows = await tx.teamRole.findMany({
@@ -150,16 +174,19 @@ export const teamStore: SubjectStore = {
     });
     return rows.map((r) => r.role);
   },
-  async currentUids(tx, caller, id) {
+  async currentHolds(tx, caller, id) {
     // As the users' store: one statement.
-    const rows = await tx.$queryRaw<{ uid: string }[]>`SELECT "Role"."uid" FROM "TeamRole"
+    const rows = await tx.$queryRaw<HoldRow[]>`SELECT "Role"."uid", "TeamRole"."notBefore", "TeamRole"."expiresAt" FROM "TeamRole"
       JOIN "Role" ON "Role"."id" = "TeamRole"."roleId"
       WHERE "TeamRole"."teamId" = ${id}
       AND "Role"."orgId" IN (0, ${caller.orgId}) AND "Role"."name" NOT LIKE ${BASIC_NAMES}`;
-    return rows.map((r) => r.uid);
+    return rows.map(holdOf);
   },
-  async assign(tx, id, orgId, roleIds) {
-    await tx.teamRole.createMany({ data: roleIds.map((roleId) => ({ teamId: id, orgId, roleId })) });
+  async assign(tx, id, orgId, roleIds, window) {
+    await tx.teamRole.createMany({ data: roleIds.map((roleId) => ({ teamId: id, orgId, roleId, ...windowData(window) })) });
+  },
+  async rewindow(tx, id, _orgId, roleIds, window) {
+    await tx.teamRole.updateMany({ where: { teamId: id, roleId: { in: roleIds } }, data: windowData(window) });
   },
   async unassign(tx, id, _orgId, roleIds) {
     await tx.teamRole.deleteMany({ where: { teamId: id, roleId: { in: roleIds } } });

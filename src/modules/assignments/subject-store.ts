@@ -9,11 +9,26 @@ import type { SignedInPrincipal } from '../../kernel/principal.js';
 import type { Requirement } from '../../kernel/requirements.js';
 import type { Db, Tx } from '../../platform/database.js';
 import type { AssignableRole } from './assignable.js';
+import type { AssignmentWindow } from './window.js';
 
-/** One assignment row: role `roleId` assigned to subject `subjectId`. */
+/** One assignment row: role `roleId` assigned to subject `subjectId` (globally: org 0), held within `window`. */
 export interface Assignment {
   subjectId: number;
   roleId: number;
+  global: boolean;
+  window: AssignmentWindow;
+}
+
+/** A role assigned in one scope, by uid, with its window (the audit snapshots, add's and set's checks). */
+export interface HeldAssignment {
+  uid: string;
+  window: AssignmentWindow;
+}
+
+/** The optional window of a body. */
+interface WindowInput {
+  notBefore?: Date | null;
+  expiresAt?: Date | null;
 }
 
 /** What the core needs to know about one kind of subject. */
@@ -25,8 +40,8 @@ export interface SubjectStore {
   readonly actions: { add: string; remove: string };
   /** Bodies of add and set (users take `global`, teams do not). */
   readonly inputs: {
-    add: z.ZodType<{ roleUid: string; global?: boolean | null }>;
-    set: z.ZodType<{ roleUids: string[]; global?: boolean | null; includeHidden?: boolean | null }>;
+    add: z.ZodType<{ roleUid: string; global?: boolean | null } & WindowInput>;
+    set: z.ZodType<{ roleUids: string[]; global?: boolean | null; includeHidden?: boolean | null } & WindowInput>;
   };
   /** Grafana's success texts. */
   readonly messages: { added: string; removed: string; set: string };
@@ -47,14 +62,14 @@ export interface SubjectStore {
   /**
    * The assignments of subjects `ids` visible in the caller's organization whose role matches
    * `roles`, as (subject, role) pairs ordered by role name then role id (a role assigned both in
-   * the organization and globally comes twice). Filters of kernel/held-roles.ts, the rule the
-   * checks read.
+   * the organization and globally comes twice), in force or pending at `now` (not those ended).
+   * Filters of kernel/held-roles.ts, the rule the checks read.
    */
-  assignments(db: Db, caller: SignedInPrincipal, ids: readonly number[], roles: Prisma.RoleWhereInput): Promise<Assignment[]>;
+  assignments(db: Db, caller: SignedInPrincipal, ids: readonly number[], roles: Prisma.RoleWhereInput, now: Date): Promise<Assignment[]>;
   /** Roles (with permissions) assigned to `id` in assignment scope `orgId` (0 = global). */
   current(tx: Tx, caller: SignedInPrincipal, id: number, orgId: number): Promise<AssignableRole[]>;
-  /** The uids of `current`'s roles, without their permissions (the audit snapshots, add's check). */
-  currentUids(tx: Tx, caller: SignedInPrincipal, id: number, orgId: number): Promise<string[]>;
+  /** `current`'s roles by uid with their windows, without permissions (the audit snapshots, add's check). */
+  currentHolds(tx: Tx, caller: SignedInPrincipal, id: number, orgId: number): Promise<HeldAssignment[]>;
   /**
    * Whose permissions a change of subject `id`'s assignments can change, when that is known
    * without reading anything: the users named (AccessService.write `reach`, targeted
@@ -62,8 +77,10 @@ export interface SubjectStore {
    * a team's change invalidates globally).
    */
   reach?(id: number): { users: readonly number[] };
-  /** Adds assignments of `roleIds` (none of them assigned yet) in scope `orgId`. */
-  assign(tx: Tx, id: number, orgId: number, roleIds: number[]): Promise<void>;
+  /** Adds assignments of `roleIds` (none of them assigned yet) in scope `orgId`, held within `window`. */
+  assign(tx: Tx, id: number, orgId: number, roleIds: number[], window: AssignmentWindow): Promise<void>;
+  /** Gives the assignments of `roleIds` in scope `orgId` the window `window` (their start and end are noted again). */
+  rewindow(tx: Tx, id: number, orgId: number, roleIds: number[], window: AssignmentWindow): Promise<void>;
   /** Removes assignments of `roleIds` in scope `orgId`; absent ones are ignored. */
   unassign(tx: Tx, id: number, orgId: number, roleIds: number[]): Promise<void>;
 }

@@ -175,7 +175,13 @@ export class OrgMemberService {
         if (await tx.orgUser.findUnique({ where: { orgId_userId: { orgId, userId: user.id } }, select: { userId: true } }))
           throw conflict();
         const gains = [await memberGain(tx, user, orgId, role)];
-        await authorizeGrant(tx, caller, index, { what: `add user ${user.id} to organization ${orgId} as ${role}`, action, gains });
+        await authorizeGrant(
+          tx,
+          caller,
+          index,
+          { what: `add user ${user.id} to organization ${orgId} as ${role}`, action, gains },
+          this.deps.clock.now(),
+        );
         const membership = await tx.orgUser.create({ data: { orgId, userId: user.id, role } });
         const keepsDefault = await tx.orgUser.count({ where: { orgId: user.orgId, userId: user.id } });
         if (keepsDefault === 0) await tx.user.update({ where: { id: user.id }, data: { orgId } });
@@ -207,7 +213,13 @@ export class OrgMemberService {
     await this.deps.access.write(async (tx) => {
       const before = await findMembership(tx, orgId, userId);
       const gains = [await orgRoleGain(tx, orgId, role)];
-      await authorizeGrant(tx, caller, index, { what: `make user ${userId} ${role} of organization ${orgId}`, action, gains });
+      await authorizeGrant(
+        tx,
+        caller,
+        index,
+        { what: `make user ${userId} ${role} of organization ${orgId}`, action, gains },
+        this.deps.clock.now(),
+      );
       if (before.role === 'Admin' && role !== 'Admin') {
         await assertAnotherAdmin(tx, orgId, userId, 'Cannot change role so that there is no organization admin left');
       }

@@ -17,7 +17,7 @@ import { actionProblem, scopeProblem } from '../../kernel/catalogue.js';
 import { accessDenied, DomainError, type ErrorCode } from '../../kernel/errors.js';
 import { type Evaluator, PermissionIndex, permission } from '../../kernel/evaluator.js';
 import type { FeatureDeps } from '../../kernel/feature-deps.js';
-import { type AccessGrant, grantsOf } from '../../kernel/grants.js';
+import { type AccessGrant, allowedUntil, grantsOf } from '../../kernel/grants.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { MAX_ID, parseInput } from '../../kernel/inputs.js';
 import { atOneRevision } from '../../kernel/one-revision.js';
@@ -129,7 +129,7 @@ export class BatchChecks {
       const allowed = !member.disabled && permission(input.action, ...scopes).evaluate(index);
       const grantedBy = allowed ? reasons((await this.table(member.principal, index)).get(input.action) ?? [], scopes) : [];
       const missing = allowed ? [] : (scopes.length > 0 ? scopes : ['']).map((scope) => ({ action: input.action, scope }));
-      return { id, error: null, allowed, grantedBy, missing, subjectDisabled: member.disabled };
+      return { id, error: null, allowed, allowedUntil: allowedUntil(grantedBy), grantedBy, missing, subjectDisabled: member.disabled };
     } catch (error) {
       if (error instanceof DomainError && ITEM_CODES.has(error.code)) return { id, error: { code: error.code, message: error.message } };
       throw error;
@@ -147,7 +147,7 @@ export class BatchChecks {
     const key = principalKey(principal);
     const kept = this.tables.get(index);
     if (kept?.key === key) return kept.byAction;
-    const byAction = grantsOf(this.deps.access, principal, null, []).then((grants) => {
+    const byAction = grantsOf(this.deps.access, principal, null, [], this.deps.clock.now()).then((grants) => {
       const out = new Map<string, Reason[]>();
       for (const grant of grants) {
         const reason = { grant, matcher: PermissionIndex.from([grant.permission]) };

@@ -43,6 +43,14 @@ export const Viewer = builder.objectRef<SignedInPrincipal>('Viewer').implement({
       args: { action: t.arg.string({ required: true }), scope: t.arg.string() },
       resolve: (principal, args, ctx) => ctx.services.permissions.can(principal, args.action, args.scope),
     }),
+    canUntil: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description:
+        'When can(action, scope) holds only through time-bound assignments: the moment the last of them ends. Null: held for good, or not held.',
+      args: { action: t.arg.string({ required: true }), scope: t.arg.string() },
+      resolve: (principal, args, ctx) => ctx.services.permissions.canUntil(principal, args.action, args.scope),
+    }),
     teams: t.prismaField({
       type: ['Team'],
       description: 'Teams the caller belongs to in the current organization, by name (none for an API key).',
@@ -70,6 +78,11 @@ export const AccessGrant = builder.objectRef<AccessGrantShape>('AccessGrant').im
       description: 'direct, team:<name>, basic:<viewer|editor|admin>, service-admin or api-key.',
     }),
     permission: t.field({ type: PermissionEntry, resolve: (g) => g.permission }),
+    until: t.expose('until', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When this way ends (its time-bound assignment expires); null: for good.',
+    }),
   }),
 });
 
@@ -77,6 +90,11 @@ const AccessCheckResult = builder.objectRef<AccessCheck>('AccessCheck').implemen
   description: 'The answer of checkAccess: allowed, why, and when denied what is missing.',
   fields: (t) => ({
     allowed: t.exposeBoolean('allowed'),
+    allowedUntil: t.expose('allowedUntil', {
+      type: 'DateTime',
+      nullable: true,
+      description: 'When allowed only through time-bound assignments: the moment the last of them ends. Null: for good, or denied.',
+    }),
     grantedBy: t.field({ type: [AccessGrant], resolve: (c) => c.grantedBy }),
     missing: t.field({
       type: [PermissionEntry],

@@ -12,7 +12,12 @@ const RELOAD_CACHE: QueryParam = { name: 'reloadcache', type: 'boolean', descrip
 const reloadCacheParam = (query: URLSearchParams) => ({ reloadCache: parseBooleanParam('reloadcache', query.get('reloadcache')) });
 
 /** A reason of a check as JSON: the role's uid and name, the source, the permission. */
-const grantJson = (g: AccessGrant) => ({ role: { uid: g.role.uid, name: g.role.name }, source: g.source, permission: g.permission });
+const grantJson = (g: AccessGrant) => ({
+  role: { uid: g.role.uid, name: g.role.name },
+  source: g.source,
+  permission: g.permission,
+  ...(g.until && { until: g.until.toISOString() }),
+});
 
 export const permissionRoutes: Route[] = [
   {
@@ -53,9 +58,11 @@ export const permissionRoutes: Route[] = [
     summary: 'May a user (default: the caller) do an action on scopes, and which roles grant it',
     body: checkInput,
     handler: async ({ principal, services, body }) => {
-      const answer = await services.permissions.check(principal, body);
+      const { allowedUntil, ...answer } = await services.permissions.check(principal, body);
       return {
         ...answer,
+        // Only when allowed through time-bound assignments alone, as each grant's `until`.
+        ...(allowedUntil && { allowedUntil: allowedUntil.toISOString() }),
         grantedBy: answer.grantedBy.map(grantJson),
       };
     },

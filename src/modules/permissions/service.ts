@@ -10,7 +10,7 @@ import type { Role } from '../../generated/prisma/client.js';
 import { Action, type PermissionPair, Scope } from '../../kernel/catalogue.js';
 import { PermissionIndex, permission } from '../../kernel/evaluator.js';
 import type { FeatureDeps } from '../../kernel/feature-deps.js';
-import { type AccessGrant, grantsOf } from '../../kernel/grants.js';
+import { type AccessGrant, allowedUntil, grantsOf } from '../../kernel/grants.js';
 import { requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput, wholeNumberText } from '../../kernel/inputs.js';
 import { type Principal, principalOf, type SignedInPrincipal } from '../../kernel/principal.js';
@@ -130,7 +130,7 @@ export class PermissionService {
     await this.deps.access.check(caller, permissionRequirements.readUser.for({ userId: id }));
     const member = await this.member(caller, id);
     if (member.disabled) return [];
-    const grants = await grantsOf(this.deps.access, member.principal, null, []);
+    const grants = await grantsOf(this.deps.access, member.principal, null, [], this.deps.clock.now());
     return grants.sort(
       (a, b) =>
         a.permission.action.localeCompare(b.permission.action) ||
@@ -158,6 +158,18 @@ export class PermissionService {
     this.deps.edition.assertAvailable();
     requireSignedIn(caller);
     return this.deps.access.can(caller, scope ? permission(action, scope) : permission(action));
+  }
+
+  /**
+   * GraphQL `viewer { canUntil(action, scope) }`: when `can` holds only through time-bound
+   * assignments, the moment the last of them ends (kernel/grants.ts allowedUntil); null when the caller
+   * holds it for good, or not at all. Needs only credentials.
+   * @throws DomainError UNAUTHENTICATED (401), 404 in oss.
+   */
+  async canUntil(caller: Principal, action: string, scope?: string | null): Promise<Date | null> {
+    if (!(await this.can(caller, action, scope))) return null;
+    requireSignedIn(caller);
+    return allowedUntil(await grantsOf(this.deps.access, caller, action, scope ? [scope] : [], this.deps.clock.now()));
   }
 
   /**
@@ -222,9 +234,9 @@ export class PermissionService {
       other !== null && input.userId != null ? await this.member(caller, input.userId) : { principal: caller, disabled: false };
     const allowed =
       !subject.disabled && permission(input.action, ...scopes).evaluate(await this.deps.access.permissionsOf(subject.principal));
-    const grantedBy = allowed ? await grantsOf(this.deps.access, subject.principal, input.action, scopes) : [];
+    const grantedBy = allowed ? await grantsOf(this.deps.access, subject.principal, input.action, scopes, this.deps.clock.now()) : [];
     const missing = allowed ? [] : (scopes.length > 0 ? scopes : ['']).map((scope) => ({ action: input.action, scope }));
-    return { allowed, grantedBy, missing, subjectDisabled: subject.disabled };
+    return { allowed, allowedUntil: allowedUntil(grantedBy), grantedBy, missing, subjectDisabled: subject.disabled };
   }
 
   /**

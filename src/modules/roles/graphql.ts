@@ -37,6 +37,10 @@ export const RoleObject = builder.prismaObject('Role', {
     description: t.exposeString('description'),
     group: t.exposeString('group'),
     hidden: t.exposeBoolean('hidden', { description: 'Hidden roles are listed only with includeHidden.' }),
+    maxAssignmentSeconds: t.exposeInt('maxAssignmentSeconds', {
+      nullable: true,
+      description: 'The longest assignment of the role in seconds; null: no limit.',
+    }),
     global: t.boolean({
       description: 'True for a global role (organization id 0), false for an organization-local one.',
       select: { orgId: true },
@@ -111,6 +115,9 @@ export const CreateRoleInput = builder.inputType('CreateRoleInput', {
     description: t.string(),
     group: t.string(),
     hidden: t.boolean(),
+    maxAssignmentSeconds: t.int({
+      description: 'The longest assignment of the role in seconds (expiresAt then required). Default: no limit.',
+    }),
     permissions: t.field({ type: [PermissionInput], description: 'Default: no permissions.' }),
   }),
 });
@@ -123,6 +130,7 @@ export const UpdateRoleInput = builder.inputType('UpdateRoleInput', {
     description: t.string({ description: 'Unchanged when omitted.' }),
     group: t.string({ description: 'Unchanged when omitted.' }),
     hidden: t.boolean({ description: 'Unchanged when omitted.' }),
+    maxAssignmentSeconds: t.int({ description: 'Unchanged when omitted; null: no limit.' }),
     permissions: t.field({ type: [PermissionInput], description: 'The complete list after the update; unchanged when omitted.' }),
   }),
 });

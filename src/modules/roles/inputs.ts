@@ -41,8 +41,18 @@ const createVersion = version.max(
   `version must be at most ${MAX_CREATE_VERSION} when a role is created, so that an update (which needs a higher version) stays possible`,
 );
 
+/** The longest maxAssignmentSeconds: a GraphQL Int (about 68 years), so both doors accept the same range. */
+export const MAX_ASSIGNMENT_SECONDS = 2_147_483_647;
+
 /** Fields create and update share. */
 const describedRole = {
+  /** The longest assignment of the role (modules/assignments/window.ts); null or absent on create: no limit. */
+  maxAssignmentSeconds: z
+    .number({ error: 'maxAssignmentSeconds must be a number' })
+    .int('maxAssignmentSeconds must be a whole number of seconds')
+    .min(1, 'maxAssignmentSeconds must be at least 1')
+    .max(MAX_ASSIGNMENT_SECONDS, `maxAssignmentSeconds must be at most ${MAX_ASSIGNMENT_SECONDS}`)
+    .nullish(),
   name: roleName,
   displayName: text('displayName').nullish(),
   description: text('description').nullish(),

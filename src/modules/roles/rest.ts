@@ -23,6 +23,8 @@ export interface RoleJson {
   version: number;
   created: string;
   updated: string;
+  /** The longest assignment in seconds; absent: no limit (Grafana's roles have none). */
+  maxAssignmentSeconds?: number;
   permissions?: { action: string; scope: string; created: string; updated: string }[];
 }
 
@@ -39,6 +41,7 @@ export const roleDto = z
     version: z.int().nonnegative(),
     created: jsonTime(),
     updated: jsonTime(),
+    maxAssignmentSeconds: z.int().positive().optional().meta({ description: 'The longest assignment in seconds; absent: no limit' }),
     permissions: z
       .array(z.strictObject({ action: z.string(), scope: z.string(), created: jsonTime(), updated: jsonTime() }))
       .optional()
@@ -65,6 +68,7 @@ export function roleToJson(role: Role & { permissions?: PermissionRow[] }): Role
     created: role.created.toISOString(),
     updated: role.updated.toISOString(),
   };
+  if (role.maxAssignmentSeconds !== null) json.maxAssignmentSeconds = role.maxAssignmentSeconds;
   if (role.permissions) {
     json.permissions = role.permissions.map((p) => ({
       action: p.action,

@@ -155,6 +155,7 @@ export class RoleService {
               description: input.description ?? '',
               group: input.group ?? '',
               hidden: input.hidden ?? false,
+              maxAssignmentSeconds: input.maxAssignmentSeconds ?? null,
               version: input.version ?? 0,
               permissions: { create: permissions },
             },
@@ -225,6 +226,8 @@ export class RoleService {
             ...(input.description != null && { description: input.description }),
             ...(input.group != null && { group: input.group }),
             ...(input.hidden != null && { hidden: input.hidden }),
+            // Omitted: unchanged; null: no limit any more.
+            ...(input.maxAssignmentSeconds !== undefined && { maxAssignmentSeconds: input.maxAssignmentSeconds }),
           },
         });
         if (input.permissions) {

@@ -106,7 +106,7 @@ export class ServiceAccountTokenService {
       const row = await this.deps.access.write(
         async (tx) => {
           const account = await accountInOrg(tx, caller, id);
-          await authorizeAccountControl(tx, caller, index, id, `create a token for service account ${id}`);
+          await authorizeAccountControl(tx, caller, index, id, `create a token for service account ${id}`, this.deps.clock.now());
           const token = await tx.apiKey.create({
             data: {
               orgId: caller.orgId,

@@ -6,7 +6,7 @@ import { queryFromInfo } from '@pothos/plugin-prisma';
 import type { User } from '../../generated/prisma/client.js';
 import { asOrgRole } from '../../kernel/principal.js';
 import { needs } from '../../kernel/requirements.js';
-import { userRolesBatch } from '../assignments/graphql.js';
+import { ROLE_ASSIGNMENTS, RoleAssignment, userAssignmentsBatch, userRolesBatch } from '../assignments/graphql.js';
 import { userRoleRequirements } from '../assignments/service.js';
 import { permissionRequirements } from '../permissions/service.js';
 import { builder, DENIABLE } from '../shared/builder.js';
@@ -45,6 +45,13 @@ export const ServiceAccountType = builder.prismaObject('User', {
       description: `Roles assigned directly to the service account in the current organization and globally; not basic roles. ${needs(userRoleRequirements.read)} ${DENIABLE}`,
       args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles. Basic roles are never listed.' }) },
       resolve: (query, account, args, ctx, info) => userRolesBatch(account.id, { args, query: { ...query } }, ctx, info),
+    }),
+    roleAssignments: t.field({
+      type: [RoleAssignment],
+      nullable: true,
+      description: `${ROLE_ASSIGNMENTS} ${needs(userRoleRequirements.read)} ${DENIABLE}`,
+      args: { includeHidden: t.arg.boolean({ description: 'Include hidden roles.' }) },
+      resolve: (account, args, ctx, info) => userAssignmentsBatch(account.id, args, ctx, info),
     }),
     permissions: t.field({
       type: [PermissionEntry],

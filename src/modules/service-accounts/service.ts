@@ -132,7 +132,13 @@ export class ServiceAccountService {
         await assertNameFree(tx, orgId, input.name);
         if (await tx.user.findFirst({ where: { OR: [{ login }, { email: login }] }, select: { id: true } })) throw taken();
         const gains = [await orgRoleGain(tx, orgId, role)];
-        await authorizeGrant(tx, caller, index, { what: `create a service account with role ${role}`, action, gains });
+        await authorizeGrant(
+          tx,
+          caller,
+          index,
+          { what: `create a service account with role ${role}`, action, gains },
+          this.deps.clock.now(),
+        );
         const account = await tx.user.create({
           data: {
             login,
@@ -245,7 +251,7 @@ export class ServiceAccountService {
       const before = await findServiceAccount(tx, caller, id);
       if (role != null) {
         const gains = [await orgRoleGain(tx, before.orgId, role)];
-        await authorizeGrant(tx, caller, index, { what: `make service account ${id} ${role}`, action, gains });
+        await authorizeGrant(tx, caller, index, { what: `make service account ${id} ${role}`, action, gains }, this.deps.clock.now());
       }
       if (input.name != null) await assertNameFree(tx, before.orgId, input.name, id);
       await tx.user.update({

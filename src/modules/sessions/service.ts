@@ -219,7 +219,7 @@ export class SessionService {
     // by the access revision and must be dropped with the sessions (see `end`).
     await this.deps.access.write(async (tx) => {
       if ((await tx.user.count({ where: { id, isServiceAccount: false } })) === 0) throw notFound('USER_NOT_FOUND', 'user', id);
-      await authorizeAccountControl(tx, caller, index, id, `end the sessions of user ${id}`);
+      await authorizeAccountControl(tx, caller, index, id, `end the sessions of user ${id}`, this.deps.clock.now());
       await tx.session.deleteMany({ where: { userId: id } });
     });
     return { message: 'User logged out' };

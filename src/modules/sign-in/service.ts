@@ -44,8 +44,6 @@ export interface SignInDeps extends FeatureDeps {
   allowInsecureEmailLookup: boolean;
   /** Basic-auth credentials that passed a check (verified-passwords.ts); default 60 s. */
   verifiedPasswords?: VerifiedPasswords<UserWithOrgs>;
-  /** The clock of the verified-password TTL; default the system clock. */
-  clock?: Clock;
 }
 
 /** A password sign-in that succeeded: the user, and whether the directory (LDAP) vouched for it (the session's auth module). */

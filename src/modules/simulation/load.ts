@@ -15,7 +15,7 @@
 import { Prisma } from '../../generated/prisma/client.js';
 import type { PermissionPair } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
-import { permissionsByRole, ROLE_ID_SLICE } from '../../kernel/held-roles.js';
+import { dateOfColumn, inForceAt, permissionsByRole, ROLE_ID_SLICE } from '../../kernel/held-roles.js';
 import { asOrgRole, type BasicRoleName, ORG_ROLES, SERVICE_ADMIN } from '../../kernel/principal.js';
 import { type Db, loadInChunks } from '../../platform/database.js';
 import { roleNotFound } from '../roles/service.js';
@@ -128,10 +128,17 @@ async function reachOf(db: Db, orgId: number, changes: readonly ProposedChange[]
 }
 
 /**
- * The picture of every subject `changes` can reach in organization `orgId` (module comment),
- * with the permissions of every role it names: a fixed number of statements per 500 subjects.
+ * The picture of every subject `changes` can reach in organization `orgId` (module comment), with
+ * the assignments in force at `now` (held-roles.ts heldAt's rule) and the permissions of every
+ * role it names: a fixed number of statements per 500 subjects.
  */
-export async function loadPicture(db: Db, orgId: number, changes: readonly ProposedChange[], resolved: Resolved): Promise<Picture> {
+export async function loadPicture(
+  db: Db,
+  orgId: number,
+  changes: readonly ProposedChange[],
+  resolved: Resolved,
+  now: Date,
+): Promise<Picture> {
   const reach = await reachOf(db, orgId, changes, resolved);
   const subjects = new Map<string, Subject>();
   // Raw statements (quoted identifiers: the same text on SQLite and PostgreSQL): thousands of
@@ -160,10 +167,13 @@ export async function loadPicture(db: Db, orgId: number, changes: readonly Propo
   const assigned = await loadInChunks(
     ids,
     (chunk) =>
-      db.$queryRaw<{ userId: number | bigint; orgId: number | bigint; roleId: number | bigint }[]>`
-      SELECT "userId", "orgId", "roleId" FROM "UserRole" WHERE "userId" IN (${Prisma.join(chunk)}) AND "orgId" IN (0, ${orgId})`,
+      db.$queryRaw<{ userId: number | bigint; orgId: number | bigint; roleId: number | bigint; notBefore: unknown; expiresAt: unknown }[]>`
+      SELECT "userId", "orgId", "roleId", "notBefore", "expiresAt" FROM "UserRole" WHERE "userId" IN (${Prisma.join(chunk)}) AND "orgId" IN (0, ${orgId})`,
   );
   for (const a of assigned) {
+    const start = dateOfColumn(a.notBefore);
+    const end = dateOfColumn(a.expiresAt);
+    if ((start !== null && start > now) || (end !== null && end <= now)) continue;
     const subject = subjects.get(userKey(Number(a.userId))) as Subject;
     (Number(a.orgId) === 0 ? subject.globalRoles : subject.orgRoles).add(Number(a.roleId));
   }
@@ -185,7 +195,7 @@ export async function loadPicture(db: Db, orgId: number, changes: readonly Propo
   for (const c of changes) if ('teamId' in c) teamIds.add(c.teamId);
   const teamRoles = new Map<number, Set<number>>([...teamIds].map((id) => [id, new Set<number>()]));
   const teamRows = await loadInChunks([...teamIds], (chunk) =>
-    db.teamRole.findMany({ where: { teamId: { in: chunk }, orgId }, select: { teamId: true, roleId: true } }),
+    db.teamRole.findMany({ where: { teamId: { in: chunk }, orgId, ...inForceAt(now) }, select: { teamId: true, roleId: true } }),
   );
   for (const r of teamRows) teamRoles.get(r.teamId)?.add(r.roleId);
 

@@ -105,7 +105,7 @@ export class SimulationService {
     const revision = await headRevision(db);
     const resolved = await resolveTargets(db, caller.orgId, input.changes);
     const steps = stepsOf(input.changes, resolved);
-    const picture = await loadPicture(db, caller.orgId, input.changes, resolved);
+    const picture = await loadPicture(db, caller.orgId, input.changes, resolved, this.deps.clock.now());
     const outcome = runSimulation(picture, steps, { caller, index });
 
     const changes = outcome.refusals.map((refusal, i): ChangeVerdict => {

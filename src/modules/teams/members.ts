@@ -71,11 +71,17 @@ export async function addTeamMember(
         throw alreadyMember();
       }
       const gain = await teamGain(tx, teamId, team.orgId);
-      await authorizeGrant(tx, caller, index, {
-        what: `add user ${userId} to team ${teamId}`,
-        action: PRINCIPAL_GRANT_ACTION,
-        gains: [gain],
-      });
+      await authorizeGrant(
+        tx,
+        caller,
+        index,
+        {
+          what: `add user ${userId} to team ${teamId}`,
+          action: PRINCIPAL_GRANT_ACTION,
+          gains: [gain],
+        },
+        deps.clock.now(),
+      );
       await tx.teamMember.create({ data: { teamId, userId, orgId: team.orgId } });
       await recordAudit(tx, caller, {
         action: 'team_member.add',

@@ -63,7 +63,7 @@ export class UserAdminService {
     const id = parseId('id', rawId);
     await this.deps.access.check(caller, userRequirements.setPassword.for({ id }));
     const { password } = parseInput(setPasswordInput, rawBody);
-    await changeUser(this.deps.access, caller, id, { passwordHash: await hashPassword(password) });
+    await changeUser(this.deps.access, caller, id, { passwordHash: await hashPassword(password) }, this.deps.clock.now());
     return { message: 'User password updated' };
   }
 
@@ -79,7 +79,7 @@ export class UserAdminService {
     const id = parseId('id', rawId);
     await authorizeServiceAdminChange(this.deps.access, caller, id);
     const { isGrafanaAdmin } = parseInput(setServiceAdminInput, rawBody);
-    await changeUser(this.deps.access, caller, id, { isServiceAdmin: isGrafanaAdmin });
+    await changeUser(this.deps.access, caller, id, { isServiceAdmin: isGrafanaAdmin }, this.deps.clock.now());
     return { message: 'User permissions updated' };
   }
 
@@ -121,7 +121,7 @@ export class UserAdminService {
     const { loginLocks } = this.deps;
     await this.deps.access.write(async (tx) => {
       const user = await findPerson(tx, id);
-      await authorizeAccountControl(tx, caller, index, id, `unlock the sign-in of user ${id}`);
+      await authorizeAccountControl(tx, caller, index, id, `unlock the sign-in of user ${id}`, this.deps.clock.now());
       const names = [user.login, user.email];
       const failedSignIns = await loginLocks.failures(names, id);
       if (failedSignIns === 0) return;
@@ -145,7 +145,7 @@ export class UserAdminService {
     const index = await this.deps.access.check(caller, (disabled ? userRequirements.disable : userRequirements.enable).for({ id }));
     await this.deps.access.write(async (tx) => {
       const user = await findPerson(tx, id);
-      await authorizeAccountControl(tx, caller, index, id, `${disabled ? 'disable' : 'enable'} user ${id}`);
+      await authorizeAccountControl(tx, caller, index, id, `${disabled ? 'disable' : 'enable'} user ${id}`, this.deps.clock.now());
       if (disabled && user.isServiceAdmin && !user.isDisabled) await assertAnotherServiceAdmin(tx, id);
       await tx.user.update({ where: { id }, data: { isDisabled: disabled } });
       if (disabled) await tx.session.deleteMany({ where: { userId: id } });
@@ -174,7 +174,7 @@ export class UserAdminService {
     const orgId = parseId('orgId', rawOrgId);
     await this.deps.access.write(async (tx) => {
       const user = await findPerson(tx, id);
-      await authorizeAccountControl(tx, caller, index, id, `switch the organization of user ${id}`);
+      await authorizeAccountControl(tx, caller, index, id, `switch the organization of user ${id}`, this.deps.clock.now());
       if ((await tx.orgUser.count({ where: { userId: id, orgId } })) === 0) {
         throw new DomainError('ORG_NOT_ACCESSIBLE', 'Not a valid organization');
       }

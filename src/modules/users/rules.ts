@@ -125,12 +125,12 @@ export interface UserPatch {
  * keeping the module's invariants (see the module comment). Taking control of an account passes
  * the one delegation rule (kernel/gains.ts authorizeAccountControl): the caller must be able to
  * grant everything the user holds, in every organization (ACCESS_DENIED otherwise), checked in
- * the transaction before anything is written. Audited as user.update (profile),
+ * the transaction before anything is written, at `now` (the services' clock). Audited as user.update (profile),
  * user.password_set (with the number of sessions ended) and user.service_admin_set.
  * @throws DomainError USER_NOT_FOUND (404), ACCESS_DENIED (403: delegation), PASSWORD_MANAGED_EXTERNALLY
  *   (400), USER_MANAGED_EXTERNALLY (403), ALREADY_EXISTS (409), LAST_SERVICE_ADMIN (400).
  */
-export async function changeUser(access: AccessService, caller: SignedInPrincipal, id: number, patch: UserPatch): Promise<void> {
+export async function changeUser(access: AccessService, caller: SignedInPrincipal, id: number, patch: UserPatch, now: Date): Promise<void> {
   const profile = { login: patch.login ?? null, email: patch.email ?? null, name: patch.name ?? null };
   const touchesProfile = profile.login !== null || profile.email !== null || profile.name !== null;
   const flag = patch.isServiceAdmin ?? null;
@@ -141,7 +141,7 @@ export async function changeUser(access: AccessService, caller: SignedInPrincipa
   try {
     await access.write(async (tx) => {
       const before = await findPerson(tx, id);
-      await authorizeAccountControl(tx, caller, index, id, what);
+      await authorizeAccountControl(tx, caller, index, id, what, now);
       const external = before.authModule !== AUTH_MODULE.local;
       if (patch.passwordHash !== undefined && external) {
         throw new DomainError('PASSWORD_MANAGED_EXTERNALLY', 'Cannot set a local password for a user managed by LDAP or OAuth');

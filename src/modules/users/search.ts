@@ -21,10 +21,7 @@ import type { UserQuery } from './service.js';
 /** A user of a search page, with when it was last seen (any authenticated request) and Grafana's age text of that. */
 export type SearchedUser = User & { lastSeenAt: Date; lastSeenAtAge: string };
 
-export interface UserSearchDeps extends FeatureDeps {
-  /** For last-seen ages; the system clock when omitted. */
-  clock?: Clock;
-}
+export interface UserSearchDeps extends FeatureDeps {}
 
 /** User search and lookup: every method authorizes its caller (module comment). */
 export class UserSearchService {

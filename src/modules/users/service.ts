@@ -113,12 +113,18 @@ export class UserService {
         await assertIdentityFree(tx, [...new Set([input.login, input.email])], taken);
         const what = `create user "${input.login}" as ${orgRole} of organization ${orgId}`;
         const gains = [await orgRoleGain(tx, orgId, orgRole)];
-        await authorizeGrant(tx, caller, index, {
-          what,
-          action: PRINCIPAL_GRANT_ACTION,
-          gains,
-          serviceAdmin: input.isServiceAdmin ?? false,
-        });
+        await authorizeGrant(
+          tx,
+          caller,
+          index,
+          {
+            what,
+            action: PRINCIPAL_GRANT_ACTION,
+            gains,
+            serviceAdmin: input.isServiceAdmin ?? false,
+          },
+          this.deps.clock.now(),
+        );
         const user = await tx.user.create({
           data: {
             login: input.login,
@@ -162,7 +168,7 @@ export class UserService {
     if (input.password != null) await access.check(caller, userRequirements.setPassword.for({ id }));
     if (input.isServiceAdmin != null) await authorizeServiceAdminChange(access, caller, id);
     const passwordHash = input.password != null ? await hashPassword(input.password) : undefined;
-    await changeUser(access, caller, id, { ...input, ...(passwordHash !== undefined && { passwordHash }) });
+    await changeUser(access, caller, id, { ...input, ...(passwordHash !== undefined && { passwordHash }) }, this.deps.clock.now());
     return this.deps.db.user.findUniqueOrThrow({ ...query, where: { id } });
   }
 
@@ -176,7 +182,7 @@ export class UserService {
     requireSignedIn(caller);
     const id = parseId('id', rawId);
     await this.deps.access.check(caller, userRequirements.write.for({ id }));
-    await changeUser(this.deps.access, caller, id, parseInput(updateUserProfileForm, rawBody));
+    await changeUser(this.deps.access, caller, id, parseInput(updateUserProfileForm, rawBody), this.deps.clock.now());
     return { message: 'User updated' };
   }
 
@@ -192,7 +198,7 @@ export class UserService {
     const index = await this.deps.access.check(caller, userRequirements.delete.for({ id }));
     await this.deps.access.write(async (tx) => {
       const user = await findPerson(tx, id);
-      await authorizeAccountControl(tx, caller, index, id, `delete user ${id}`);
+      await authorizeAccountControl(tx, caller, index, id, `delete user ${id}`, this.deps.clock.now());
       if (user.isServiceAdmin) await assertAnotherServiceAdmin(tx, id);
       await tx.user.delete({ where: { id } }); // memberships, roles, sessions: ON DELETE CASCADE
       await recordAudit(tx, caller, { action: 'user.delete', orgId: 0, resource: { kind: 'user', id }, before: userSnapshot(user) });

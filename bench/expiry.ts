@@ -1,0 +1,119 @@
+/**
+ * The expiry benchmark: how long after an assignment's `expiresAt` another replica first refuses
+ * what it granted. One embedded PostgreSQL (scripts/embedded-postgres.ts), two replicas of the
+ * service started as `npm start` starts it. Each round assigns a role to a service account
+ * through replica A for two seconds (`expiresAt` by the database's clock, which the replicas
+ * follow: platform/database-clock.ts), polls replica B with the account's token until it grants
+ * (so B has the answer cached), then polls B back to back until it refuses, and records the
+ * moment the refusal arrived minus `expiresAt` (this process's clock, corrected by its own offset
+ * to the database's `now()`). No write happens between the grant and the refusal: what B does is
+ * its cache entry ending at the moment (kernel/permission-cache.ts "Time").
+ * Prints p50, p99 and max over `--rounds` rounds; asserts nothing (the goal: p99 <= 100 ms).
+ *
+ *   npm run bench -- expiry [--rounds 40] [--quick]
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../scripts/embedded-postgres.js';
+import { fmt } from './support/load.js';
+import { ROOT, type Started, startService } from './support/processes.js';
+
+const { values: flags } = parseArgs({
+  args: process.argv.slice(2).filter((a) => a !== 'expiry'),
+  options: { rounds: { type: 'string', default: '40' }, quick: { type: 'boolean', default: false } },
+});
+const rounds = flags.quick ? 10 : Number(flags.rounds);
+const PASSWORD = 'bench-password-0';
+const ACTION = 'bench:while';
+/** How long each grant lasts, in milliseconds. */
+const HOLD_MS = 2000;
+
+const dir = mkdtempSync(join(tmpdir(), 'portcullis-bench-expiry-'));
+chmodSync(dir, 0o755);
+const started: Started[] = [];
+const server = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), password: randomBytes(12).toString('hex') });
+try {
+  const admin = new pg.Client({ connectionString: server.url('postgres') });
+  await admin.connect();
+  await admin.query('CREATE DATABASE "bench"');
+  await admin.end();
+  const env = { DATABASE_URL: server.url('bench'), ADMIN_PASSWORD: PASSWORD, PROVISIONING_PATH: join(dir, 'provisioning') };
+  const a = await startService(ROOT, env);
+  started.push(a);
+  const b = await startService(ROOT, env);
+  started.push(b);
+  console.log(`PostgreSQL on 127.0.0.1:${server.port}; replicas on ports ${a.port} (writes) and ${b.port} (reads)`);
+
+  const basic = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
+  const call = async (port: number, method: string, path: string, body?: unknown, auth = basic) => {
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+      method,
+      headers: { authorization: auth, ...(body !== undefined && { 'content-type': 'application/json' }) },
+      ...(body !== undefined && { body: JSON.stringify(body) }),
+    });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  };
+  const sa = await call(a.port, 'POST', '/api/serviceaccounts', { name: 'bench-while', role: 'Viewer' });
+  const token = (await call(a.port, 'POST', `/api/serviceaccounts/${sa.id}/tokens`, { name: 'while' })).key as string;
+  await call(a.port, 'POST', '/api/access-control/roles', {
+    version: 1,
+    uid: 'bench-while',
+    name: 'custom:bench-while',
+    permissions: [{ action: ACTION }],
+  });
+  const holds = async () =>
+    Object.hasOwn(await call(b.port, 'GET', '/api/access-control/user/permissions', undefined, `Bearer ${token}`), ACTION);
+
+  // This process's offset to the database's clock, as the replicas measure theirs.
+  const clock = new pg.Client({ connectionString: server.url('bench') });
+  await clock.connect();
+  const offsets: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const before = Date.now();
+    const row = await clock.query<{ now: Date }>('SELECT now() AS now');
+    offsets.push((row.rows[0]?.now.getTime() ?? before) - (before + Date.now()) / 2);
+  }
+  await clock.end();
+  const offset = offsets.sort((x, y) => x - y)[2] as number;
+  const dbNow = () => Date.now() + offset;
+
+  const lags: number[] = [];
+  let pollsPerRound = 0;
+  let skipped = 0;
+  for (let i = 0; lags.length < rounds; i++) {
+    if (skipped > rounds) throw new Error('replica B granted too late to measure in most rounds: the machine is too busy');
+    const expiresAt = dbNow() + HOLD_MS;
+    await call(a.port, 'POST', `/api/access-control/users/${sa.id}/roles`, {
+      roleUid: 'bench-while',
+      expiresAt: new Date(expiresAt).toISOString(),
+    });
+    while (!(await holds()) && dbNow() < expiresAt);
+    // B must have the grant cached well before the moment, or the round measures nothing.
+    if (dbNow() > expiresAt - 100) {
+      skipped++;
+      continue;
+    }
+    for (;;) {
+      pollsPerRound++;
+      if (!(await holds())) break;
+      if (dbNow() - expiresAt > 10_000) throw new Error(`round ${i + 1}: replica B still grants 10 s after expiresAt`);
+    }
+    lags.push(dbNow() - expiresAt);
+  }
+  lags.sort((x, y) => x - y);
+  const pct = (q: number) => lags[Math.min(lags.length - 1, Math.ceil(q * lags.length) - 1)] as number;
+  console.log(
+    `\nexpiry, ${rounds} rounds (granted through replica A for ${HOLD_MS} ms, replica B polled back to back): ` +
+      `from expiresAt to the first refusal on B p50 ${fmt(pct(0.5), 1)} ms, p99 ${fmt(pct(0.99), 1)} ms, max ${fmt(pct(1), 1)} ms; ` +
+      `${fmt(pollsPerRound / rounds, 0)} reads of B per round; clock offset to the database ${fmt(offset, 2)} ms; ${skipped} rounds skipped (B granted too late)`,
+  );
+} finally {
+  for (const s of started.reverse()) await s.stop().catch(() => undefined);
+  await server.stop().catch(() => undefined);
+}
