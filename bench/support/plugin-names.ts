@@ -22,6 +22,7 @@ const SIGNS: [RegExp, string][] = [
   [/maxDocumentBytes|hasLoneSurrogate/, 'useGraphQLGate'],
   [/GRAPHQL_VALIDATION_FAILED|isVariableError/, 'useBadRequestStatus'],
   [/Object\.values\(result\.data\)/, 'usePartialStatus'],
+  [/getSSEProcessor|withIds\(/, 'useSseEventIds'],
   [/secretsAloneRule/, 'useSecretsAlone'],
   [/ASSET_CACHE|REFERENCE_PAGE_POLICY/, 'useOpenApiHeaders'],
   [/OPENAPI_PATH|REFERENCE_PATH/, 'useOpenApi'],

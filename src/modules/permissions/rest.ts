@@ -19,6 +19,11 @@ const grantJson = (g: AccessGrant) => ({
   ...(g.until && { until: g.until.toISOString() }),
 });
 
+/** A check's answer as JSON: `allowedUntil` only when allowed through time-bound assignments alone, as each grant's `until`. */
+function checkJson<T extends { allowedUntil: Date | null; grantedBy: AccessGrant[] }>({ allowedUntil, ...answer }: T) {
+  return { ...answer, ...(allowedUntil && { allowedUntil: allowedUntil.toISOString() }), grantedBy: answer.grantedBy.map(grantJson) };
+}
+
 export const permissionRoutes: Route[] = [
   {
     method: 'GET',
@@ -57,15 +62,7 @@ export const permissionRoutes: Route[] = [
     requires: 'signed-in',
     summary: 'May a user (default: the caller) do an action on scopes, and which roles grant it',
     body: checkInput,
-    handler: async ({ principal, services, body }) => {
-      const { allowedUntil, ...answer } = await services.permissions.check(principal, body);
-      return {
-        ...answer,
-        // Only when allowed through time-bound assignments alone, as each grant's `until`.
-        ...(allowedUntil && { allowedUntil: allowedUntil.toISOString() }),
-        grantedBy: answer.grantedBy.map(grantJson),
-      };
-    },
+    handler: async ({ principal, services, body }) => checkJson(await services.permissions.check(principal, body)),
   },
   {
     method: 'POST',
@@ -78,7 +75,9 @@ export const permissionRoutes: Route[] = [
       const answer = await services.permissions.checkMany(principal, body);
       return {
         revision: answer.revision,
-        results: answer.results.map((item) => (item.grantedBy ? { ...item, grantedBy: item.grantedBy.map(grantJson) } : item)),
+        results: answer.results.map((item) =>
+          item.grantedBy ? checkJson({ ...item, allowedUntil: item.allowedUntil ?? null, grantedBy: item.grantedBy }) : item,
+        ),
       };
     },
   },
