@@ -164,9 +164,17 @@ describe('the change stream under random writes through two replicas', () => {
     }
     const records = await one.database.prisma.accessChange.findMany({ where: { revision: { gt: start } }, orderBy: { revision: 'asc' } });
     expect(records).toHaveLength(WRITES);
-    // One more change after the last one compared, so a subscriber waiting for its next event wakes and stops.
+    // One more change after the last one compared (a change record, not a bare commit), so a
+    // subscriber that took the last one before `head` was known, and waits for its next event,
+    // receives it and stops.
     head = records.at(-1)?.revision;
-    await createRole(one, `feed-prop-${SEED}-end`, []);
+    const end = await createRole(one, `feed-prop-${SEED}-end`, []);
+    const woken = await send(one, `/api/access-control/users/${users[0]?.id}/roles`, {
+      method: 'POST',
+      json: { roleUid: end.uid },
+      headers: asKey,
+    });
+    expect(woken.status).toBe(200);
 
     const expected = records.map((r) => r.revision);
     const rows = await one.database.prisma.userRole.findMany({
