@@ -182,6 +182,17 @@ describe('the streams of a replica', () => {
     expect(streams.count).toBe(0);
   });
 
+  it("send a checkpoint while idle though the replica's poll wakes the stream every second", async () => {
+    const streams = new ChangeStreams(
+      { db: app.database.prisma, access: app.services.access, changes: app.services.changes },
+      { checkpointMs: 1500 },
+    );
+    const head = await write();
+    const stream = await streams.open(admin(), { after: head });
+    expect((await stream.next()).value).toEqual({ revision: head, change: null });
+    await stream.return(undefined);
+  });
+
   it(`hold at most ${MAX_STREAMS_PER_PRINCIPAL} per caller (429 TOO_MANY_STREAMS), and end at closeAll`, async () => {
     const streams = new ChangeStreams(
       { db: app.database.prisma, access: app.services.access, changes: app.services.changes },

@@ -124,6 +124,9 @@ export class ChangeStream {
   private async read(from: number): Promise<void> {
     let cursor = from;
     const { changes, db } = this.deps;
+    // When the last event was queued (ms, monotonic): a checkpoint follows checkpointMs without
+    // one, however often the stream was woken meanwhile (the replica's poll wakes it every second).
+    let lastEventAt = performance.now();
     try {
       for (;;) {
         const seen = this.deps.wakeups.seq;
@@ -136,11 +139,15 @@ export class ChangeStream {
         const page = await changes.page(this.caller, { after: cursor, limit: room });
         if (this.done()) return;
         for (const change of page.changes) this.push({ event: { revision: change.revision, change } });
+        if (page.changes.length > 0) lastEventAt = performance.now();
         cursor = page.next;
         if (page.changes.length > 0 && !(await factsHold(this.caller, db))) throw credentialsChanged();
         if (page.changes.length === room) continue;
-        const woken = await this.idle(seen);
-        if (!woken && this.queue.length === 0 && !this.done()) this.push({ event: { revision: cursor, change: null } });
+        await this.idle(seen);
+        if (performance.now() - lastEventAt >= this.limits.checkpointMs && this.queue.length === 0 && !this.done()) {
+          this.push({ event: { revision: cursor, change: null } });
+          lastEventAt = performance.now();
+        }
       }
     } catch (error) {
       if (!this.done()) this.push({ error });
@@ -157,7 +164,7 @@ export class ChangeStream {
     this.onEnd();
   }
 
-  /** Waits for a wake-up after `seen` or a poke: true; false after checkpointMs without either. */
+  /** Waits for a wake-up after `seen` or a poke: true; false after checkpointMs without either (then a checkpoint is due). */
   private idle(seen: number): Promise<boolean> {
     return new Promise((resolve) => {
       const poked = () => {
