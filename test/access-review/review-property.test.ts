@@ -13,6 +13,7 @@ import { grantsOf } from '../../src/kernel/grants.js';
 import { ORG_ROLES, principalOf, type SignedInPrincipal } from '../../src/kernel/principal.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { assignUserRole, createKey, createOrg, createRole, createUser, p, unique } from '../support/subjects.js';
+import { keyPrincipal } from './review-scene.js';
 
 let app: TestApp;
 /** Rounds of random changes, and who-has questions asked after each (every answer read in pages of 4). */
@@ -114,18 +115,7 @@ async function subjects(): Promise<{ key: string; principal: SignedInPrincipal }
       const principal = principalOf(m.user, 1, m.role, 'none');
       return { key: `${principal.kind}:${m.userId}`, principal };
     }),
-    ...keys.map((k) => ({
-      key: `apiKey:${k.id}`,
-      principal: {
-        kind: 'apiKey' as const,
-        id: k.id,
-        name: k.name,
-        orgId: 1,
-        orgRole: k.role as 'Viewer',
-        isServiceAdmin: false as const,
-        authMethod: 'api_key' as const,
-      },
-    })),
+    ...keys.map((k) => ({ key: `apiKey:${k.id}`, principal: keyPrincipal(k) })),
   ];
 }
 

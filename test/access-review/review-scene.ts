@@ -92,6 +92,11 @@ async function buildWorld(): Promise<void> {
 }
 
 /** Every subject of org 1 that can act, as the principal the evaluator is asked about. */
+/** An API key of organization 1 as the principal it signs in as. */
+export function keyPrincipal(k: { id: number; name: string; role: string }): SignedInPrincipal {
+  return { kind: 'apiKey', id: k.id, name: k.name, orgId: 1, orgRole: k.role as 'Viewer', isServiceAdmin: false, authMethod: 'api_key' };
+}
+
 export async function subjectsOfOrg1(): Promise<{ key: string; principal: SignedInPrincipal }[]> {
   const db = app.database.prisma;
   const members = await db.orgUser.findMany({ where: { orgId: 1, user: { isDisabled: false } }, include: { user: true } });
@@ -111,18 +116,7 @@ export async function subjectsOfOrg1(): Promise<{ key: string; principal: Signed
         authMethod: 'none' as const,
       },
     })),
-    ...keys.map((k) => ({
-      key: `apiKey:${k.id}`,
-      principal: {
-        kind: 'apiKey' as const,
-        id: k.id,
-        name: k.name,
-        orgId: 1,
-        orgRole: k.role as 'Viewer',
-        isServiceAdmin: false as const,
-        authMethod: 'api_key' as const,
-      },
-    })),
+    ...keys.map((k) => ({ key: `apiKey:${k.id}`, principal: keyPrincipal(k) })),
   ];
 }
 
