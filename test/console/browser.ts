@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import axe from 'axe-core';
-import type { Page, Route } from 'playwright-core';
+import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 /** Where screenshots are saved for review (git-ignored). */
@@ -120,4 +120,43 @@ export async function holdOperation(page: Page, operationName: string): Promise<
   };
   await page.route('**/graphql', handler);
   return { answer, done: () => page.unroute('**/graphql', handler) };
+}
+
+/** Signs `who` in through the console's password form on `page`; resolves on the console's navigation. */
+export async function signIn(page: Page, who: { login: string; password: string }): Promise<void> {
+  await page.goto('/login');
+  await page.getByLabel('Login or email').fill(who.login);
+  await page.getByLabel('Password').fill(who.password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('navigation', { name: 'Console' }).waitFor();
+}
+
+/**
+ * A page of a new context `width` px wide (a touch phone below 500 px) on the console at `base`,
+ * signed in as `who`; the context is added to `contexts`, for the caller to close.
+ */
+export async function signedInPage(
+  browser: Browser,
+  base: string,
+  who: { login: string; password: string },
+  width: number,
+  contexts: BrowserContext[],
+): Promise<Page> {
+  const context = await browser.newContext({
+    viewport: { width, height: width < 500 ? 812 : 900 },
+    ...(width < 500 && { isMobile: true, hasTouch: true }),
+    baseURL: base,
+    locale: 'en-US',
+  });
+  contexts.push(context);
+  const page = await context.newPage();
+  await signIn(page, who);
+  return page;
+}
+
+/** Opens `path` and waits for its heading, with nothing loading any more. */
+export async function openPage(page: Page, path: string): Promise<void> {
+  await page.goto(path);
+  await page.getByRole('heading', { level: 1 }).waitFor();
+  await page.waitForFunction(() => document.querySelector('.loading') === null);
 }

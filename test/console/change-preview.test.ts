@@ -9,7 +9,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 import { assignUserRole, createRole, createUser, p } from '../support/subjects.js';
-import { ensureConsoleBuilt, findChromium, listen } from './browser.js';
+import { ensureConsoleBuilt, findChromium, listen, signIn } from './browser.js';
 
 const executablePath = await findChromium();
 const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
@@ -47,11 +47,7 @@ describe.skipIf(!executablePath)("the role editor's preview", () => {
   it('shows who would gain the permission added, before saving, and saves nothing', async () => {
     const context = await browser.newContext({ baseURL: base, locale: 'en-US' });
     const page = await context.newPage();
-    await page.goto('/login');
-    await page.getByLabel('Login or email').fill(ADMIN.login);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Console' }).waitFor();
+    await signIn(page, ADMIN);
     await page.goto('/roles/edit?uid=previewed');
     await page.getByLabel('Action').waitFor();
     await page.waitForFunction(() => document.querySelector('.loading') === null);
@@ -68,11 +64,7 @@ describe.skipIf(!executablePath)("the role editor's preview", () => {
   it('the assignments page shows what assigning the chosen role would give', async () => {
     const context = await browser.newContext({ baseURL: base, locale: 'en-US' });
     const page = await context.newPage();
-    await page.goto('/login');
-    await page.getByLabel('Login or email').fill(ADMIN.login);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Console' }).waitFor();
+    await signIn(page, ADMIN);
     await page.goto(`/assignments?user=${newcomer}`);
     await page.getByLabel('Role to assign').waitFor();
     await page.getByLabel('Role to assign').selectOption('team-writer');

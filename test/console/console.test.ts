@@ -21,7 +21,16 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, addOrgMember, assignUserRole, createOrg, createTeam, createUser } from '../support/subjects.js';
-import { ensureConsoleBuilt, findChromium, holdOperation, horizontalOverflow, listen, screenshot, seriousViolations } from './browser.js';
+import {
+  ensureConsoleBuilt,
+  findChromium,
+  holdOperation,
+  horizontalOverflow,
+  listen,
+  screenshot,
+  seriousViolations,
+  signIn,
+} from './browser.js';
 
 const executablePath = await findChromium();
 const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
@@ -60,13 +69,7 @@ async function newContext(width: number): Promise<BrowserContext> {
   return context;
 }
 
-async function signIn(p: Page, login: string, password: string): Promise<void> {
-  await p.goto('/login');
-  await p.getByLabel('Login or email').fill(login);
-  await p.getByLabel('Password').fill(password);
-  await p.getByRole('button', { name: 'Sign in' }).click();
-  await p.getByRole('navigation', { name: 'Console' }).waitFor();
-}
+const signInAs = (p: Page, login: string, password: string): Promise<void> => signIn(p, { login, password });
 
 /** Waits until the page shows its heading and nothing is loading any more. */
 async function loaded(p: Page): Promise<void> {
@@ -386,7 +389,7 @@ describe.skipIf(!executablePath)(title, () => {
   it('shows a Viewer no write control, and the server refuses what the console hides', async () => {
     const context = await newContext(1280);
     const viewer = watch(await context.newPage());
-    await signIn(viewer, vera.login, vera.password);
+    await signInAs(viewer, vera.login, vera.password);
     const nav = await viewer.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents();
     expect(nav).toEqual(['Overview', 'Users', 'Teams', 'API key settings', 'Roles', 'Assignments', 'Why?', 'Basic roles']);
     const writeControl = /\b(create|delete|remove|reset|assign|edit|add)\b|new custom role/i;
@@ -441,7 +444,7 @@ describe.skipIf(!executablePath)(title, () => {
     const mobile = await newContext(375);
     const phone = watch(await mobile.newPage());
     const signedOut = watch(await (await newContext(375)).newPage());
-    await signIn(phone, ADMIN.login, ADMIN.password);
+    await signInAs(phone, ADMIN.login, ADMIN.password);
     const pages: [string, string][] = [
       ['overview', '/'],
       ['api-keys', '/api-keys'],
@@ -489,7 +492,7 @@ describe.skipIf(!executablePath)(title, () => {
     try {
       const context = await browser.newContext({ baseURL: served.base, viewport: { width: 1280, height: 900 } });
       const p = watch(await context.newPage());
-      await signIn(p, ADMIN.login, ADMIN.password);
+      await signInAs(p, ADMIN.login, ADMIN.password);
       await p.getByText('This server runs the oss edition').waitFor();
       const nav = await p.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents();
       expect(nav).toEqual(['Overview', 'API key settings']);

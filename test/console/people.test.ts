@@ -15,7 +15,16 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, assignUserRole, createTeam, createUser } from '../support/subjects.js';
-import { ensureConsoleBuilt, findChromium, horizontalOverflow, listen, screenshot, seriousViolations } from './browser.js';
+import {
+  ensureConsoleBuilt,
+  findChromium,
+  horizontalOverflow,
+  listen,
+  openPage,
+  screenshot,
+  seriousViolations,
+  signedInPage,
+} from './browser.js';
 
 const executablePath = await findChromium();
 const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
@@ -36,28 +45,11 @@ let tom: Actor;
 let team: { id: number };
 const contexts: BrowserContext[] = [];
 
-async function signedIn(who: { login: string; password: string }, width: number): Promise<Page> {
-  const context = await browser.newContext({
-    viewport: { width, height: width < 500 ? 812 : 900 },
-    ...(width < 500 && { isMobile: true, hasTouch: true }),
-    baseURL: base,
-    locale: 'en-US',
-  });
-  contexts.push(context);
-  const page = await context.newPage();
-  await page.goto('/login');
-  await page.getByLabel('Login or email').fill(who.login);
-  await page.getByLabel('Password').fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Console' }).waitFor();
-  return page;
-}
+/** A signed-in page `width` px wide. */
+const signedIn = (who: { login: string; password: string }, width: number): Promise<Page> =>
+  signedInPage(browser, base, who, width, contexts);
 
-async function open(page: Page, path: string): Promise<void> {
-  await page.goto(path);
-  await page.getByRole('heading', { level: 1 }).waitFor();
-  await page.waitForFunction(() => document.querySelector('.loading') === null);
-}
+const open = openPage;
 
 /** Waits for the page's status notice saying `text`. */
 async function status(page: Page, text: string): Promise<void> {

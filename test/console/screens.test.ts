@@ -15,7 +15,7 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, assignUserRole, createRole, createTeam, createUser, p } from '../support/subjects.js';
-import { ensureConsoleBuilt, findChromium, horizontalOverflow, listen, screenshot } from './browser.js';
+import { ensureConsoleBuilt, findChromium, horizontalOverflow, listen, openPage, screenshot, signedInPage } from './browser.js';
 
 const executablePath = await findChromium();
 const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
@@ -34,29 +34,10 @@ let team: { id: number };
 const contexts: BrowserContext[] = [];
 
 /** A signed-in page `width` px wide. */
-async function signedIn(who: { login: string; password: string }, width: number): Promise<Page> {
-  const context = await browser.newContext({
-    viewport: { width, height: width < 500 ? 812 : 900 },
-    ...(width < 500 && { isMobile: true, hasTouch: true }),
-    baseURL: base,
-    locale: 'en-US',
-  });
-  contexts.push(context);
-  const page = await context.newPage();
-  await page.goto('/login');
-  await page.getByLabel('Login or email').fill(who.login);
-  await page.getByLabel('Password').fill(who.password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('navigation', { name: 'Console' }).waitFor();
-  return page;
-}
+const signedIn = (who: { login: string; password: string }, width: number): Promise<Page> =>
+  signedInPage(browser, base, who, width, contexts);
 
-/** Opens `path` and waits for its heading, with nothing loading any more. */
-async function open(page: Page, path: string): Promise<void> {
-  await page.goto(path);
-  await page.getByRole('heading', { level: 1 }).waitFor();
-  await page.waitForFunction(() => document.querySelector('.loading') === null);
-}
+const open = openPage;
 
 /** A box's edges in CSS px. */
 interface Box {

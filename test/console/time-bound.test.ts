@@ -8,7 +8,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, createRole, createUser, p } from '../support/subjects.js';
-import { ensureConsoleBuilt, findChromium, listen, screenshot } from './browser.js';
+import { ensureConsoleBuilt, findChromium, listen, screenshot, signIn } from './browser.js';
 
 const executablePath = await findChromium();
 
@@ -39,11 +39,7 @@ describe.skipIf(!executablePath)('time-bound assignments in the console', () => 
       timezoneId: 'UTC',
     });
     page = await context.newPage();
-    await page.goto('/login');
-    await page.getByLabel('Login or email').fill(ADMIN.login);
-    await page.getByLabel('Password').fill(ADMIN.password);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('navigation', { name: 'Console' }).waitFor();
+    await signIn(page, ADMIN);
   }, 120_000);
 
   afterAll(async () => {
