@@ -8,12 +8,12 @@
  * change feed once (modules/assignments/boundaries.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, createApp } from '../../src/app.js';
-import { type Database, openDatabase } from '../../src/platform/database.js';
-import { createLogger } from '../../src/platform/logger.js';
+import type { App } from '../../src/app.js';
+import type { Database } from '../../src/platform/database.js';
 import { authHeader, type Credentials, createTestApp, type TestApp, TestClock } from '../support/app.js';
 import { watchForeignCommits } from '../support/changes.js';
 import { onPostgres } from '../support/postgres.js';
+import { openReplica } from '../support/replica.js';
 import { expectOutcome, gql, rest } from '../support/requests.js';
 import { type Actor, createRole, createTeam, createUser, p, unique } from '../support/subjects.js';
 
@@ -24,8 +24,7 @@ let two: App;
 
 beforeAll(async () => {
   one = await createTestApp({ clock });
-  twoDb = await openDatabase({ databaseUrl: one.config.databaseUrl, migrate: false });
-  two = createApp({ db: twoDb.prisma, config: one.config, log: createLogger('silent'), clock });
+  ({ db: twoDb, app: two } = await openReplica(one, { deps: { clock } }));
 });
 afterAll(async () => {
   await twoDb?.close();

@@ -14,11 +14,11 @@
  * FEED_PROPERTY_SEED the random seed (named in every failure).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, createApp } from '../../src/app.js';
-import { type Database, openDatabase } from '../../src/platform/database.js';
-import { createLogger } from '../../src/platform/logger.js';
+import type { App } from '../../src/app.js';
+import type { Database } from '../../src/platform/database.js';
 import { ADMIN, authHeader, createTestApp, type TestApp } from '../support/app.js';
 import { onPostgres } from '../support/postgres.js';
+import { openReplica } from '../support/replica.js';
 import { SseClient } from '../support/sse.js';
 import { createKey, createRole, createUser } from '../support/subjects.js';
 
@@ -37,8 +37,7 @@ let two: App;
 
 beforeAll(async () => {
   one = await createTestApp();
-  twoDb = await openDatabase({ databaseUrl: one.config.databaseUrl, migrate: false });
-  two = createApp({ db: twoDb.prisma, config: one.config, log: createLogger('silent') });
+  ({ db: twoDb, app: two } = await openReplica(one));
 });
 afterAll(async () => {
   two?.services.changeStreams.closeAll();

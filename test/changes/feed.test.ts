@@ -6,11 +6,11 @@
  * every replica at once and refused when R was never issued.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, createApp } from '../../src/app.js';
+import type { App } from '../../src/app.js';
 import type { ChangeJson, ChangesPage } from '../../src/modules/changes/service.js';
-import { type Database, openDatabase } from '../../src/platform/database.js';
-import { createLogger } from '../../src/platform/logger.js';
+import type { Database } from '../../src/platform/database.js';
 import { ADMIN, authHeader, createTestApp, type TestApp } from '../support/app.js';
+import { openReplica } from '../support/replica.js';
 import { expectOutcome, rest } from '../support/requests.js';
 import { addOrgMember, assignUserRole, createOrg, createRole, createUser, p, unique } from '../support/subjects.js';
 
@@ -21,8 +21,7 @@ let other: App;
 
 beforeAll(async () => {
   app = await createTestApp();
-  otherDb = await openDatabase({ databaseUrl: app.config.databaseUrl, migrate: false });
-  other = createApp({ db: otherDb.prisma, config: app.config, log: createLogger('silent') });
+  ({ db: otherDb, app: other } = await openReplica(app));
 });
 afterAll(async () => {
   await otherDb?.close();

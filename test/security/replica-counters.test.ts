@@ -7,13 +7,13 @@
  * stay in each process's memory: SQLite serves one instance (README "PostgreSQL").
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, createApp } from '../../src/app.js';
+import type { App } from '../../src/app.js';
 import { LOGIN_COUNTERS_TABLE } from '../../src/modules/sign-in/counter-stores.js';
-import { type Database, openDatabase } from '../../src/platform/database.js';
-import { createLogger } from '../../src/platform/logger.js';
+import type { Database } from '../../src/platform/database.js';
 import { type PasswordVerifier, verifyPassword } from '../../src/platform/passwords.js';
 import { authHeader, createTestApp, type TestApp } from '../support/app.js';
 import { onPostgres } from '../support/postgres.js';
+import { openReplica } from '../support/replica.js';
 import { createUser, SUBJECT_PASSWORD } from '../support/subjects.js';
 
 const LIMIT = 3;
@@ -31,8 +31,7 @@ let two: App;
 beforeAll(async () => {
   if (!onPostgres) return;
   one = await createTestApp({ env: { BRUTE_FORCE_LOGIN_PROTECTION_MAX_ATTEMPTS: String(LIMIT) }, verifyPassword: counting });
-  twoDb = await openDatabase({ databaseUrl: one.config.databaseUrl, migrate: false });
-  two = createApp({ db: twoDb.prisma, config: one.config, log: createLogger('silent'), verifyPassword: counting });
+  ({ db: twoDb, app: two } = await openReplica(one, { deps: { verifyPassword: counting } }));
 });
 afterAll(async () => {
   await twoDb?.close();

@@ -16,12 +16,12 @@
  * - a disabled user is refused in the admin's listings and checks of it, on both doors.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, createApp } from '../../src/app.js';
+import type { App } from '../../src/app.js';
 import { LISTENER_NAME } from '../../src/platform/change-feed.js';
-import { changesKnown, type Database, openDatabase } from '../../src/platform/database.js';
-import { createLogger } from '../../src/platform/logger.js';
+import { changesKnown, type Database } from '../../src/platform/database.js';
 import { ADMIN, authHeader, type Credentials, createTestApp, type TestApp } from '../support/app.js';
 import { onPostgres } from '../support/postgres.js';
+import { openReplica } from '../support/replica.js';
 import { createRole, createTeam, createUser, p, unique } from '../support/subjects.js';
 
 const COOKIE = 'portcullis_session';
@@ -44,8 +44,7 @@ async function listeners(): Promise<number[]> {
 beforeAll(async () => {
   a = await createTestApp();
   if (onPostgres) aListeners = await listeners();
-  bDb = await openDatabase({ databaseUrl: a.config.databaseUrl, migrate: false });
-  b = createApp({ db: bDb.prisma, config: a.config, log: createLogger('silent') });
+  ({ db: bDb, app: b } = await openReplica(a));
   if (onPostgres) bListener = (await listeners()).find((pid) => !aListeners.includes(pid));
 });
 afterAll(async () => {

@@ -7,11 +7,11 @@
  * `PRAGMA data_version`, which names nobody: every change drops everything there.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, createApp } from '../../src/app.js';
-import { type Database, openDatabase, watchVersions } from '../../src/platform/database.js';
-import { createLogger } from '../../src/platform/logger.js';
+import type { App } from '../../src/app.js';
+import { type Database, watchVersions } from '../../src/platform/database.js';
 import { authHeader, type Credentials, createTestApp, type TestApp } from '../support/app.js';
 import { onPostgres } from '../support/postgres.js';
+import { openReplica } from '../support/replica.js';
 import { type Actor, createRole, createUser, p, unique } from '../support/subjects.js';
 
 let a: TestApp;
@@ -22,8 +22,7 @@ const bQueries: string[] = [];
 
 beforeAll(async () => {
   a = await createTestApp();
-  bDb = await openDatabase({ databaseUrl: a.config.databaseUrl, migrate: false, onQuery: (sql) => bQueries.push(sql) });
-  b = createApp({ db: bDb.prisma, config: a.config, log: createLogger('silent') });
+  ({ db: bDb, app: b } = await openReplica(a, { onQuery: (sql) => bQueries.push(sql) }));
 });
 afterAll(async () => {
   await bDb?.close();

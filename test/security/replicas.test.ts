@@ -8,11 +8,11 @@
  * for another pooled connection: kernel/access.ts `recheck`).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type App, createApp } from '../../src/app.js';
-import { type Database, openDatabase } from '../../src/platform/database.js';
-import { createLogger } from '../../src/platform/logger.js';
+import type { App } from '../../src/app.js';
+import type { Database } from '../../src/platform/database.js';
 import { ADMIN, authHeader, type Credentials, createTestApp, type TestApp } from '../support/app.js';
 import { watchForeignCommits } from '../support/changes.js';
+import { openReplica } from '../support/replica.js';
 import { createRole, createUser, p } from '../support/subjects.js';
 
 let one: TestApp;
@@ -21,8 +21,7 @@ let two: App;
 
 beforeAll(async () => {
   one = await createTestApp();
-  twoDb = await openDatabase({ databaseUrl: one.config.databaseUrl, migrate: false });
-  two = createApp({ db: twoDb.prisma, config: one.config, log: createLogger('silent') });
+  ({ db: twoDb, app: two } = await openReplica(one));
 });
 afterAll(async () => {
   await twoDb?.close();
