@@ -10,23 +10,23 @@ import { createAuthenticator } from './http/authenticate.js';
 import { type Listener, withCompression } from './http/compression.js';
 import { toGraphQLError } from './http/graphql-errors.js';
 import { hardening } from './http/hardening.js';
+import { consoleRoutes } from './http/console-routes.js';
+import { graphiqlAssetRoute } from './http/graphiql-assets.js';
+import { metricsRoutes } from './http/metrics-route.js';
+import { openApiRoutes } from './http/openapi-routes.js';
+import { Lifecycle, probeRoutes } from './http/probes.js';
 import { createRequestAuth } from './http/request-auth.js';
+import { restRoutes } from './http/rest-door.js';
+import { createRouter } from './http/router.js';
 import { routes } from './http/routes.js';
 import { schema } from './http/schema.js';
 import { useBadRequestStatus } from './http/use-bad-request-status.js';
 import { useConnection } from './http/use-connection.js';
-import { useConsole } from './http/use-console.js';
 import { type ExecutionCounters, useExecution } from './http/use-execution.js';
-import { useGraphiQLAssets } from './http/use-graphiql-assets.js';
 import { graphiqlOptions, renderGraphiQL, useGraphiQLAuth } from './http/use-graphiql-auth.js';
-import { useGraphiQLCompression } from './http/use-graphiql-compression.js';
-import { Lifecycle, useHealth, useReadiness } from './http/use-health.js';
-import { useMetrics } from './http/use-metrics.js';
-import { useNotFound } from './http/use-not-found.js';
-import { useOpenApi, useOpenApiHeaders } from './http/use-openapi.js';
 import { usePartialStatus } from './http/use-partial-status.js';
 import { trackPrincipal, useRequestLog } from './http/use-request-log.js';
-import { useRestRoutes } from './http/use-rest-routes.js';
+import { useRouter } from './http/use-router.js';
 import { useSecretsAlone } from './http/use-secrets-alone.js';
 import { useSseEventIds } from './http/use-sse-event-ids.js';
 import { yogaLogging } from './http/yoga-logging.js';
@@ -91,6 +91,27 @@ export function createApp(deps: AppDeps): App {
   const auth = trackPrincipal(createRequestAuth(services.access, authenticator));
   const hardened = hardening({ security: config.security, auth, access: services.access, changes: services.changes, log });
 
+  const unavailablePrefix = config.edition === 'oss' ? '/api/access-control/' : undefined;
+  const consolePages = consoleRoutes({ log, oauthName: services.oauth.name });
+  // Every path but /graphql, one row each: the probes first (no credentials, no body).
+  const router = createRouter([
+    ...probeRoutes(db, lifecycle, build.commit),
+    ...metricsRoutes(metrics, config.metrics),
+    ...consolePages.routes, // its page answers GET /login before the sign-in routes' minimal one
+    graphiqlAssetRoute, // GraphiQL's content-hashed files: public, no credentials
+    ...openApiRoutes({ routes, cookieName: config.auth.cookieName, ...(unavailablePrefix && { unavailablePrefix }) }),
+    ...restRoutes({
+      routes,
+      site: { cookie, rootUrl: config.auth.rootUrl, allowSignUp: config.auth.oauth?.allowSignUp ?? false, log },
+      services,
+      authenticate: auth,
+      log,
+      maxBodyBytes: config.security.maxRequestBodyBytes,
+      rootUrl: config.auth.rootUrl,
+      allowedOrigins: config.security.corsAllowedOrigins,
+    }),
+  ]);
+
   const execution: ExecutionCounters = { compiled: 0, compiledRuns: 0, interpretedRuns: 0 };
   const yoga = createYoga<Record<string, never>, GraphQLContext>({
     schema,
@@ -109,13 +130,9 @@ export function createApp(deps: AppDeps): App {
       }
     },
     plugins: (deps.editPlugins ?? ((plugins: Plugin[]) => plugins))([
-      // The probes first: no credentials, no body, and an answer even when all else is busy.
-      useHealth(db, build.commit),
-      useReadiness(db, lifecycle),
-      useMetrics(metrics, config.metrics),
-      useConsole({ log, oauthName: services.oauth.name }), // the web console's pages and assets; its page answers GET /login
-      useGraphiQLAssets(), // GraphiQL's content-hashed files: public, no credentials
       useConnection(config.auth.trustProxy), // records the client address before anything authenticates
+      // Every path but /graphql, matched once; before the GraphQL plugins, so the probes answer even when all else is busy.
+      useRouter({ router, console: consolePages, graphqlEndpoint: '/graphql', log, ...(unavailablePrefix && { unavailablePrefix }) }),
       useExecution({
         hotAfter: config.security.graphqlCompileAfter,
         compilesPerMinute: config.security.graphqlCompilesPerMinute,
@@ -126,27 +143,8 @@ export function createApp(deps: AppDeps): App {
       usePartialStatus(), // a result with data is a 200
       useSseEventIds(), // SSE events carry the id their resolver names (accessChanges: the revision)
       useSecretsAlone(),
-      useOpenApi({
-        routes,
-        cookieName: config.auth.cookieName,
-        ...(config.edition === 'oss' && { unavailablePrefix: '/api/access-control/' }),
-      }),
-      useRestRoutes({
-        routes,
-        site: { cookie, rootUrl: config.auth.rootUrl, allowSignUp: config.auth.oauth?.allowSignUp ?? false, log },
-        services,
-        authenticate: auth,
-        log,
-        maxBodyBytes: config.security.maxRequestBodyBytes,
-        rootUrl: config.auth.rootUrl,
-        allowedOrigins: config.security.corsAllowedOrigins,
-        ...(config.edition === 'oss' && { unavailablePrefix: '/api/access-control/' }),
-      }),
       useGraphiQLAuth(auth, log),
       ...hardened.last,
-      useGraphiQLCompression(), // GraphiQL's files, compressed once per encoding
-      useOpenApiHeaders(), // after the security headers: the reference page's own policy and cache
-      useNotFound('/graphql', log), // after every plugin that answers paths of its own
       useRequestLog({ log, metrics }), // last: logs, counts and labels the answer as sent
     ]),
   });

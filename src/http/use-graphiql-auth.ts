@@ -20,7 +20,7 @@ import type { Logger } from '../platform/logger.js';
 import type { RequestAuth } from './request-auth.js';
 import { errorResponse } from './responses.js';
 import { pathOf } from './url-path.js';
-import { graphiqlPage } from './use-graphiql-assets.js';
+import { graphiqlPage } from './graphiql-assets.js';
 
 /** Marks the options of a request without credentials: render nothing, the 401 follows. */
 const REFUSED = Symbol('graphiql refused');

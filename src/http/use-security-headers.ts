@@ -42,15 +42,18 @@ export const CONSOLE_POLICY = [
 /** Content-hashed console assets never change under their name: cached a year by any cache. */
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
-const consoleAnswers = new WeakMap<Request, 'page' | 'asset'>();
+/** A page's own policy, or `asset` for a content-addressed file. */
+const marked = new WeakMap<Request, { policy: string } | 'asset'>();
 
 /**
- * Marks the answer to `request` as a console page (CONSOLE_POLICY instead of a policy computed
- * from inline scripts, still `no-store`) or as a content-hashed console asset (cached a year);
- * called by the console plugin (use-console.ts) for the answers it serves itself.
+ * Marks the answer to `request` as a page of ours (`policy`, CONSOLE_POLICY by default, instead
+ * of a policy computed from inline scripts, still `no-store`) or as a file named by its version
+ * or content (`asset`: cached a year when 200); called by the routes that serve the console
+ * (console-routes.ts), GraphiQL's files (graphiql-assets.ts) and the API reference
+ * (openapi-routes.ts).
  */
-export function markConsoleAnswer(request: Request, kind: 'page' | 'asset'): void {
-  consoleAnswers.set(request, kind);
+export function markConsoleAnswer(request: Request, kind: 'page' | 'asset', policy = CONSOLE_POLICY): void {
+  marked.set(request, kind === 'page' ? { policy } : 'asset');
 }
 
 /**
@@ -103,12 +106,12 @@ export function useSecurityHeaders(): Plugin {
     // Not async: only an HTML page has a body to read; every API answer passes without a promise.
     onResponse({ request, response, setResponse }) {
       for (const [name, value] of common) response.headers.set(name, value);
-      const consoleAnswer = consoleAnswers.get(request);
-      if (consoleAnswer === 'page') {
-        response.headers.set('content-security-policy', CONSOLE_POLICY);
+      const mark = marked.get(request);
+      if (mark !== undefined && mark !== 'asset') {
+        response.headers.set('content-security-policy', mark.policy);
         return;
       }
-      if (consoleAnswer === 'asset' && response.status === 200) response.headers.set('cache-control', IMMUTABLE);
+      if (mark === 'asset' && response.status === 200) response.headers.set('cache-control', IMMUTABLE);
       if (!(response.headers.get('content-type') ?? '').startsWith('text/html')) {
         response.headers.set('content-security-policy', API_CSP);
         return;

@@ -10,7 +10,7 @@ import { brotliDecompress, gunzip } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { negotiateEncoding } from '../../src/http/accept-encoding.js';
 import { MIN_BYTES, withCompression } from '../../src/http/compression.js';
-import { assetCompressionStats } from '../../src/http/use-graphiql-compression.js';
+import { assetCompressionStats } from '../../src/http/graphiql-assets.js';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 
 const unbrotli = promisify(brotliDecompress);

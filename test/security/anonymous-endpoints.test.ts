@@ -12,9 +12,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { routes } from '../../src/http/routes.js';
-import { HEALTH_PATH, READY_PATH } from '../../src/http/use-health.js';
-import { METRICS_PATH } from '../../src/http/use-metrics.js';
-import { OPENAPI_PATH, REFERENCE_PATH } from '../../src/http/use-openapi.js';
+import { HEALTH_PATH, READY_PATH } from '../../src/http/probes.js';
+import { METRICS_PATH } from '../../src/http/metrics-route.js';
+import { OPENAPI_PATH, REFERENCE_PATH } from '../../src/http/openapi-routes.js';
 import { CONSOLE_PATHS } from '../../web/paths.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 

@@ -10,12 +10,19 @@
  * The page (graphiqlPage) is a few hundred bytes of HTML naming them: its two inline scripts
  * (the editor's worker URLs; the call that renders GraphiQL with the caller's options) are allowed
  * by hash, the files by `'self'` (graphiqlPolicy). The parts are loaded on the first request that
- * needs them, not at start: most gateways never serve GraphiQL.
+ * needs them, not at start: most gateways never serve GraphiQL. Each file is compressed once
+ * per encoding, on the first request that accepts it (the script is about 9 MB of text), and
+ * that copy answers every later request.
  */
 import { createHash } from 'node:crypto';
-import type { Plugin } from 'graphql-yoga';
-import { pathOf } from './url-path.js';
+import { promisify } from 'node:util';
+import { brotliCompress, constants, gzip } from 'node:zlib';
+import { type EncodedFile, type Encoding, fileResponse, negotiateEncoding } from './accept-encoding.js';
+import type { PathRoute } from './router.js';
 import { markConsoleAnswer } from './use-security-headers.js';
+
+const brotli = promisify(brotliCompress);
+const gzipAsync = promisify(gzip);
 
 /** The folder of GraphiQL's files, under the GraphQL endpoint. */
 export const GRAPHIQL_ASSET_PREFIX = '/graphql/assets/';
@@ -23,9 +30,9 @@ export const GRAPHIQL_ASSET_PREFIX = '/graphql/assets/';
 const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
-interface Asset {
-  type: string;
-  body: Uint8Array<ArrayBuffer>;
+interface Asset extends EncodedFile {
+  /** Compressions under way or done, by encoding. */
+  pending: Partial<Record<Encoding, Promise<void> | undefined>>;
 }
 
 /** GraphiQL's parts: the files by path, the URLs the page names, and the favicon (a data: URL). */
@@ -59,7 +66,7 @@ function graphiqlAssets(): Promise<GraphiQLAssets> {
       const body = typeof content === 'string' ? new TextEncoder().encode(content) : content;
       const hash = createHash('sha256').update(body).digest('base64url').slice(0, 16);
       const path = `${GRAPHIQL_ASSET_PREFIX}${name}-${hash}.${extension}`;
-      files.set(path, { type, body });
+      files.set(path, { type, body, pending: {} });
       return path;
     };
     return {
@@ -113,21 +120,69 @@ export async function graphiqlPage(options: { title?: string } & Record<string, 
 `;
 }
 
-/**
- * Yoga plugin: GET or HEAD of a GraphiQL file (module comment) answers it, marked as an asset
- * (a year of caching); other paths under GRAPHIQL_ASSET_PREFIX pass on to the 404.
- */
-export function useGraphiQLAssets(): Plugin {
-  return {
-    onRequest({ request, url, endResponse }) {
-      if ((request.method !== 'GET' && request.method !== 'HEAD') || !pathOf(url.href).startsWith(GRAPHIQL_ASSET_PREFIX)) return;
-      return graphiqlAssets().then((assets) => {
-        const asset = assets.files.get(pathOf(url.href));
-        if (!asset) return;
-        markConsoleAnswer(request, 'asset');
-        const headers = { 'content-type': asset.type, 'content-length': String(asset.body.byteLength) };
-        endResponse(new Response(request.method === 'HEAD' ? null : asset.body, { status: 200, headers }));
-      });
-    },
-  };
+/** Counters for tests and diagnostics: compressions done, compressed answers served from a copy made before. */
+export interface AssetCompressionStats {
+  compressed: number;
+  reused: number;
 }
+
+/** The counters of this process. */
+export const assetCompressionStats: AssetCompressionStats = { compressed: 0, reused: 0 };
+
+/**
+ * One compression per file and encoding, kept with the file: brotli at quality 5 (once per file,
+ * so a notch above the middleware's 4 costs nothing per request), gzip at level 6 (the
+ * middleware's). Both run in libuv's thread pool.
+ */
+function compress(body: Uint8Array, encoding: Encoding): Promise<Buffer> {
+  if (encoding === 'gzip') return gzipAsync(body, { level: 6 });
+  return brotli(body, {
+    params: {
+      [constants.BROTLI_PARAM_QUALITY]: 5,
+      [constants.BROTLI_PARAM_MODE]: constants.BROTLI_MODE_TEXT,
+      [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+    },
+  });
+}
+
+/** `asset` with its `encoding` copy made (once: concurrent first requests share the compression). */
+async function withCopy(asset: Asset, encoding: Encoding): Promise<Asset> {
+  const pending = asset.pending[encoding];
+  if (pending) {
+    await pending;
+    assetCompressionStats.reused++;
+    return asset;
+  }
+  assetCompressionStats.compressed++;
+  const made = compress(asset.body, encoding).then((copy) => {
+    asset[encoding] = copy;
+  });
+  asset.pending[encoding] = made;
+  made.catch(() => {
+    asset.pending[encoding] = undefined; // the next request tries again
+  });
+  await made;
+  return asset;
+}
+
+/**
+ * The router's row (router.ts) of GraphiQL's files: GET or HEAD of one (module comment) answers
+ * it, marked as an asset (a year of caching), compressed as the request accepts; other paths
+ * under GRAPHIQL_ASSET_PREFIX answer nothing here (the router's 404).
+ */
+export const graphiqlAssetRoute: PathRoute = {
+  methods: ['GET', 'HEAD'],
+  path: `${GRAPHIQL_ASSET_PREFIX}*`,
+  handler: async ({ request, url }) => {
+    const asset = (await graphiqlAssets()).files.get(url.pathname);
+    if (!asset) return null;
+    markConsoleAnswer(request, 'asset');
+    const encoding = request.method === 'HEAD' ? null : negotiateEncoding(request.headers.get('accept-encoding'));
+    if (encoding === null) return fileResponse(request, asset, null);
+    try {
+      return fileResponse(request, await withCopy(asset, encoding), encoding);
+    } catch {
+      return fileResponse(request, asset, null);
+    }
+  },
+};

@@ -1,13 +1,13 @@
 /**
- * The web console, served by this process: GET (or HEAD) on one of the console's
+ * The web console, served by this process as rows of the router (router.ts): GET (or HEAD) on one of the console's
  * page paths (web/paths.ts: `/`, `/login`, `/api-keys`, `/roles`, ...) answers its page, a
  * shell that loads one script and one stylesheet; `/assets/<name>-<hash>.<ext>` answers the
  * files of the build's manifest, brotli or gzip when the browser accepts them. Near misses of a
  * page path are redirected (308, query kept): a trailing slash (`/roles/` -> `/roles`) and
- * `/index.html` -> `/`. Every other path and method passes through untouched, so `POST /login`
- * stays the sign-in route and the API keeps its JSON 404; only when nothing else answered a
+ * `/index.html` -> `/`. Every other path and method is another row's, so `POST /login`
+ * stays the sign-in route and the API keeps its JSON 404; only when no row answered a
  * browser's page request (GET or HEAD accepting text/html, outside /api/, /assets/, /graphql,
- * /metrics and /swagger) with 404 does the console page replace the JSON, still 404, so the
+ * /metrics and /swagger) does the console page replace the JSON 404, still 404, so the
  * console's own "Page not found" shows in place of raw JSON. Pages carry CONSOLE_POLICY and
  * `no-store`; assets are cached a year under their content hash (use-security-headers.ts).
  *
@@ -19,12 +19,12 @@
 import { readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { Plugin } from 'graphql-yoga';
-import { isConsolePath } from '../../web/paths.js';
+import { CONSOLE_PATHS, isConsolePath } from '../../web/paths.js';
 import type { Logger } from '../platform/logger.js';
-import { negotiateEncoding } from './accept-encoding.js';
-import { METRICS_PATH } from './use-metrics.js';
-import { REFERENCE_PATH } from './use-openapi.js';
+import { type EncodedFile, fileResponse, negotiateEncoding } from './accept-encoding.js';
+import { METRICS_PATH } from './metrics-route.js';
+import { REFERENCE_PATH } from './openapi-routes.js';
+import type { PathRoute, RouteContext } from './router.js';
 import { markConsoleAnswer } from './use-security-headers.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -55,18 +55,11 @@ interface Manifest {
   files: Record<string, number>;
 }
 
-interface Asset {
-  type: string;
-  body: Uint8Array;
-  br?: Uint8Array;
-  gzip?: Uint8Array;
-}
-
 interface Loaded {
   page: string;
   /** The page's length in bytes, for its Content-Length. */
   pageBytes: number;
-  assets: Map<string, Asset>;
+  assets: Map<string, EncodedFile>;
 }
 
 export interface ConsoleDeps {
@@ -124,7 +117,7 @@ async function load(deps: ConsoleDeps): Promise<Loaded> {
     manifest = await script.buildConsole({ outDir: distDir, quiet: true });
   }
   if (!manifest) throw new Error(`no console build in ${distDir} and no sources in web/ to build it from`);
-  const assets = new Map<string, Asset>();
+  const assets = new Map<string, EncodedFile>();
   for (const file of Object.keys(manifest.files)) {
     const path = join(distDir, file);
     const br = readOptional(`${path}.br`);
@@ -139,15 +132,6 @@ async function load(deps: ConsoleDeps): Promise<Loaded> {
   const page = renderPage(manifest, deps.oauthName);
   // Its length lets the compression middleware (compression.ts) leave this short page as it is.
   return { page, pageBytes: Buffer.byteLength(page), assets };
-}
-
-function assetResponse(request: Request, asset: Asset): Response {
-  const wanted = negotiateEncoding(request.headers.get('accept-encoding'));
-  const encoding = (wanted === 'br' && asset.br) || (wanted === 'gzip' && asset.gzip) ? wanted : null;
-  const body = (encoding === 'br' && asset.br) || (encoding === 'gzip' && asset.gzip) || asset.body;
-  const headers = new Headers({ 'content-type': asset.type, vary: 'accept-encoding', 'content-length': String(body.length) });
-  if (encoding) headers.set('content-encoding', encoding);
-  return new Response(request.method === 'HEAD' ? null : (body as BodyInit), { status: 200, headers });
 }
 
 /**
@@ -169,8 +153,17 @@ function isPageRequest(request: Request, path: string): boolean {
   return !NOT_PAGES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 
-/** Builds the plugin; register it before the sign-in routes, whose minimal `GET /login` page it replaces. */
-export function useConsole(deps: ConsoleDeps): Plugin {
+/** What the router needs of the console: its rows, and its answers for paths no row answers. */
+export interface ConsoleRoutes {
+  routes: PathRoute[];
+  /** The 308 redirect of a near miss of a page path (GET or HEAD), or null. */
+  redirect(request: Request, url: URL): Response | null;
+  /** For a browser's page request no row answered: the console page with status 404, or null (then the JSON 404). */
+  notFoundPage(request: Request, path: string): Promise<Response | null> | null;
+}
+
+/** The console's rows for the router (router.ts), listed before the sign-in routes, whose minimal `GET /login` page it replaces. */
+export function consoleRoutes(deps: ConsoleDeps): ConsoleRoutes {
   let loading: Promise<Loaded> | undefined;
   const loaded = (): Promise<Loaded> => {
     loading ??= load(deps).catch((error: unknown) => {
@@ -180,64 +173,51 @@ export function useConsole(deps: ConsoleDeps): Plugin {
     });
     return loading;
   };
-  /** Page requests for paths that are not the console's: their 404, if nothing answers them, becomes the console page. */
-  const strays = new WeakSet<Request>();
+  const page = (request: Request, built: Loaded, status: number): Response => {
+    markConsoleAnswer(request, 'page');
+    const headers = { 'content-type': 'text/html; charset=utf-8', 'content-length': String(built.pageBytes) };
+    return new Response(request.method === 'HEAD' ? null : built.page, { status, headers });
+  };
 
-  /** Answers a console page or asset from the build (loaded on first use). */
-  async function serve(request: Request, path: string, page: boolean, endResponse: (response: Response) => void): Promise<void> {
-    let built: Loaded;
+  /** A page path: the page, or 503 naming why there is none (`/login` then falls to the sign-in routes' page). */
+  async function servePage({ request, url }: RouteContext): Promise<Response | null> {
     try {
-      built = await loaded();
+      return page(request, await loaded(), 200);
     } catch (error) {
-      // Without a console, /login stays the sign-in routes' minimal page.
-      if (!page || path === '/login') return;
+      if (url.pathname === '/login') return null;
       const reason = error instanceof Error ? error.message : String(error);
-      endResponse(
-        new Response(`The web console is not available: ${reason}\nBuild it with: node scripts/build-console.mjs\n`, {
-          status: 503,
-          headers: { 'content-type': 'text/plain; charset=utf-8' },
-        }),
-      );
-      return;
+      return new Response(`The web console is not available: ${reason}\nBuild it with: node scripts/build-console.mjs\n`, {
+        status: 503,
+        headers: { 'content-type': 'text/plain; charset=utf-8' },
+      });
     }
-    if (page) {
-      markConsoleAnswer(request, 'page');
-      const headers = { 'content-type': 'text/html; charset=utf-8', 'content-length': String(built.pageBytes) };
-      endResponse(new Response(request.method === 'HEAD' ? null : built.page, { status: 200, headers }));
-      return;
-    }
-    const asset = built.assets.get(path);
-    if (!asset) return;
-    markConsoleAnswer(request, 'asset');
-    endResponse(assetResponse(request, asset));
   }
 
-  // Neither hook is async: API and GraphQL requests pass both without a promise to await.
+  async function serveAsset({ request, url }: RouteContext): Promise<Response | null> {
+    const built = await loaded().catch(() => null);
+    const asset = built?.assets.get(url.pathname);
+    if (!asset) return null;
+    markConsoleAnswer(request, 'asset');
+    return fileResponse(request, asset, negotiateEncoding(request.headers.get('accept-encoding')));
+  }
+
+  const methods = ['GET', 'HEAD'];
   return {
-    onRequest({ request, url, endResponse }) {
-      if (request.method !== 'GET' && request.method !== 'HEAD') return;
-      const path = url.pathname;
-      const canonical = canonicalPagePath(path);
-      if (canonical) {
-        endResponse(new Response(null, { status: 308, headers: { location: `${canonical}${url.search}` } }));
-        return;
-      }
-      const page = isConsolePath(path);
-      if (!page && isPageRequest(request, path)) strays.add(request);
-      if (!page && !path.startsWith(ASSET_PREFIX)) return;
-      return serve(request, path, page, endResponse);
+    routes: [
+      ...CONSOLE_PATHS.map((path): PathRoute => ({ methods, path, handler: servePage })),
+      { methods, path: `${ASSET_PREFIX}*`, handler: serveAsset },
+    ],
+    redirect(request, url) {
+      if (request.method !== 'GET' && request.method !== 'HEAD') return null;
+      const canonical = canonicalPagePath(url.pathname);
+      return canonical ? new Response(null, { status: 308, headers: { location: `${canonical}${url.search}` } }) : null;
     },
-    // Runs before the security headers' onResponse (registered earlier), so the page gets the console's policy.
-    onResponse({ request, response, setResponse }) {
-      if (response.status !== 404 || !strays.has(request)) return;
-      return loaded()
-        .catch(() => null)
-        .then((built) => {
-          if (!built) return; // no console: the JSON 404 stands
-          markConsoleAnswer(request, 'page');
-          const headers = { 'content-type': 'text/html; charset=utf-8', 'content-length': String(built.pageBytes) };
-          setResponse(new Response(request.method === 'HEAD' ? null : built.page, { status: 404, headers }));
-        });
+    notFoundPage(request, path) {
+      if (!isPageRequest(request, path)) return null;
+      return loaded().then(
+        (built) => page(request, built, 404),
+        () => null, // no console: the JSON 404 stands
+      );
     },
   };
 }

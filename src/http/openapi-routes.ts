@@ -8,19 +8,16 @@
  * - `GET /swagger/assets/<version>/<file>`: the page's files, a fixed list, with their content
  *   type and a year-long immutable cache (the version is in the path).
  * The page has no inline script: its policy is `script-src 'self'`, no `unsafe-eval`.
- *
- * Two plugins: `useOpenApi` answers before the REST routes (which answer every /api/ path), and
- * `useOpenApiHeaders`, listed after the security headers, gives these answers their own cache and
- * page policy in place of the API defaults (`no-store`, `default-src 'none'`).
+ * They are rows of the router (router.ts), like the REST routes.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import type { Plugin } from 'graphql-yoga';
 import type { Route } from '../modules/shared/rest.js';
 import { buildOpenApiDocument, type OpenApiDocument } from './openapi.js';
 import { json } from './responses.js';
-import { pathOf } from './url-path.js';
+import type { PathRoute } from './router.js';
+import { markConsoleAnswer } from './use-security-headers.js';
 
 /** Path of the document. */
 export const OPENAPI_PATH = '/api/openapi.json';
@@ -81,7 +78,6 @@ export const REFERENCE_PAGE_POLICY = [
   "form-action 'none'",
 ].join('; ');
 
-const ASSET_CACHE = 'public, max-age=31536000, immutable';
 
 export interface OpenApiDeps {
   routes: readonly Route[];
@@ -108,48 +104,45 @@ function answer(request: Request, status: number, type: string, body: Uint8Array
 }
 
 /**
- * Yoga plugin answering the document, the page and its files (GET and HEAD). List it before
- * useRestRoutes. The document is built on first use and kept.
+ * The router's rows (router.ts) of the document, the page and its files (GET and HEAD). The
+ * document is built on first use and kept; the page carries its own policy and the files a
+ * year-long cache, in place of the API defaults (markConsoleAnswer, use-security-headers.ts).
  */
-export function useOpenApi(deps: OpenApiDeps): Plugin {
+export function openApiRoutes(deps: OpenApiDeps): PathRoute[] {
   let document: OpenApiDocument | undefined;
-  return {
-    onRequest({ request, url, endResponse }) {
-      if (request.method !== 'GET' && request.method !== 'HEAD') return;
-      const path = url.pathname;
-      if (path === OPENAPI_PATH) {
+  const methods = ['GET', 'HEAD'];
+  return [
+    {
+      methods,
+      path: OPENAPI_PATH,
+      handler: ({ request }) => {
         document ??= buildOpenApiDocument(deps.routes, {
           version: VERSION,
           cookieName: deps.cookieName,
           ...(deps.unavailablePrefix && { unavailablePrefix: deps.unavailablePrefix }),
         });
         const response = json(200, document);
-        endResponse(request.method === 'HEAD' ? new Response(null, { headers: response.headers }) : response);
-      } else if (path === REFERENCE_PATH) {
-        endResponse(answer(request, 200, 'text/html; charset=utf-8', PAGE));
-      } else if (path.startsWith(ASSETS)) {
-        const name = path.slice(ASSETS.length);
+        return request.method === 'HEAD' ? new Response(null, { headers: response.headers }) : response;
+      },
+    },
+    {
+      methods,
+      path: REFERENCE_PATH,
+      handler: ({ request }) => {
+        markConsoleAnswer(request, 'page', REFERENCE_PAGE_POLICY);
+        return answer(request, 200, 'text/html; charset=utf-8', PAGE);
+      },
+    },
+    {
+      methods,
+      path: `${ASSETS}*`,
+      handler: ({ request, params }) => {
+        const name = params['*'] ?? '';
         const file = Object.hasOwn(FILES, name) ? FILES[name] : undefined;
-        endResponse(file ? answer(request, 200, file.type, asset(name)) : answer(request, 404, 'text/plain; charset=utf-8', 'Not found'));
-      }
+        if (!file) return answer(request, 404, 'text/plain; charset=utf-8', 'Not found');
+        markConsoleAnswer(request, 'asset');
+        return answer(request, 200, file.type, asset(name));
+      },
     },
-  };
-}
-
-/**
- * Yoga plugin giving the page its policy and the page's files their long cache, in place of the
- * API defaults set by useSecurityHeaders. List it after useSecurityHeaders.
- */
-export function useOpenApiHeaders(): Plugin {
-  return {
-    onResponse({ request, response }) {
-      if (response.status !== 200) return;
-      const path = pathOf(request.url);
-      if (path === REFERENCE_PATH && (response.headers.get('content-type') ?? '').startsWith('text/html')) {
-        response.headers.set('content-security-policy', REFERENCE_PAGE_POLICY);
-      } else if (path.startsWith(ASSETS)) {
-        response.headers.set('cache-control', ASSET_CACHE);
-      }
-    },
-  };
+  ];
 }

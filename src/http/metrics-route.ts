@@ -8,11 +8,10 @@
  * so a scraper's secret opens nothing else. Off, the path is an unknown one (404).
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Plugin } from 'graphql-yoga';
 import type { MetricsConfig } from '../config.js';
 import type { Metrics } from '../platform/metrics.js';
-import { tagRoute } from './request-route.js';
 import { json } from './responses.js';
+import type { PathRoute } from './router.js';
 
 /** The path of the metrics endpoint (Grafana's). */
 export const METRICS_PATH = '/metrics';
@@ -26,20 +25,22 @@ function basicAuthMatches(header: string | null, expected: { username: string; p
   return timingSafeEqual(digest(sent), digest(`${expected.username}:${expected.password}`));
 }
 
-/** Yoga plugin serving `GET /metrics` (see the module comment); does nothing when disabled. */
-export function useMetrics(metrics: Metrics, config: MetricsConfig): Plugin {
-  if (!config.enabled) return {};
+/** The router's row (router.ts) serving `GET /metrics` (the module comment); none when disabled. */
+export function metricsRoutes(metrics: Metrics, config: MetricsConfig): PathRoute[] {
+  if (!config.enabled) return [];
   const { basicAuth } = config;
-  return {
-    async onRequest({ request, url, endResponse }) {
-      if (url.pathname !== METRICS_PATH || (request.method !== 'GET' && request.method !== 'HEAD')) return;
-      tagRoute(request, METRICS_PATH);
-      if (basicAuth && !basicAuthMatches(request.headers.get('authorization'), basicAuth)) {
-        endResponse(json(401, { message: 'Unauthorized', code: 'INVALID_CREDENTIALS' }, { 'www-authenticate': 'Basic realm="metrics"' }));
-        return;
-      }
-      const body = await metrics.registry.metrics();
-      endResponse(new Response(body, { status: 200, headers: { 'content-type': metrics.registry.contentType } }));
+  return [
+    {
+      methods: ['GET', 'HEAD'],
+      path: METRICS_PATH,
+      label: METRICS_PATH,
+      handler: async ({ request }) => {
+        if (basicAuth && !basicAuthMatches(request.headers.get('authorization'), basicAuth)) {
+          return json(401, { message: 'Unauthorized', code: 'INVALID_CREDENTIALS' }, { 'www-authenticate': 'Basic realm="metrics"' });
+        }
+        const body = await metrics.registry.metrics();
+        return new Response(body, { status: 200, headers: { 'content-type': metrics.registry.contentType } });
+      },
     },
-  };
+  ];
 }

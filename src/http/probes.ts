@@ -1,5 +1,6 @@
 /**
- * The probes, answered before any other plugin and without credentials:
+ * The probes, rows of the router (router.ts) answered without credentials, before any GraphQL
+ * plugin runs:
  * - `GET /api/health`, Grafana's shape: `{"database":"ok","version","commit"}` with 200, or
  *   `"database":"failing"` with 503 when the database does not answer within a second. Yoga's
  *   own health check (200 for any path ending in /health, any method) is switched off in
@@ -17,11 +18,10 @@
  *   public through `/api/health`, so it needs no credentials either.
  * HEAD is answered like GET.
  */
-import type { Plugin } from 'graphql-yoga';
 import { packageVersion } from '../platform/build-info.js';
 import { changesKnown, type Db, pingDatabase } from '../platform/database.js';
-import { tagRoute } from './request-route.js';
 import { json } from './responses.js';
+import type { PathRoute } from './router.js';
 
 /** The path of the health check. */
 export const HEALTH_PATH = '/api/health';
@@ -55,47 +55,36 @@ export class Lifecycle {
   }
 }
 
-function probe(request: Request, url: URL, path: string): boolean {
-  return url.pathname === path && (request.method === 'GET' || request.method === 'HEAD');
-}
+const PROBE_METHODS = ['GET', 'HEAD'];
 
-/** Yoga plugin answering `GET /api/health` and `/api/frontend/settings` (and HEAD) before the REST routes. */
-export function useHealth(db: Db, commit = 'unknown'): Plugin {
-  return {
-    // Not async: every request passes here, and only the probe itself has anything to await.
-    onRequest({ request, url, endResponse }) {
-      if (probe(request, url, FRONTEND_SETTINGS_PATH) || probe(request, url, `${FRONTEND_SETTINGS_PATH}/`)) {
-        tagRoute(request, FRONTEND_SETTINGS_PATH);
-        endResponse(json(200, { buildInfo: { version: VERSION, commit, env: 'production' } }));
-        return;
-      }
-      if (!probe(request, url, HEALTH_PATH)) return;
-      tagRoute(request, HEALTH_PATH);
-      return pingDatabase(db, PING_TIMEOUT_MS).then((ok) => {
-        endResponse(json(ok ? 200 : 503, { database: ok ? 'ok' : 'failing', version: VERSION, commit }));
-      });
+/** The router's rows (router.ts) of the probes of the module comment; they ask for no credentials. */
+export function probeRoutes(db: Db, lifecycle: Lifecycle, commit = 'unknown'): PathRoute[] {
+  return [
+    {
+      methods: PROBE_METHODS,
+      path: FRONTEND_SETTINGS_PATH,
+      label: FRONTEND_SETTINGS_PATH,
+      handler: () => json(200, { buildInfo: { version: VERSION, commit, env: 'production' } }),
     },
-  };
-}
-
-/** Yoga plugin answering `GET /api/ready` (and HEAD) from `lifecycle`, the change feed's state and a database ping. */
-export function useReadiness(db: Db, lifecycle: Lifecycle): Plugin {
-  return {
-    onRequest({ request, url, endResponse }) {
-      if (!probe(request, url, READY_PATH)) return;
-      tagRoute(request, READY_PATH);
-      const state = lifecycle.state;
-      if (state !== 'ready') {
-        endResponse(json(503, { ready: false, reason: state }));
-        return;
-      }
-      if (!changesKnown(db)) {
-        endResponse(json(503, { ready: false, reason: 'change feed reconnecting' }));
-        return;
-      }
-      return pingDatabase(db, PING_TIMEOUT_MS).then((ok) => {
-        endResponse(ok ? json(200, { ready: true }) : json(503, { ready: false, reason: 'database not answering' }));
-      });
+    {
+      methods: PROBE_METHODS,
+      path: HEALTH_PATH,
+      label: HEALTH_PATH,
+      handler: () =>
+        pingDatabase(db, PING_TIMEOUT_MS).then((ok) => json(ok ? 200 : 503, { database: ok ? 'ok' : 'failing', version: VERSION, commit })),
     },
-  };
+    {
+      methods: PROBE_METHODS,
+      path: READY_PATH,
+      label: READY_PATH,
+      handler: () => {
+        const state = lifecycle.state;
+        if (state !== 'ready') return json(503, { ready: false, reason: state });
+        if (!changesKnown(db)) return json(503, { ready: false, reason: 'change feed reconnecting' });
+        return pingDatabase(db, PING_TIMEOUT_MS).then((ok) =>
+          ok ? json(200, { ready: true }) : json(503, { ready: false, reason: 'database not answering' }),
+        );
+      },
+    },
+  ];
 }
