@@ -1,19 +1,14 @@
 /**
  * Names for the yoga plugins of src/app.ts, recognized by an identifier their hooks' source
  * text contains (plugins are plain objects: they carry no name), with the hooks they use. The
- * more specific signs come first: useOpenApiHeaders' source names REFERENCE_PATH too. A plugin
+ * more specific signs come first. A plugin
  * nothing matches is named by its position and hooks, so it is still measured; a test
  * (test/operations/bench-plugin-names.test.ts) keeps every plugin of the app named.
  */
 import type { Plugin } from 'graphql-yoga';
 
 const SIGNS: [RegExp, string][] = [
-  [/FRONTEND_SETTINGS_PATH/, 'useHealth'],
-  [/READY_PATH|lifecycle\.state/, 'useReadiness'],
-  [/METRICS_PATH/, 'useMetrics'],
-  [/canonicalPagePath|strays/, 'useConsole'],
-  [/graphiqlAssets\(\)/, 'useGraphiQLAssets'],
-  [/negotiateEncoding/, 'useGraphiQLCompression'],
+  [/router\.find\(/, 'useRouter (every path but /graphql)'],
   [/recordConnection/, 'useConnection'],
   [/setExecuteFn\(run\)/, 'useExecution (graphql-js, compiled when hot)'],
   [/refuseDeclaredLength/, 'useBodyLimit'],
@@ -24,9 +19,6 @@ const SIGNS: [RegExp, string][] = [
   [/Object\.values\(result\.data\)/, 'usePartialStatus'],
   [/getSSEProcessor|withIds\(/, 'useSseEventIds'],
   [/secretsAloneRule/, 'useSecretsAlone'],
-  [/ASSET_CACHE|REFERENCE_PAGE_POLICY/, 'useOpenApiHeaders'],
-  [/OPENAPI_PATH|REFERENCE_PATH/, 'useOpenApi'],
-  [/createRestRouter|rest\.answer\(request/, 'useRestRoutes'],
   [/unauthenticated\b/, 'useGraphiQLAuth'],
   [/operationCost|listDepth/, 'useListLimits (cost, list depth)'],
   [/maxTokens|MaxTokens|token/i, 'max-tokens (graphql-armor)'],
@@ -35,7 +27,6 @@ const SIGNS: [RegExp, string][] = [
   [/directive/i, 'max-directives (graphql-armor)'],
   [/access\.run|\.run\(principal/, 'useAccessFence'],
   [/consoleAnswers|API_CSP|COMMON/, 'useSecurityHeaders'],
-  [/useNotFound|NOT_FOUND|Not found/, 'useNotFound'],
   [/x-request-id|requestIdOf/, 'useRequestLog'],
 ];
 

@@ -30,7 +30,6 @@ export function fileResponse(request: Request, file: EncodedFile, encoding: Enco
   return new Response(request.method === 'HEAD' ? null : (body as BodyInit), { status: 200, headers });
 }
 
-
 /**
  * The encoding to answer `accept` (an Accept-Encoding header) with: the acceptable one (br or
  * gzip, directly or through `*`) of highest weight, brotli first on a tie; null for none

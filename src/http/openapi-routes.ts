@@ -78,7 +78,6 @@ export const REFERENCE_PAGE_POLICY = [
   "form-action 'none'",
 ].join('; ');
 
-
 export interface OpenApiDeps {
   routes: readonly Route[];
   cookieName: string;

@@ -17,10 +17,10 @@ import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { unauthenticated } from '../kernel/errors.js';
 import { ANONYMOUS, type Principal } from '../kernel/principal.js';
 import type { Logger } from '../platform/logger.js';
+import { graphiqlPage } from './graphiql-assets.js';
 import type { RequestAuth } from './request-auth.js';
 import { errorResponse } from './responses.js';
 import { pathOf } from './url-path.js';
-import { graphiqlPage } from './graphiql-assets.js';
 
 /** Marks the options of a request without credentials: render nothing, the 401 follows. */
 const REFUSED = Symbol('graphiql refused');

@@ -11,10 +11,10 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { routes } from '../../src/http/routes.js';
-import { HEALTH_PATH, READY_PATH } from '../../src/http/probes.js';
 import { METRICS_PATH } from '../../src/http/metrics-route.js';
 import { OPENAPI_PATH, REFERENCE_PATH } from '../../src/http/openapi-routes.js';
+import { HEALTH_PATH, READY_PATH } from '../../src/http/probes.js';
+import { routes } from '../../src/http/routes.js';
 import { CONSOLE_PATHS } from '../../web/paths.js';
 import { createTestApp, type TestApp } from '../support/app.js';
 
