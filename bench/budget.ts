@@ -116,7 +116,7 @@ try {
     return { name: 'floor: bare yoga answering the same bytes from its first hook', run: () => send(echo, request) };
   };
 
-  // Steps alone, as the request path calls them (app.ts, request-auth.ts, use-rest-routes.ts).
+  // Steps alone, as the request path calls them (app.ts, request-auth.ts, rest-door.ts).
   const { services } = app;
   const authenticator = createAuthenticator({ services, cookie: { name: config.auth.cookieName, secure: false, maxAgeSeconds: 60 } });
   const keyRequest = () => new Request(requests.rest.url, requests.rest.init);
@@ -250,7 +250,7 @@ async function compressionCost(app: ReturnType<typeof createApp>, authorization:
     console.log(`\n${path} (API key) over loopback HTTP, ${rounds} rounds x ${batch}: ${sizes[0]} bytes, ${sizes[1]} sent compressed`);
     printTable(['server', 'CPU per request', 'compression (row minus the row above)'], rows);
   }
-  // The GraphiQL page (small HTML; its 9 MB of files are use-graphiql-assets.ts's): a few loads, CPU of this process and zlib's threads.
+  // The GraphiQL page (small HTML; its 9 MB of files are graphiql-assets.ts's): a few loads, CPU of this process and zlib's threads.
   const page = { authorization, accept: 'text/html', 'accept-encoding': 'gzip, deflate, br' };
   for (const [name, server] of [
     ['yoga alone', plain],

@@ -5,7 +5,7 @@
  * likewise, each also brotli- and gzip-compressed, and `manifest.json` naming them with the hash
  * of the sources they were built from. Run by `npm install` (postinstall) and, when dist/ is
  * missing or older than the sources, by the server on the first console request
- * (src/http/use-console.ts), so `npm install && npm start` needs no other command.
+ * (src/http/console-routes.ts), so `npm install && npm start` needs no other command.
  *
  *   node scripts/build-console.mjs           build unless dist/console matches the sources
  *   node scripts/build-console.mjs --force   build anyway

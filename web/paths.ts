@@ -1,6 +1,6 @@
 /**
  * The console's page paths. The server answers exactly these paths (GET) with the console's page
- * (src/http/use-console.ts) and the client routes between them (app.tsx), so the list lives here
+ * (src/http/console-routes.ts) and the client routes between them (app.tsx), so the list lives here
  * once. Any other path is not the console's.
  */
 export const CONSOLE_PATHS = [

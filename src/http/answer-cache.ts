@@ -28,7 +28,7 @@ const BROTLI_QUALITY = 4;
 const GZIP_LEVEL = 6;
 
 interface Serialized {
-  /** The UTF-8 bytes of the JSON text with its final newline, as every REST answer (use-rest-routes.ts jsonAnswer). */
+  /** The UTF-8 bytes of the JSON text with its final newline, as every REST answer (rest-door.ts jsonAnswer). */
   bytes: Buffer<ArrayBuffer>;
   br?: Buffer<ArrayBuffer>;
   gzip?: Buffer<ArrayBuffer>;

@@ -44,8 +44,8 @@ export function withCompression(listener: Listener): Listener {
     threshold: MIN_BYTES,
     filter: shouldCompress,
     // The library's brotli quality 4 and gzip level 6: most of the gain at a fraction of the
-    // time of brotli's maximum (11); every answer is compressed anew, except the GraphiQL page
-    // (9 MB, 110-130 ms of CPU per compression): use-graphiql-compression.ts compresses it once.
+    // time of brotli's maximum (11). Answers made of precompressed copies (accept-encoding.ts)
+    // arrive with their Content-Encoding and pass untouched.
   });
   return (request, response) => {
     middleware(request as never, response as never, () => listener(request, response));

@@ -30,7 +30,7 @@ export interface HardeningDeps {
 /**
  * Yoga's built-in health check answers 200 to every URL that ends with its endpoint, any method;
  * it cannot be removed, so its endpoint is set to text no URL can end with (a space and a NUL
- * are always percent-encoded), and `GET /api/health` is answered by useHealth (app.ts) instead.
+ * are always percent-encoded), and `GET /api/health` is a row of the router (probes.ts) instead.
  */
 const NO_URL_ENDS_WITH_THIS = ' \u0000';
 

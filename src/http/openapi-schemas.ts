@@ -3,7 +3,7 @@
  * through zod's `toJSONSchema` (a body's input side, an answer's output side, with shapes named by
  * `.meta({ id })` collected as `components/schemas`, Grafana's DTO names), and the fixed
  * components every document carries: the one error shape and its responses, and the answers of
- * the probes and frontend settings served by plugins (use-health.ts).
+ * the probes and frontend settings served by plugins (probes.ts).
  */
 import { type ZodType, z } from 'zod';
 

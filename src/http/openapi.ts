@@ -9,7 +9,7 @@
  * shape; plus the probes and this document, which are answered by plugins before the route
  * table. The browser's sign-in routes (`requires: 'anonymous'`: redirects, cookies, an HTML page)
  * are not part of the JSON API it describes; docs/ and SECURITY.md list them. The zod-to-JSON-Schema conversion and the fixed components are in openapi-schemas.ts.
- * Served by use-openapi.ts.
+ * Served by openapi-routes.ts.
  */
 import { needs, type Requirement } from '../kernel/requirements.js';
 import type { Method, QueryParam, Route } from '../modules/shared/rest.js';
@@ -60,7 +60,7 @@ export interface OpenApiOptions {
 
 /**
  * Operations that are not in the route table but are served under /api/ by plugins before it:
- * the probes and Grafana's frontend settings (use-health.ts) and this document (use-openapi.ts).
+ * the probes and Grafana's frontend settings (probes.ts) and this document (openapi-routes.ts).
  */
 const EXTRA_PATHS: OpenApiDocument['paths'] = {
   '/api/health': {

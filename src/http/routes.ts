@@ -1,6 +1,6 @@
 /**
  * The route table: every REST route of the service (each feature's table) and the browser's
- * sign-in routes, each with the requirement it declares; mounted by useRestRoutes.
+ * sign-in routes, each with the requirement it declares; mounted by the router (rest-door.ts, router.ts).
  */
 import { accessReviewRoutes } from '../modules/access-review/rest.js';
 import { apiKeyRoutes } from '../modules/api-keys/rest.js';

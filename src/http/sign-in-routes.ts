@@ -9,13 +9,13 @@
  *   ROOT_URL (plus `next` when it is a same-origin path, web/next-path.ts; anything else means
  *   `/`), or on any failure redirects to `/login?error=<message>&code=<CODE>` with no session;
  * - `GET /login`: a minimal page naming the ways to sign in and the last error (the web
- *   console's page answers it instead when the console is built, use-console.ts).
+ *   console's page answers it instead when the console is built, console-routes.ts).
  * `POST /login` and `GET /logout` change state, so the router refuses them from another site's
  * page, unless its origin is trusted (ROOT_URL, CORS_ALLOWED_ORIGINS; body.ts); the login body
  * is JSON only, streamed and refused with 413 past 16 KiB. The OAuth callback is a navigation
  * from the provider's site by design: what protects it is the `state` bound to this browser's
  * state cookie, with PKCE and `nonce` (modules/oauth/service.ts). Failures answer no Basic
- * challenge and are never cached (use-rest-routes.ts, for every anonymous route).
+ * challenge and are never cached (rest-door.ts, for every anonymous route).
  */
 import { safeNextPath } from '../../web/next-path.js';
 import { AUTH_MODULE } from '../kernel/auth-module.js';

@@ -6,7 +6,7 @@
  * cookie) or an API key in the Authorization header opens the page without the prompt; the
  * page's first query greets the caller by the way it signed in (graphiqlOptions).
  *
- * The page names GraphiQL's files (use-graphiql-assets.ts: GraphiQL's whole bundle, about 9 MB
+ * The page names GraphiQL's files (graphiql-assets.ts: GraphiQL's whole bundle, about 9 MB
  * of text and 80 MB of resident memory once loaded, read on first use, not at start: most
  * gateways never serve GraphiQL). `graphiqlOptions` decides per request, before yoga renders: a
  * request without credentials (no Authorization header, no cookie) gets a placeholder, swapped
@@ -29,7 +29,7 @@ type Options = GraphiQLOptions & { [REFUSED]?: true };
 /** True when the request carries credentials (an Authorization header or a cookie). */
 const hasCredentials = (request: Request): boolean => request.headers.has('authorization') || request.headers.has('cookie');
 
-/** The `renderGraphiQL` option of createYoga: GraphiQL's page (use-graphiql-assets.ts). */
+/** The `renderGraphiQL` option of createYoga: GraphiQL's page (graphiql-assets.ts). */
 export async function renderGraphiQL(options: Options): Promise<string> {
   if (options[REFUSED]) return '<!doctype html><title>GraphiQL</title>';
   return graphiqlPage(options as Options & Record<string, unknown>);
@@ -87,7 +87,7 @@ export function useGraphiQLAuth(auth: RequestAuth, log: Logger): Plugin {
       if (request.method !== 'GET' || response.status !== 200 || !(response.headers.get('content-type') ?? '').startsWith('text/html')) {
         return;
       }
-      // Only the GraphiQL page: the web console's pages (use-console.ts) sign in with their own form.
+      // Only the GraphiQL page: the web console's pages (console-routes.ts) sign in with their own form.
       if (pathOf(request.url) !== '/graphql') return;
       return auth(request).then(
         (principal) => {

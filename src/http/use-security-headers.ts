@@ -58,7 +58,7 @@ export function markConsoleAnswer(request: Request, kind: 'page' | 'asset', poli
 
 /**
  * CSP of an HTML page (GraphiQL's) whose inline scripts are `scripts` (their text, exactly as
- * served): those by hash, scripts of this origin (GraphiQL's files, use-graphiql-assets.ts) by URL.
+ * served): those by hash, scripts of this origin (GraphiQL's files, graphiql-assets.ts) by URL.
  */
 export function graphiqlPolicy(scripts: readonly string[]): string {
   const hashes = scripts.map((s) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`);

@@ -3,7 +3,7 @@
  * one process (the tests) never share counters. Names carry the `portcullis_` prefix; labels
  * have bounded values only: a route TEMPLATE (`/api/access-control/roles/:uid`, `/graphql`),
  * never a raw path; a method from a fixed list; a status code; an error code of the kernel's
- * table. Served by `GET /metrics` (http/use-metrics.ts) when METRICS_ENABLED.
+ * table. Served by `GET /metrics` (http/metrics-route.ts) when METRICS_ENABLED.
  */
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';

@@ -2,7 +2,7 @@
  * What every feature's REST route table is made of: the route shape (method, path, the
  * requirement it declares, handler, and for the OpenAPI document its body, query parameters and
  * success answer), query-string parsing from the declared parameters, and the answer shapes
- * several features share. The router itself (src/http/use-rest-routes.ts) matches,
+ * several features share. The router (src/http/router.ts) matches; the REST door (src/http/rest-door.ts)
  * authenticates, reads the body and shapes errors.
  */
 
