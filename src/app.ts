@@ -25,7 +25,7 @@ import { useConnection } from './http/use-connection.js';
 import { type ExecutionCounters, useExecution } from './http/use-execution.js';
 import { graphiqlOptions, renderGraphiQL, useGraphiQLAuth } from './http/use-graphiql-auth.js';
 import { usePartialStatus } from './http/use-partial-status.js';
-import { trackPrincipal, useRequestLog } from './http/use-request-log.js';
+import { useRequestLog } from './http/use-request-log.js';
 import { useRouter } from './http/use-router.js';
 import { useSecretsAlone } from './http/use-secrets-alone.js';
 import { useSseEventIds } from './http/use-sse-event-ids.js';
@@ -88,7 +88,7 @@ export function createApp(deps: AppDeps): App {
     cookie,
     onFailure: (method, error) => metrics.authFailure(method, isDomainError(error) ? error.code : 'INTERNAL'),
   });
-  const auth = trackPrincipal(createRequestAuth(services.access, authenticator));
+  const auth = createRequestAuth(services.access, authenticator);
   const hardened = hardening({ security: config.security, auth, access: services.access, changes: services.changes, log });
 
   const unavailablePrefix = config.edition === 'oss' ? '/api/access-control/' : undefined;

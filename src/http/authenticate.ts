@@ -116,7 +116,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     }
   }
 
-  const authenticate: Authenticator = async (request) => {
+  /** The principal of the request's credentials (module comment). */
+  async function principalOf(request: Request): Promise<Principal> {
     const orgHeader = requestedOrg(request.headers);
     const header = request.headers.get('authorization');
     if (!header) {
@@ -142,17 +143,16 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       });
     }
     throw unauthorized();
-  };
-  const seen: Authenticator = async (request) => {
-    const principal = await authenticate(request);
-    sessions.markSeen(principal);
-    return principal;
-  };
-  const onFailure = deps.onFailure;
-  if (!onFailure) return seen;
-  return (request) =>
-    seen(request).catch((error: unknown) => {
-      onFailure(attemptedMethod(request), error);
+  }
+  // One step: the principal, marked as seen; a refusal told to onFailure with the method tried.
+  return async (request) => {
+    try {
+      const principal = await principalOf(request);
+      sessions.markSeen(principal);
+      return principal;
+    } catch (error) {
+      deps.onFailure?.(attemptedMethod(request), error);
       throw error;
-    });
+    }
+  };
 }

@@ -27,10 +27,9 @@
 import { createHash } from 'node:crypto';
 import { type DocumentNode, type GraphQLError, getOperationAST, Kind, print, visit } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { Principal } from '../kernel/principal.js';
 import type { Logger } from '../platform/logger.js';
 import type { Metrics } from '../platform/metrics.js';
-import type { RequestAuth } from './request-auth.js';
+import { authenticatedAs } from './request-auth.js';
 import { requestIdOf } from './request-id.js';
 import { routeOf } from './request-route.js';
 import { pathOf } from './url-path.js';
@@ -47,17 +46,6 @@ interface GraphQLFacts {
   type?: string;
   document?: string;
   errors?: string[];
-}
-
-const principals = new WeakMap<Request, Principal>();
-
-/** Wraps the request authenticator so the log line can name who called (never how). */
-export function trackPrincipal(auth: RequestAuth): RequestAuth {
-  return async (request) => {
-    const principal = await auth(request);
-    principals.set(request, principal);
-    return principal;
-  };
 }
 
 /**
@@ -157,7 +145,7 @@ export function useRequestLog(deps: RequestLogDeps): Plugin {
       const status = aborted ? CLIENT_CLOSED_REQUEST : response.status;
       const route = routeLabel(request, status);
       deps.metrics.request(request.method, route, status, seconds);
-      const principal = principals.get(request);
+      const principal = authenticatedAs(request);
       const facts = graphql.get(request);
       const line = {
         reqId,
