@@ -6,7 +6,7 @@
  * not part of `npm test`.
  *
  *   npm run bench                      all four (about 10 minutes; --quick: 1 to 3, with the load)
- *   npm run bench -- <suite> [flags]   one of http, budget, scale, scale-db, evaluator, profile, replicas, changes, simulate,
+ *   npm run bench -- <suite> [flags]   one of http, budget, scale, scale-db, evaluator, router, profile, replicas, changes, simulate,
  *                                      review, expiry
  *   npm run bench -- --quick           all four, shorter and on a smaller scale database
  */
@@ -14,7 +14,20 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from './support/processes.js';
 
-const SUITES = ['http', 'budget', 'scale', 'scale-db', 'evaluator', 'profile', 'replicas', 'changes', 'simulate', 'review', 'expiry'];
+const SUITES = [
+  'http',
+  'budget',
+  'scale',
+  'scale-db',
+  'evaluator',
+  'router',
+  'profile',
+  'replicas',
+  'changes',
+  'simulate',
+  'review',
+  'expiry',
+];
 const [first, ...rest] = process.argv.slice(2);
 const chosen = first && SUITES.includes(first) ? [first] : ['http', 'budget', 'scale', 'evaluator'];
 const flags = first && SUITES.includes(first) ? rest : process.argv.slice(2);
