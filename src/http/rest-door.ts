@@ -48,9 +48,8 @@ type ResponseClass = typeof Response;
 /**
  * A handler's JSON answer, built with the server adapter's own Response class: yoga's Node
  * adapter writes such a response's string body in one write, while a body of Node's global
- * Response (undici) is a stream it reads chunk by chunk (20-25 % of the CPU of an
- * API-key `GET /api/access-control/user/permissions`, measured by bench/http.ts). Same status,
- * headers and body as responses.ts `json`.
+ * Response (undici) is a stream it reads chunk by chunk (a large share of a small answer's CPU:
+ * `npm run bench -- http --profile`). Same status, headers and body as responses.ts `json`.
  */
 function jsonAnswer(ResponseClass: ResponseClass, status: number, body: unknown, request: Request): Response {
   if (isSharedAnswer(body)) {
