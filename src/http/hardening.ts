@@ -1,7 +1,7 @@
 /**
  * The hardening of the yoga instance in one place (SECURITY.md): yoga options for
- * CORS, body size, multipart, the health check and the parse cache, and the plugins that go
- * before the REST routes (health, GraphQL gate) and after every other (limits, fence, headers).
+ * CORS, body size, multipart, the health check and the parse cache, and the GraphQL plugins that
+ * go first (content type, CSRF, the gate, body limit) and last (limits, fence, headers).
  */
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import type { Plugin, YogaServerOptions } from 'graphql-yoga';
