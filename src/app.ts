@@ -1,7 +1,8 @@
 /**
- * Composition root: the feature services on a database, the authenticator, and the yoga
- * instance with its plugins (REST routes, GraphiQL prompt, status of bad requests), and the Node
- * listener that serves it compressed. Opens no port: main.ts listens, tests call
+ * Composition root: the feature services on a database, the authenticator, the one router of
+ * every path but /graphql (probes, metrics, console, GraphiQL's files, API reference, REST and
+ * sign-in routes: http/router.ts), the yoga instance with its plugins, and the Node listener
+ * that serves it compressed. Opens no port: main.ts listens, tests call
  * `app.yoga.fetch(...)` (answers as yoga makes them, never compressed).
  */
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
