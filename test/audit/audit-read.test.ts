@@ -277,7 +277,7 @@ describe('paging', () => {
     const pages: Connection[] = [];
     let before: string | null = null;
     do {
-      const page = ((await gqlList({ last: 7, before })).data as { auditEvents: Connection }).auditEvents;
+      const page: Connection = ((await gqlList({ last: 7, before })).data as { auditEvents: Connection }).auditEvents;
       expect(page.pageInfo.hasNextPage).toBe(before !== null);
       pages.unshift(page);
       before = page.pageInfo.hasPreviousPage ? page.pageInfo.startCursor : null;

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../kernel/errors.js';
-import { cursorWindow, roleCursor } from '../roles/listing-page.js';
 import { type ConnectionArgs, connectionPage } from './connection-args.js';
 
 /** The page of `args`, or the 400's message. */
@@ -34,25 +33,5 @@ describe('connection arguments (first/after or last/before)', () => {
   ];
   it.each(cases)('%s', (_name, args, expected) => {
     expect(outcome(() => connectionPage(args, 100))).toEqual(expected);
-  });
-});
-
-describe('rolesConnection windows (positions)', () => {
-  const cases: [string, ConnectionArgs, { offset: number; limit: number } | string][] = [
-    ['first page', { first: 2 }, { offset: 0, limit: 2 }],
-    ['after position 3', { first: 2, after: roleCursor(3) }, { offset: 4, limit: 2 }],
-    ['last 2 before position 5', { last: 2, before: roleCursor(5) }, { offset: 3, limit: 2 }],
-    ['last 10 before position 3: from the start', { last: 10, before: roleCursor(3) }, { offset: 0, limit: 3 }],
-    ['before position 0: empty', { last: 2, before: roleCursor(0) }, { offset: 0, limit: 0 }],
-    ['last without before', { last: 2 }, '400 last needs before on rolesConnection: positions count from the start'],
-    [
-      'a cursor of another listing',
-      { before: Buffer.from('audit:3').toString('base64url') },
-      '400 before: not a cursor of rolesConnection',
-    ],
-    ['not base64url', { after: '!!' }, '400 after: not a cursor of rolesConnection'],
-  ];
-  it.each(cases)('%s', (_name, args, expected) => {
-    expect(outcome(() => cursorWindow(args))).toEqual(expected);
   });
 });
