@@ -52,6 +52,8 @@ const batch = flags.quick ? 100 : Number(flags.batch);
 const PASSWORD = 'bench-password-0';
 const VIEWER = JSON.stringify({ query: '{ viewer { login roles { name } permissions { action scope } } }' });
 const VIEWER_LOGIN = JSON.stringify({ query: '{ viewer { login } }' });
+/** The frontend's one round-trip: the caller's permissions, and its roles with theirs. */
+const FRONTEND = JSON.stringify({ query: '{ viewer { login permissions { action scope } roles { name permissions { action scope } } } }' });
 
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-bench-budget-'));
 try {
@@ -154,7 +156,11 @@ try {
       name: 'same request, `{ viewer { login } }` only (the difference is executing roles and permissions)',
       run: () => send(app.yoga, { ...requests.graphql, init: { ...requests.graphql.init, body: VIEWER_LOGIN } }),
     };
-    const variants = [floor, full, ...(kind === 'rest' ? steps : [loginOnly, reference])];
+    const frontend: Variant = {
+      name: "same request, the frontend's `{ viewer { login permissions roles { name permissions } } }`",
+      run: () => send(app.yoga, { ...requests.graphql, init: { ...requests.graphql.init, body: FRONTEND } }),
+    };
+    const variants = [floor, full, ...(kind === 'rest' ? steps : [loginOnly, frontend, reference])];
     const measured = await timeVariants(variants, rounds, batch);
     const total = measured.get(full.name)?.cpu ?? Number.NaN;
     const share = (n: number) => `${fmt((100 * n) / total, 1)} %`;
