@@ -28,6 +28,7 @@ import { createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { createAuthenticator } from '../src/http/authenticate.js';
 import { json } from '../src/http/responses.js';
+import { loadCompiler } from '../src/http/use-execution.js';
 import { useRequestLog } from '../src/http/use-request-log.js';
 import { seed } from '../src/kernel/seed.js';
 import { openDatabase } from '../src/platform/database.js';
@@ -64,6 +65,10 @@ try {
     PROVISIONING_PATH: join(dir, 'provisioning'),
   });
   const database = await openDatabase({ databaseUrl: config.databaseUrl });
+  // graphql-jit loads at the first hot document through a dynamic import, which resolves on a
+  // turn of the event loop that back-to-back in-process requests never give: loaded here, so hot
+  // documents run compiled as they do in the server.
+  await loadCompiler();
   await seed(database.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   const log = createLogger('info', logDestination('/dev/null'));
   const build = (editPlugins?: (plugins: Plugin[]) => Plugin[]) =>
