@@ -41,6 +41,7 @@ import {
 import type { CompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 import { LRUCache } from 'lru-cache';
+import { CARRIED_RELATIONS } from '../modules/shared/carried-relations.js';
 
 /** graphql-jit, once loaded (loadCompiler). */
 let compiler: typeof import('graphql-jit') | undefined;
@@ -95,6 +96,13 @@ export interface ExecutionOptions {
  */
 type Compiled = { query: CompiledQuery; variables: readonly VariableDefinitionNode[] } | false;
 
+/** How a field's `pothosPrismaSelect` extension reads: nothing or a column, a fixed selection, or nested rows. */
+function selectKind(field: { extensions?: Record<string, unknown> | null } | null | undefined): 'column' | 'fixed' | 'nested' {
+  const select = field?.extensions?.pothosPrismaSelect;
+  if (typeof select === 'function') return 'nested';
+  return select !== undefined && typeof select === 'object' ? 'fixed' : 'column';
+}
+
 /**
  * True when the document selects a field whose rows @pothos/plugin-prisma loads with its parent's
  * query: relations, and fields whose `select` takes a nested selection (their `pothosPrismaSelect`
@@ -103,20 +111,45 @@ type Compiled = { query: CompiledQuery; variables: readonly VariableDefinitionNo
  * list rows in other ticks, so Pothos falls back to per-row batches): `{ teams { members { orgs
  * } } }` took 7 statements instead of 4, each costing more than compiling saves. They stay
  * interpreted. Walked once per document, fragments included.
+ *
+ * One exception: below a field marked with CARRIED_RELATIONS, its direct children may be those
+ * relations, as long as nothing below it selects other rows or a fixed selection (which would
+ * change the rows the field loads): such rows carry their relations, and compiled they are
+ * answered from the rows with no statement either way. A named fragment is walked apart from
+ * where it is spread, so one selecting a relation keeps its document interpreted.
  */
 function loadsWithParent(schema: GraphQLSchema, document: DocumentNode): boolean {
   const typeInfo = new TypeInfo(schema);
   let found = false;
+  // Per Field node entered: the relations its children may select, 'leaf' below a carried
+  // relation or a marked field's other children, null outside any marked field.
+  const modes: (readonly string[] | 'leaf' | null)[] = [];
   visit(
     document,
     visitWithTypeInfo(typeInfo, {
-      Field() {
-        // A function: the field selects nested rows (a relation, or a `select` with nested selection).
-        if (typeof typeInfo.getFieldDef()?.extensions?.pothosPrismaSelect === 'function') {
-          found = true;
-          return BREAK;
-        }
-        return undefined;
+      Field: {
+        enter(node) {
+          const field = typeInfo.getFieldDef();
+          const kind = selectKind(field);
+          const mode = modes.at(-1) ?? null;
+          const carried = field?.extensions?.[CARRIED_RELATIONS];
+          let next: (typeof modes)[number] = null;
+          if (mode === null) {
+            // A function: the field selects nested rows (a relation, or a `select` with nested selection).
+            if (kind === 'nested') found = true;
+            next = Array.isArray(carried) ? (carried as string[]) : null;
+          } else {
+            const allowed = mode !== 'leaf' && kind === 'nested' && mode.includes(node.name.value);
+            if (kind !== 'column' && !allowed) found = true;
+            next = 'leaf';
+          }
+          if (found) return BREAK;
+          modes.push(next);
+          return undefined;
+        },
+        leave() {
+          modes.pop();
+        },
       },
     }),
   );

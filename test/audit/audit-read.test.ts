@@ -30,8 +30,8 @@ let app: TestApp;
 let fx: Fixtures;
 
 const PATH = '/api/access-control/audit';
-const QUERY = `query ($filter: AuditEventFilter, $first: Int, $after: String) {
-  auditEvents(filter: $filter, first: $first, after: $after) {
+const QUERY = `query ($filter: AuditEventFilter, $first: Int, $after: String, $last: Int, $before: String) {
+  auditEvents(filter: $filter, first: $first, after: $after, last: $last, before: $before) {
     totalCount
     pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
     edges { cursor node {
@@ -270,6 +270,22 @@ describe('paging', () => {
     expect([...ids(page1.auditEvents.edges.map((e) => e.node)), ...ids(page2.auditEvents.edges.map((e) => e.node))]).toEqual(
       before.slice(0, 6),
     );
+  });
+
+  it('last/before pages walk the same list backwards, each page newest first', async () => {
+    const table = await tableIds();
+    const pages: Connection[] = [];
+    let before: string | null = null;
+    do {
+      const page: Connection = ((await gqlList({ last: 7, before })).data as { auditEvents: Connection }).auditEvents;
+      expect(page.pageInfo.hasNextPage).toBe(before !== null);
+      pages.unshift(page);
+      before = page.pageInfo.hasPreviousPage ? page.pageInfo.startCursor : null;
+    } while (before);
+    expect(pages.flatMap((p) => ids(p.edges.map((e) => e.node)))).toEqual(table);
+    expect(pages.at(-1)?.edges).toHaveLength(Math.min(7, table.length));
+    expectOutcome(await gqlList({ first: 3, before: pages[0]?.pageInfo.endCursor }), 400, 'VALIDATION_FAILED');
+    expectOutcome(await gqlList({ last: 3, before: 'not-a-cursor' }), 400, 'VALIDATION_FAILED');
   });
 
   it('400 for values out of bounds or malformed, on both doors', async () => {

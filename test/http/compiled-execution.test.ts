@@ -99,6 +99,34 @@ describe('hot documents compiled', () => {
     expect(statements.slice(1)).toEqual([0, 0, 0, 0]); // all from the permission cache
   });
 
+  it("compiles the frontend's round-trip (viewer roles with their permissions): same bytes, no SQL when warm", async () => {
+    const query = '{ viewer { login permissions { action scope } roles { name permissions { action scope } } } }';
+    const statements: number[] = [];
+    const answers: string[] = [];
+    const compiledBefore = app.execution.compiledRuns;
+    for (let i = 0; i < 5; i++) {
+      app.resetQueries();
+      answers.push((await send(query)).text);
+      statements.push(app.queries.length);
+    }
+    expect(app.execution.compiledRuns - compiledBefore).toBe(3); // runs 3-5 compiled
+    expect(statements.slice(1)).toEqual([0, 0, 0, 0]); // role rows from the held roles' cache
+    expect(answers[0]).toContain('"permissions":[{"action"');
+    for (const answer of answers) expect(answer).toBe(answers[0]);
+  });
+
+  it.each([
+    ['a fixed selection below viewer.roles', '{ viewer { roles { name global permissions { action } } } }'],
+    ['a relation of rows below viewer.roles', '{ viewer { roles { name grantedRoles { name permissions { action } } } } }'],
+    ['a carried relation outside viewer.roles', '{ roles { name permissions { action } } }'],
+  ])('keeps %s interpreted', async (_name, query) => {
+    const { answers, compiledRuns } = await runs(5, query);
+    expect(compiledRuns).toBe(0);
+    expect(answers[0]?.text).toContain('"data"');
+    expect(answers[0]?.text).not.toContain('"errors"');
+    for (const answer of answers) expect(answer).toEqual(answers[0]);
+  });
+
   it('keeps documents whose rows Prisma loads with their parents interpreted (same statements)', async () => {
     const query = '{ teams { id members { id orgs { orgId role } } } }';
     const compiledBefore = app.execution.compiledRuns;

@@ -1,7 +1,7 @@
 /**
  * Paging of the role listing on both doors (src/modules/roles/listing-page.ts): REST
  * keeps Grafana's array without `page`/`perpage` and answers `{totalCount, roles, page, perPage}`
- * with them; GraphQL `rolesConnection` pages with `first`/`after`. Both follow every list's
+ * with them; GraphQL `rolesConnection` pages with `first`/`after` or `last`/`before`. Both follow every list's
  * paging rule (shared/paging.ts: 400 VALIDATION_FAILED above 1000) and the same check.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,6 +148,29 @@ describe('GraphQL rolesConnection', () => {
     expect(pages.at(-1)?.pageInfo.hasPreviousPage).toBe(true);
     const hidden = await connectionPages(4, { hidden: true });
     expect(hidden.flatMap((p) => p.edges.map((e) => e.node.uid))).toEqual(await listUids('?includeHidden=true'));
+  });
+
+  it('last/before pages walk the same listing backwards, each in listing order', async () => {
+    const all = await listUids();
+    const query = `query ($before: String) { rolesConnection(last: 2, before: $before) {
+      edges { cursor node { uid } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`;
+    const forwards = await connectionPages(1000);
+    let before: string | null = forwards[0]?.pageInfo.endCursor ?? null;
+    const pages: Connection['rolesConnection'][] = [];
+    // From the last role's cursor back to the start: every role but the last, in order.
+    while (before) {
+      const res = await app.graphql<Connection>(query, { before });
+      const page = res.body.data?.rolesConnection as Connection['rolesConnection'];
+      expect(page.pageInfo.hasNextPage).toBe(true);
+      pages.unshift(page);
+      before = page.pageInfo.hasPreviousPage ? page.pageInfo.startCursor : null;
+    }
+    expect(pages.flatMap((p) => p.edges.map((e) => e.node.uid))).toEqual(all.slice(0, -1));
+    expect(pages[0]?.pageInfo.hasPreviousPage).toBe(false);
+    expectGraphqlError(
+      await app.graphql(query.replace('last: 2, ', 'last: 2, first: 2, '), { before: pages[0]?.pageInfo.endCursor }),
+      'VALIDATION_FAILED',
+    );
   });
 
   it('pages read while no listing is cached are the same pages, with their nodes’ permissions', async () => {

@@ -1,15 +1,14 @@
 /**
  * GraphQL door of the audit log: the AuditEvent type, its Relay connection and
- * `auditEvents(filter, first, after)`, calling AuditService.connection (the REST listing calls
+ * `auditEvents(filter, first, after, last, before)`, calling AuditService.connection (the REST listing calls
  * AuditService.list on the same rules).
  */
 import type { AuditEvent } from '../../generated/prisma/client.js';
 import { needs } from '../../kernel/requirements.js';
 import { builder } from '../shared/builder.js';
-import { PageInfo } from '../shared/page-info.js';
 import { MAX_PAGE_SIZE } from '../shared/paging.js';
 import { AUDIT_ACTOR_KINDS, DEFAULT_AUDIT_PAGE_SIZE } from './inputs.js';
-import { type AuditConnection, auditRequirements, auditSnapshotValue } from './service.js';
+import { auditRequirements, auditSnapshotValue } from './service.js';
 
 const AuditActor = builder.objectRef<AuditEvent>('AuditActor').implement({
   description: 'Who made a change.',
@@ -58,22 +57,6 @@ const AuditEventObject = builder.objectRef<AuditEvent>('AuditEvent').implement({
   }),
 });
 
-const AuditEventEdge = builder.objectRef<AuditConnection['edges'][number]>('AuditEventEdge').implement({
-  fields: (t) => ({
-    cursor: t.exposeString('cursor'),
-    node: t.field({ type: AuditEventObject, resolve: (edge) => edge.node }),
-  }),
-});
-
-const AuditEventConnection = builder.objectRef<AuditConnection>('AuditEventConnection').implement({
-  description: 'Audit events, newest first.',
-  fields: (t) => ({
-    edges: t.field({ type: [AuditEventEdge], resolve: (c) => c.edges }),
-    pageInfo: t.field({ type: PageInfo, resolve: (c) => c.pageInfo }),
-    totalCount: t.int({ description: 'Events matching the filter, on every page.', resolve: (c) => c.totalCount() }),
-  }),
-});
-
 const AuditEventFilter = builder.inputType('AuditEventFilter', {
   description: 'Every field is optional; they combine with AND.',
   fields: (t) => ({
@@ -91,14 +74,23 @@ const AuditEventFilter = builder.inputType('AuditEventFilter', {
 });
 
 builder.queryField('auditEvents', (t) =>
-  t.field({
-    type: AuditEventConnection,
-    description: `Audit events (changes to roles, assignments, basic roles, API keys, tokens, users, teams and memberships), newest first. ${needs(auditRequirements.read)}`,
-    args: {
-      filter: t.arg({ type: AuditEventFilter }),
-      first: t.arg.int({ description: `At most this many events (default ${DEFAULT_AUDIT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}).` }),
-      after: t.arg.string({ description: 'The endCursor of the previous page.' }),
+  t.connection(
+    {
+      type: AuditEventObject,
+      description: `Audit events (changes to roles, assignments, basic roles, API keys, tokens, users, teams and memberships), newest first: \`first\` after cursor \`after\`, or \`last\` before cursor \`before\` (default ${DEFAULT_AUDIT_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}). ${needs(auditRequirements.read)}`,
+      args: { filter: t.arg({ type: AuditEventFilter }) },
+      resolve: (_root, args, ctx) => ctx.services.audit.connection(ctx.principal, args.filter, args),
     },
-    resolve: (_root, args, ctx) => ctx.services.audit.connection(ctx.principal, args.filter, { first: args.first, after: args.after }),
-  }),
+    {
+      name: 'AuditEventConnection',
+      description: 'Audit events, newest first.',
+      fields: (c) => ({
+        totalCount: c.int({
+          description: 'Events matching the filter, on every page.',
+          resolve: (connection) => connection.totalCount(),
+        }),
+      }),
+    },
+    { name: 'AuditEventEdge' },
+  ),
 );

@@ -1,7 +1,8 @@
 /**
  * Inputs of the audit log: the filter both doors take (REST query string,
  * GraphQL `AuditEventFilter`), and the two ways of paging, Grafana's search paging on REST
- * (`perpage`, `page`, as `/api/users/search`) and Relay's cursor paging on GraphQL (`first`, `after`).
+ * (`perpage`, `page`, as `/api/users/search`) and Relay's cursor paging on GraphQL
+ * (`first`/`after` or `last`/`before`: shared/connection-args.ts).
  */
 import { z } from 'zod';
 import { OBJECT_ERROR, wholeNumberText } from '../../kernel/inputs.js';
@@ -86,10 +87,4 @@ export type AuditFilter = z.output<typeof auditFilterInput>;
 export const auditPageInput = z.object({
   perpage: pageSizeInput('perpage', DEFAULT_AUDIT_PAGE_SIZE),
   page: pageNumberInput('page'),
-});
-
-/** GraphQL paging, Relay's: `first` (default 100, at most 1000, as every list) events after cursor `after`. */
-export const auditCursorInput = z.object({
-  first: pageSizeInput('first', DEFAULT_AUDIT_PAGE_SIZE),
-  after: z.string({ error: 'after must be a cursor' }).max(64, 'after is not a cursor of this listing').nullish(),
 });

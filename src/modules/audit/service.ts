@@ -24,9 +24,10 @@ import { idFromText, parseInput } from '../../kernel/inputs.js';
 import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
 import { type Db, startsWithExactly } from '../../platform/database.js';
+import { type ConnectionArgs, connectionPage } from '../shared/connection-args.js';
 import type { SearchPage } from '../shared/directory.js';
 import { pageOffset } from '../shared/paging.js';
-import { type AuditFilter, auditCursorInput, auditFilterInput, auditPageInput } from './inputs.js';
+import { type AuditFilter, auditFilterInput, auditPageInput, DEFAULT_AUDIT_PAGE_SIZE } from './inputs.js';
 
 /** What reading the log needs. */
 export const auditRequirements = {
@@ -56,10 +57,10 @@ export function auditCursor(id: number): string {
  * The event id behind a cursor of auditCursor.
  * @throws DomainError VALIDATION_FAILED (400) for anything else.
  */
-function cursorId(cursor: string): number {
+function cursorId(field: 'after' | 'before', cursor: string): number {
   const decoded = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
   const id = decoded.startsWith(CURSOR_PREFIX) ? idFromText(decoded.slice(CURSOR_PREFIX.length)) : null;
-  if (id === null) throw new DomainError('VALIDATION_FAILED', 'after: not a cursor of auditEvents');
+  if (id === null) throw new DomainError('VALIDATION_FAILED', `${field}: not a cursor of auditEvents`);
   return id;
 }
 
@@ -93,28 +94,31 @@ export class AuditService {
   }
 
   /**
-   * GraphQL `auditEvents(filter, first, after)`: the `first` (default 100, at most 1000) events
-   * matching the filter after cursor `after`, newest first (keyset paging on the id, so events
-   * written meanwhile never shift a page). Rules and errors as `list`; a cursor not from this
-   * listing is 400.
+   * GraphQL `auditEvents(filter, first, after | last, before)`: the `first` (default 100, at most
+   * 1000) events matching the filter after cursor `after`, or the `last` events before cursor
+   * `before` (the oldest ones without it), newest first either way (keyset paging on the id, so
+   * events written meanwhile never shift a page). Rules and errors as `list`; a cursor not from
+   * this listing, or forward and backward arguments together, is 400.
    */
-  async connection(caller: Principal, rawFilter: unknown, rawPaging: unknown): Promise<AuditConnection> {
+  async connection(caller: Principal, rawFilter: unknown, rawPaging: ConnectionArgs): Promise<AuditConnection> {
     const where = await this.authorize(caller, rawFilter);
-    const paging = parseInput(auditCursorInput, rawPaging);
-    const { first } = paging;
-    const after = paging.after ? cursorId(paging.after) : undefined;
+    const page = connectionPage(rawPaging, DEFAULT_AUDIT_PAGE_SIZE);
+    const cursor = page.forward ? page.after && cursorId('after', page.after) : page.before && cursorId('before', page.before);
     const { db } = this.deps;
+    const bound: Prisma.AuditEventWhereInput | null = cursor ? { id: page.forward ? { lt: cursor } : { gt: cursor } } : null;
     const rows = await db.auditEvent.findMany({
-      where: after === undefined ? where : { AND: [where, { id: { lt: after } }] },
-      orderBy: { id: 'desc' },
-      take: first + 1,
+      where: bound ? { AND: [where, bound] } : where,
+      orderBy: { id: page.forward ? 'desc' : 'asc' },
+      take: page.size + 1,
     });
-    const edges = rows.slice(0, first).map((node) => ({ cursor: auditCursor(node.id), node }));
+    const more = rows.length > page.size;
+    const nodes = page.forward ? rows.slice(0, page.size) : rows.slice(0, page.size).reverse();
+    const edges = nodes.map((node) => ({ cursor: auditCursor(node.id), node }));
     return {
       edges,
       pageInfo: {
-        hasNextPage: rows.length > first,
-        hasPreviousPage: after !== undefined,
+        hasNextPage: page.forward ? more : bound !== null,
+        hasPreviousPage: page.forward ? bound !== null : more,
         startCursor: edges[0]?.cursor ?? null,
         endCursor: edges.at(-1)?.cursor ?? null,
       },

@@ -10,6 +10,7 @@ import type { SignedInPrincipal } from '../../kernel/principal.js';
 import { needs } from '../../kernel/requirements.js';
 import { RoleObject } from '../roles/graphql.js';
 import { builder } from '../shared/builder.js';
+import { CARRIED_RELATIONS } from '../shared/carried-relations.js';
 import { OrgRoleEnum } from '../shared/org-role.js';
 import { PermissionEntry } from '../shared/permission.js';
 import type { AccessCheck } from './explain.js';
@@ -31,6 +32,9 @@ export const Viewer = builder.objectRef<SignedInPrincipal>('Viewer').implement({
     roles: t.prismaField({
       type: ['Role'],
       description: 'Every role behind its permissions: basic, direct (org and global) and team roles.',
+      // Served with their permissions from the held roles' cache (kernel/role-rows.ts), so the
+      // frontend's `viewer { roles { name permissions { action scope } } }` may run compiled.
+      extensions: { [CARRIED_RELATIONS]: ['permissions'] },
       resolve: (query, principal, _args, ctx) => ctx.services.permissions.ownRoles(principal, query),
     }),
     permissions: t.field({

@@ -10,7 +10,6 @@ import { needs } from '../../kernel/requirements.js';
 import { batchByPath } from '../shared/batch.js';
 import { builder } from '../shared/builder.js';
 import { MessagePayload } from '../shared/message.js';
-import { PageInfo, type PageInfoShape } from '../shared/page-info.js';
 import { PermissionInput } from '../shared/permission.js';
 import { DEFAULT_ROLES_FIRST, type RoleSlice, roleCursor } from './listing-page.js';
 import { roleRequirements } from './requirements.js';
@@ -65,27 +64,6 @@ export const RoleObject = builder.prismaObject('Role', {
     }),
   }),
 });
-
-type RoleEdgeShape = { cursor: string; node: Role };
-
-const RoleEdge = builder.objectRef<RoleEdgeShape>('RoleEdge').implement({
-  fields: (t) => ({
-    cursor: t.exposeString('cursor'),
-    node: t.field({ type: RoleObject, resolve: (edge) => edge.node }),
-  }),
-});
-
-/** A page of rolesConnection: its edges, where it stands and the number of roles listed on every page. */
-const RoleConnection = builder
-  .objectRef<{ edges: RoleEdgeShape[]; pageInfo: PageInfoShape; totalCount: number }>('RoleConnection')
-  .implement({
-    description: 'Roles, by name then id.',
-    fields: (t) => ({
-      edges: t.field({ type: [RoleEdge], resolve: (c) => c.edges }),
-      pageInfo: t.field({ type: PageInfo, resolve: (c) => c.pageInfo }),
-      totalCount: t.exposeInt('totalCount', { description: 'Roles listed with these arguments, on every page.' }),
-    }),
-  });
 
 /** The connection of one window of the listing: cursors are positions (listing-page.roleCursor). */
 function roleConnection(slice: RoleSlice) {
@@ -154,20 +132,31 @@ builder.queryFields((t) => ({
     },
     resolve: (query, _root, args, ctx) => ctx.services.roles.list(ctx.principal, args, query),
   }),
-  rolesConnection: t.field({
-    type: RoleConnection,
-    description: `The roles of \`roles\`, a page at a time (Relay connection): at most \`first\` after cursor \`after\`. ${needs(roleRequirements.read)}`,
-    args: {
-      includeHidden: t.arg.boolean({ description: 'Include hidden roles (basic roles among them).' }),
-      delegatable: t.arg.boolean({ description: 'Only the roles the caller may assign (to users or teams); never basic roles.' }),
-      first: t.arg.int({ description: `At most this many roles (default ${DEFAULT_ROLES_FIRST}, at most 1000).` }),
-      after: t.arg.string({ description: 'The endCursor of the previous page.' }),
+  rolesConnection: t.connection(
+    {
+      type: RoleObject,
+      description: `The roles of \`roles\`, a page at a time (Relay connection): \`first\` after cursor \`after\`, or \`last\` before cursor \`before\` (default ${DEFAULT_ROLES_FIRST}, at most 1000). ${needs(roleRequirements.read)}`,
+      args: {
+        includeHidden: t.arg.boolean({ description: 'Include hidden roles (basic roles among them).' }),
+        delegatable: t.arg.boolean({ description: 'Only the roles the caller may assign (to users or teams); never basic roles.' }),
+      },
+      resolve: async (_root, args, ctx, info) => {
+        const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
+        return roleConnection(await ctx.services.roles.window(ctx.principal, args, args, query));
+      },
     },
-    resolve: async (_root, args, ctx, info) => {
-      const query = queryFromInfo({ context: ctx, info, path: ['edges', 'node'] });
-      return roleConnection(await ctx.services.roles.window(ctx.principal, args, args, query));
+    {
+      name: 'RoleConnection',
+      description: 'Roles, by name then id.',
+      fields: (c) => ({
+        totalCount: c.int({
+          description: 'Roles listed with these arguments, on every page.',
+          resolve: (connection) => connection.totalCount,
+        }),
+      }),
     },
-  }),
+    { name: 'RoleEdge' },
+  ),
   role: t.prismaField({
     type: 'Role',
     description: `One role by uid. ${needs(roleRequirements.read)}`,

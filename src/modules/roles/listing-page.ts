@@ -6,9 +6,9 @@
  *   (the parameter names of Grafana's searches: its role listing itself has no paging, only
  *   `delegatable` and `includeHidden`) it answers `{totalCount, roles, page, perPage}`, perpage
  *   1000 by default.
- * - GraphQL `rolesConnection(first, after)`: a Relay connection, `first` 100 by default. Its
- *   cursors are positions in the listing, like REST's pages: a role created or deleted before a
- *   cursor meanwhile shifts the next page by one.
+ * - GraphQL `rolesConnection(first, after | last, before)`: a Relay connection, 100 roles by
+ *   default. Its cursors are positions in the listing, like REST's pages: a role created or
+ *   deleted before a cursor meanwhile shifts the next page by one.
  *
  * Pages come from the cached listing (listing-cache.ts) while it is current; right after a write
  * a page is read alone from the database (listing.pageOfRoleIds), so it costs the same on 100
@@ -20,6 +20,7 @@ import { DomainError } from '../../kernel/errors.js';
 import type { PermissionIndex } from '../../kernel/evaluator.js';
 import { parseInput, wholeNumberText } from '../../kernel/inputs.js';
 import type { Db } from '../../platform/database.js';
+import { type ConnectionArgs, connectionPage } from '../shared/connection-args.js';
 import { DEFAULT_PER_PAGE, MAX_PAGE, pageNumberInput, pageOffset, pageSizeInput } from '../shared/paging.js';
 import { delegatableRoleIds, pageOfRoleIds, type RoleQuery, rolesByIds } from './listing.js';
 import type { RoleListingCache } from './listing-cache.js';
@@ -49,12 +50,6 @@ export const DEFAULT_ROLES_FIRST = 100;
 /** REST paging: `perpage` (default 1000, at most 1000) and `page` (from 1), as every list. */
 const restPageInput = z.object({ perpage: pageSizeInput('perpage', DEFAULT_PER_PAGE), page: pageNumberInput('page') });
 
-/** GraphQL paging: `first` (default 100, at most 1000, as every list) roles after cursor `after`. */
-const cursorPageInput = z.object({
-  first: pageSizeInput('first', DEFAULT_ROLES_FIRST),
-  after: z.string({ error: 'after must be a cursor' }).max(64, 'after: not a cursor of rolesConnection').nullish(),
-});
-
 /**
  * The window of REST `page`/`perpage` (raw query-string values) with the page and size it read.
  * @throws DomainError VALIDATION_FAILED (400) "perpage must be at most 1000", "page must be at most 2147483647".
@@ -72,16 +67,32 @@ export function roleCursor(position: number): string {
 }
 
 /**
- * The window of GraphQL `first`/`after`: the roles after the cursor's position.
- * @throws DomainError VALIDATION_FAILED (400) "first must be at most 1000", "after: not a cursor of rolesConnection".
+ * The position (from 0) behind a cursor of roleCursor.
+ * @throws DomainError VALIDATION_FAILED (400) "<field>: not a cursor of rolesConnection".
  */
-export function cursorWindow(raw: { first?: unknown; after?: unknown }): RoleWindow {
-  const { first, after } = parseInput(cursorPageInput, raw);
-  if (after == null) return { offset: 0, limit: first };
-  const decoded = /^[A-Za-z0-9_-]+$/.test(after) ? Buffer.from(after, 'base64url').toString() : '';
+function cursorPosition(field: string, cursor: string): number {
+  const decoded = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString() : '';
   const position = decoded.startsWith(CURSOR_PREFIX) ? wholeNumberText(decoded.slice(CURSOR_PREFIX.length)) : null;
-  if (position === null || position >= MAX_PAGE) throw new DomainError('VALIDATION_FAILED', 'after: not a cursor of rolesConnection');
-  return { offset: position + 1, limit: first };
+  if (position === null || position >= MAX_PAGE) throw new DomainError('VALIDATION_FAILED', `${field}: not a cursor of rolesConnection`);
+  return position;
+}
+
+/**
+ * The window of GraphQL's connection arguments (shared/connection-args.ts): forwards, the `first`
+ * roles after the cursor's position; backwards, the `last` roles before `before`'s position. A
+ * position counts from the start, so `last` needs `before` (Pothos's offset connections' rule).
+ * @throws DomainError VALIDATION_FAILED (400) "first must be at most 1000", "after: not a cursor
+ *   of rolesConnection", "last needs before on rolesConnection", forward and backward arguments together.
+ */
+export function cursorWindow(raw: ConnectionArgs): RoleWindow {
+  const page = connectionPage(raw, DEFAULT_ROLES_FIRST);
+  if (page.forward)
+    return page.after === null ? { offset: 0, limit: page.size } : { offset: cursorPosition('after', page.after) + 1, limit: page.size };
+  if (page.before === null)
+    throw new DomainError('VALIDATION_FAILED', 'last needs before on rolesConnection: positions count from the start');
+  const end = cursorPosition('before', page.before);
+  const offset = Math.max(0, end - page.size);
+  return { offset, limit: end - offset };
 }
 
 /** Relations of Role a Pothos selection may ask for: the cached rows carry none of them. */

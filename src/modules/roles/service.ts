@@ -19,6 +19,7 @@ import { isReservedRoleName, RESERVED_NAME_MESSAGE } from '../../kernel/lookalik
 import type { Principal } from '../../kernel/principal.js';
 import { acceptsVersion } from '../../kernel/role-version.js';
 import { isUniqueViolation } from '../../platform/database.js';
+import type { ConnectionArgs } from '../shared/connection-args.js';
 import { createRoleInput, updateRoleInput } from './inputs.js';
 import { grantedRolesByBasicRole, knownActions, permissionsOfRole, ROLE_WITH_PERMISSIONS, type RoleQuery, roleTaken } from './listing.js';
 import { RoleListingCache } from './listing-cache.js';
@@ -70,8 +71,8 @@ export class RoleService {
     return { ...(await this.slice(caller, options, window)), page: window.page, perPage: window.perPage };
   }
 
-  /** GraphQL `first`/`after` of `list` (listing-page.cursorWindow). @throws as `list`; VALIDATION_FAILED (400). */
-  async window(caller: Principal, options: RoleListOptions, raw: { first?: unknown; after?: unknown }, query: RoleQuery = {}) {
+  /** GraphQL `first`/`after` or `last`/`before` of `list` (listing-page.cursorWindow). @throws as `list`; VALIDATION_FAILED (400). */
+  async window(caller: Principal, options: RoleListOptions, raw: ConnectionArgs, query: RoleQuery = {}) {
     return this.slice(caller, options, cursorWindow(raw), query);
   }
 

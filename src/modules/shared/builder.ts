@@ -1,13 +1,17 @@
-/** Pothos schema builder: configuration only. Types live in ./types, one file each. */
+/**
+ * Pothos schema builder: configuration only. Each feature's types, queries and mutations live in
+ * its own src/modules/<feature>/graphql.ts; http/schema.ts imports them and builds.
+ */
 import SchemaBuilder from '@pothos/core';
 import ComplexityPlugin from '@pothos/plugin-complexity';
 import PrismaPlugin from '@pothos/plugin-prisma';
+import RelayPlugin from '@pothos/plugin-relay';
 import { type GraphQLField, getNullableType, isListType } from 'graphql';
 import type PrismaTypes from '../../generated/pothos-types.js';
 import { getDatamodel } from '../../generated/pothos-types.js';
 import { MAX_ROLE_PERMISSIONS } from '../../kernel/inputs.js';
 import type { GraphQLContext } from './context.js';
-import { DEFAULT_PER_PAGE, requestedRows } from './paging.js';
+import { DEFAULT_PER_PAGE, MAX_PAGE_SIZE, requestedRows } from './paging.js';
 
 /**
  * Rows a list is assumed to hold in the GraphQL cost estimate (http/use-graphql-limits.ts) when
@@ -22,14 +26,14 @@ const LIST_BOUNDS: Record<string, number> = { 'Role.permissions': MAX_ROLE_PERMI
 /**
  * Cost of a field without its own `complexity`: 1, and its selection counted
  * once per row it can answer: its page size as asked (`perPage`, default DEFAULT_PER_PAGE; `limit`;
- * `first`, default DEFAULT_LIST_BOUND; a size above the paging rule's maximum counts as asked, and
+ * `first` or a connection's `last`, default DEFAULT_LIST_BOUND; a size above the paging rule's maximum counts as asked, and
  * is refused when it runs: ./paging.ts), else for a list its LIST_BOUNDS entry or DEFAULT_LIST_BOUND. The list inside a page
  * (`*SearchResult`, `*Connection`) counts once: its page field counted the rows.
  */
 function fieldComplexity(args: Record<string, unknown>, _ctx: GraphQLContext, field: GraphQLField<unknown, GraphQLContext>) {
   const has = (name: string) => field.args.some((a) => a.name === name);
   if (has('perPage')) return { field: 1, multiplier: requestedRows(args.perPage, requestedRows(args.limit, DEFAULT_PER_PAGE)) };
-  if (has('first')) return { field: 1, multiplier: requestedRows(args.first, DEFAULT_LIST_BOUND) };
+  if (has('first')) return { field: 1, multiplier: requestedRows(args.first ?? args.last, DEFAULT_LIST_BOUND) };
   if (!isListType(getNullableType(field.type))) return 1;
   const parent = (field.extensions.pothosConfig as { parentType?: string } | undefined)?.parentType ?? '';
   if (/(SearchResult|Connection)$/.test(parent)) return 1;
@@ -48,9 +52,28 @@ export const builder = new SchemaBuilder<{
   PrismaTypes: PrismaTypes;
   Scalars: { DateTime: { Input: Date; Output: Date }; JSON: { Input: unknown; Output: unknown } };
   DefaultFieldNullability: false;
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
 }>({
-  plugins: [PrismaPlugin, ComplexityPlugin],
+  plugins: [PrismaPlugin, RelayPlugin, ComplexityPlugin],
   defaultFieldNullability: false,
+  // Connections (GraphQL Cursor Connections Specification) only: no Node interface, no node(s)
+  // queries, no clientMutationId; edges and nodes never null. Each connection's service reads
+  // its own cursors and refuses a bad one with 400 VALIDATION_FAILED.
+  relay: {
+    clientMutationId: 'omit',
+    cursorType: 'String',
+    nodeQueryOptions: false,
+    nodesQueryOptions: false,
+    edgesFieldOptions: { nullable: false },
+    nodeFieldOptions: { nullable: false },
+    firstArgOptions: {
+      description: `At most this many from the start, or after \`after\` (default ${DEFAULT_LIST_BOUND}, at most ${MAX_PAGE_SIZE}).`,
+    },
+    afterArgOptions: { description: 'The endCursor of the previous page.' },
+    lastArgOptions: { description: `At most this many just before \`before\` (default ${DEFAULT_LIST_BOUND}, at most ${MAX_PAGE_SIZE}).` },
+    beforeArgOptions: { description: 'The startCursor of the page after the one wanted.' },
+  },
   // Costs only: the limit is checked at validation with the request's variables (use-graphql-limits.ts).
   complexity: { fieldComplexity, disabled: true },
   prisma: {
