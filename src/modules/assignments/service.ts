@@ -6,3 +6,4 @@
 export { AssignmentBoundaries } from './boundaries.js';
 export { SubjectAssignments } from './core.js';
 export { teamRoleRequirements, teamStore, userRoleRequirements, userStore } from './stores.js';
+export { type AssignableRole, assignableRole } from './assignable.js';
