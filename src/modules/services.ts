@@ -10,7 +10,7 @@ import type { Logger } from '../platform/logger.js';
 import { type PasswordVerifier, verifyPassword } from '../platform/passwords.js';
 import { AccessRequestDecisions } from './access-requests/decisions.js';
 import { AccessRequestExpiry } from './access-requests/expiry.js';
-import { type AccessRequestSettings, AccessRequestService } from './access-requests/service.js';
+import { AccessRequestService, type AccessRequestSettings } from './access-requests/service.js';
 import { AccessReviewService } from './access-review/service.js';
 import { ApiKeyService } from './api-keys/service.js';
 import { AssignmentBoundaries, SubjectAssignments, teamStore, userStore } from './assignments/service.js';

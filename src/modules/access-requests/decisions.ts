@@ -23,7 +23,17 @@ import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal, SignedInPrincipal } from '../../kernel/principal.js';
 import { assignableRole, type SubjectAssignments } from '../assignments/service.js';
 import { decisionInput } from './inputs.js';
-import { type AccessRequestRow, type AccessRequestView, heldForGood, notPending, requestIn, roleHeld, settle, statusAt, viewAt } from './records.js';
+import {
+  type AccessRequestRow,
+  type AccessRequestView,
+  heldForGood,
+  notPending,
+  requestIn,
+  roleHeld,
+  settle,
+  statusAt,
+  viewAt,
+} from './records.js';
 import { type AccessRequestDeps, accessRequestRequirements } from './service.js';
 
 /** What answering needs: the access-request deps and the user assignments it approves through. */

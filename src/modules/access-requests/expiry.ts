@@ -89,7 +89,10 @@ export class AccessRequestExpiry {
           if (!stopped) this.timer = setTimeout(wake, wait);
         })
         .catch((error: unknown) => {
-          log.warn({ error: error instanceof Error ? error.message : String(error) }, 'access request expiries not noted; trying again later');
+          log.warn(
+            { error: error instanceof Error ? error.message : String(error) },
+            'access request expiries not noted; trying again later',
+          );
           if (!stopped) this.timer = setTimeout(wake, MAX_WAIT_MS);
         })
         .finally(() => {

@@ -106,7 +106,10 @@ export class AccessRequestService {
           });
         }
         // Read under the write lock: two requests of one requester are counted one after the other.
-        const pending = await tx.accessRequest.findMany({ where: { orgId, requesterId: caller.id, ...pendingAt(now) }, select: { roleId: true } });
+        const pending = await tx.accessRequest.findMany({
+          where: { orgId, requesterId: caller.id, ...pendingAt(now) },
+          select: { roleId: true },
+        });
         if (pending.some((r) => r.roleId === role.id)) {
           throw new DomainError('ACCESS_REQUEST_DUPLICATE', `a request for role "${role.uid}" is already pending`, { uid: role.uid });
         }
