@@ -141,7 +141,7 @@ export const FIXED_ROLES: readonly BuiltinRole[] = [
 const ORG_READER = [p(A.OrgsRead, S.org('*'))];
 // Every member may ask for a role for a while (modules/access-requests), as Grafana grants its
 // basic Viewer the fixed roles everyone needs; existing databases get it through migration
-// 20261128222521_access_requests.
+// 20261128222522_access_requests_defaults.
 const VIEWER = [...ORG_USERS_READER, ...TEAMS_READER, ...ORG_READER, p(A.AccessRequestsCreate)];
 const EDITOR = [...VIEWER, ...SERVICE_ACCOUNTS_READER];
 const ADMIN = [

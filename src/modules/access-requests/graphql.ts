@@ -10,7 +10,7 @@ import type { SearchPage } from '../shared/directory.js';
 import { MAX_PAGE_SIZE } from '../shared/paging.js';
 import { ACCESS_REQUEST_STATUSES, DEFAULT_REQUESTS_PAGE_SIZE, MAX_JUSTIFICATION_LENGTH, MIN_REQUEST_SECONDS } from './inputs.js';
 import type { AccessRequestView } from './records.js';
-import { accessRequestRequirements } from './service.js';
+import { accessRequestRequirements, type RequestableRole } from './service.js';
 
 const AccessRequestObject = builder.objectRef<AccessRequestView>('AccessRequest').implement({
   description: 'A just-in-time access request: a user asks for a role for a while; someone who may assign it approves or denies it.',
@@ -58,6 +58,18 @@ const AccessRequestPage = builder.objectRef<SearchPage<AccessRequestView>>('Acce
   }),
 });
 
+const RequestableRoleObject = builder.objectRef<RequestableRole>('RequestableRole').implement({
+  description: 'A role the caller may ask for.',
+  fields: (t) => ({
+    uid: t.exposeString('uid'),
+    name: t.exposeString('name'),
+    displayName: t.exposeString('displayName'),
+    description: t.exposeString('description'),
+    group: t.exposeString('group'),
+    maxRequestSeconds: t.exposeInt('maxRequestSeconds', { description: 'The longest duration a request may ask for, in seconds.' }),
+  }),
+});
+
 const AccessRequestFilter = builder.inputType('AccessRequestFilter', {
   description: 'Every field is optional; they combine with AND.',
   fields: (t) => ({
@@ -78,6 +90,11 @@ builder.queryFields((t) => ({
       perPage: t.arg.int({ description: `Requests per page (default ${DEFAULT_REQUESTS_PAGE_SIZE}, at most ${MAX_PAGE_SIZE}).` }),
     },
     resolve: (_root, args, ctx) => ctx.services.accessRequests.list(ctx.principal, args.filter, { page: args.page, perpage: args.perPage }),
+  }),
+  requestableRoles: t.field({
+    type: [RequestableRoleObject],
+    description: `The roles the caller may ask for (not basic, not hidden), by name. ${needs(accessRequestRequirements.create)}`,
+    resolve: (_root, _args, ctx) => ctx.services.accessRequests.requestableRoles(ctx.principal),
   }),
   accessRequest: t.field({
     type: AccessRequestObject,

@@ -106,6 +106,23 @@ export const accessRequestRoutes: Route[] = [
   },
   {
     method: 'GET',
+    path: `${BASE}/roles`,
+    requires: accessRequestRequirements.create,
+    summary: 'The roles the caller may ask for, each with the longest duration a request may ask for it',
+    response: z.array(
+      z.strictObject({
+        uid: z.string(),
+        name: z.string(),
+        displayName: z.string(),
+        description: z.string(),
+        group: z.string(),
+        maxRequestSeconds: jsonCount(),
+      }),
+    ),
+    handler: ({ principal, services }) => services.accessRequests.requestableRoles(principal),
+  },
+  {
+    method: 'GET',
     path: `${BASE}/:id`,
     requires: 'signed-in',
     summary: "One access request: one's own, or any of the organization with access.requests:read",

@@ -19,6 +19,7 @@
  * organization's request is 404. Pattern: Azure PIM's and Google PAM's request, approve, expire.
  */
 import type { Prisma } from '../../generated/prisma/client.js';
+import { BASIC_PREFIX } from '../../kernel/builtin-roles.js';
 import { Action } from '../../kernel/catalogue.js';
 import { roleManagement } from '../../kernel/delegation.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
@@ -77,6 +78,17 @@ export interface AccessRequestDeps extends FeatureDeps {
   settings: AccessRequestSettings;
 }
 
+/** A role as the request form offers it. */
+export interface RequestableRole {
+  uid: string;
+  name: string;
+  displayName: string;
+  description: string;
+  group: string;
+  /** The longest duration a request may ask for, in seconds. */
+  maxRequestSeconds: number;
+}
+
 export class AccessRequestService {
   constructor(private readonly deps: AccessRequestDeps) {}
 
@@ -90,8 +102,8 @@ export class AccessRequestService {
   async create(caller: Principal, rawInput: unknown): Promise<AccessRequestView> {
     this.deps.edition.assertAvailable();
     requireSignedIn(caller);
-    const input = parseInput(createAccessRequestInput, rawInput);
     await this.deps.access.check(caller, accessRequestRequirements.create.for({}));
+    const input = parseInput(createAccessRequestInput, rawInput);
     if (caller.kind !== 'user') throw new DomainError('ACCESS_DENIED', 'only a user requests access', { needed: 'a user' });
     const now = this.deps.clock.now();
     const { orgId } = caller;
@@ -135,6 +147,26 @@ export class AccessRequestService {
       { grantsNothing: true },
     );
     return viewAt(await requestIn(this.deps.db, orgId, id), now);
+  }
+
+  /**
+   * The roles the caller may ask for: every role of its organization and every global role, not
+   * basic, not hidden, by name, each with the longest duration a request may ask for it
+   * (`maxRequestSeconds`: the smaller of its maxAssignmentSeconds and ACCESS_REQUEST_MAX_SECONDS).
+   * A requester need not read roles (roles:read) to choose one.
+   * @throws DomainError UNAUTHENTICATED (401), ACCESS_DENIED (403: no access.requests:create), 404 in oss.
+   */
+  async requestableRoles(caller: Principal): Promise<RequestableRole[]> {
+    this.deps.edition.assertAvailable();
+    requireSignedIn(caller);
+    await this.deps.access.check(caller, accessRequestRequirements.create.for({}));
+    const rows = await this.deps.db.role.findMany({
+      where: { orgId: { in: [0, caller.orgId] }, hidden: false, NOT: { name: { startsWith: BASIC_PREFIX } } },
+      select: { uid: true, name: true, displayName: true, description: true, group: true, maxAssignmentSeconds: true },
+      orderBy: [{ name: 'asc' }, { id: 'asc' }],
+    });
+    const cap = this.deps.settings.maxSeconds;
+    return rows.map(({ maxAssignmentSeconds, ...r }) => ({ ...r, maxRequestSeconds: Math.min(cap, maxAssignmentSeconds ?? cap) }));
   }
 
   /**
@@ -191,6 +223,7 @@ export class AccessRequestService {
   async cancel(caller: Principal, rawId: unknown, rawInput: unknown): Promise<AccessRequestView> {
     this.deps.edition.assertAvailable();
     requireSignedIn(caller);
+    await this.deps.access.check(caller, accessRequestRequirements.cancel.for({}));
     const id = parseId('id', rawId);
     const input = parseInput(decisionInput, rawInput);
     const row = await this.get(caller, id);
