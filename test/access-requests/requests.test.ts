@@ -99,7 +99,7 @@ describe('request, approve, expire', () => {
     for (const r of [role, other, third]) {
       const res = await gql(app, requestAccess, { r: r.uid, d: 1800, j: 'on call' }, { auth: user.auth });
       expect(res.data?.requestAccess).toMatchObject({ status: 'pending', roleUid: r.uid, requesterId: user.id });
-      asked.push((res.data?.requestAccess as { id: number }).id);
+      asked.push((res.data as { requestAccess: { id: number } }).requestAccess.id);
     }
     const [a, b, c] = asked;
     const approve = await gql(
