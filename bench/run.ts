@@ -7,14 +7,27 @@
  *
  *   npm run bench                      all four (about 10 minutes; --quick: 1 to 3, with the load)
  *   npm run bench -- <suite> [flags]   one of http, budget, scale, scale-db, evaluator, profile, replicas, changes, simulate,
- *                                      review, expiry
+ *                                      review, expiry, access-requests
  *   npm run bench -- --quick           all four, shorter and on a smaller scale database
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { ROOT } from './support/processes.js';
 
-const SUITES = ['http', 'budget', 'scale', 'scale-db', 'evaluator', 'profile', 'replicas', 'changes', 'simulate', 'review', 'expiry'];
+const SUITES = [
+  'http',
+  'budget',
+  'scale',
+  'scale-db',
+  'evaluator',
+  'profile',
+  'replicas',
+  'changes',
+  'simulate',
+  'review',
+  'expiry',
+  'access-requests',
+];
 const [first, ...rest] = process.argv.slice(2);
 const chosen = first && SUITES.includes(first) ? [first] : ['http', 'budget', 'scale', 'evaluator'];
 const flags = first && SUITES.includes(first) ? rest : process.argv.slice(2);
