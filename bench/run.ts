@@ -7,7 +7,7 @@
  *
  *   npm run bench                      all four (about 10 minutes; --quick: 1 to 3, with the load)
  *   npm run bench -- <suite> [flags]   one of http, budget, scale, scale-db, evaluator, router, profile, replicas, changes, simulate,
- *                                      review, expiry
+ *                                      review, expiry, access-requests
  *   npm run bench -- --quick           all four, shorter and on a smaller scale database
  */
 import { spawnSync } from 'node:child_process';
@@ -27,6 +27,7 @@ const SUITES = [
   'simulate',
   'review',
   'expiry',
+  'access-requests',
 ];
 const [first, ...rest] = process.argv.slice(2);
 const chosen = first && SUITES.includes(first) ? [first] : ['http', 'budget', 'scale', 'evaluator'];

@@ -91,6 +91,24 @@ const serviceEnvShape = {
       description:
         'how long the change feed (`GET /api/access-control/changes`) keeps each change; a reader asking for older ones is answered 410 `CHANGES_EXPIRED` and reads the current state again',
     }),
+  ACCESS_REQUEST_EXPIRY_SECONDS: z
+    .string()
+    .default('86400')
+    .refine((v) => /^\d{1,8}$/.test(v) && Number(v) >= 60, 'must be a whole number of seconds, at least 60')
+    .transform(Number)
+    .meta({
+      description:
+        'how long an access request (`POST /api/access-control/requests`) waits for an answer; unanswered by then it is expired and can no longer be approved',
+    }),
+  ACCESS_REQUEST_MAX_SECONDS: z
+    .string()
+    .default('86400')
+    .refine((v) => /^\d{1,8}$/.test(v) && Number(v) >= 60, 'must be a whole number of seconds, at least 60')
+    .transform(Number)
+    .meta({
+      description:
+        "longest duration an access request may ask for, whatever the role; a role's `maxAssignmentSeconds` caps it further (400 `ACCESS_REQUEST_TOO_LONG`)",
+    }),
   METRICS_ENABLED: bool(false).meta({
     description:
       'serve Prometheus metrics at `GET /metrics` (Grafana `[metrics] enabled`); off by default, unlike Grafana, since the gateway often faces the network: see "Operations" below',
@@ -145,6 +163,8 @@ export interface Config {
   logLevel: (typeof LOG_LEVELS)[number];
   /** CHANGES_RETENTION_HOURS: hours each change record is kept (modules/changes). */
   changesRetentionHours: number;
+  /** ACCESS_REQUEST_EXPIRY_SECONDS and ACCESS_REQUEST_MAX_SECONDS (modules/access-requests). */
+  accessRequests: { expirySeconds: number; maxSeconds: number };
   /**
    * PROVISIONING_PATH, absolute (a relative one resolved against the project folder, like
    * DATABASE_URL): holds access-control/*.yaml and plugins/*.json|yaml, applied at start.
@@ -213,6 +233,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     provisioningPath: projectPath(c.PROVISIONING_PATH),
     shutdownTimeoutSeconds: c.SHUTDOWN_TIMEOUT_SECONDS,
     changesRetentionHours: c.CHANGES_RETENTION_HOURS,
+    accessRequests: { expirySeconds: c.ACCESS_REQUEST_EXPIRY_SECONDS, maxSeconds: c.ACCESS_REQUEST_MAX_SECONDS },
     metrics,
     commit: c.COMMIT_SHA,
     auth,

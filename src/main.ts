@@ -120,6 +120,7 @@ async function main(): Promise<void> {
   app.lifecycle.markReady();
   const stopPruning = app.services.changes.schedulePruning(log);
   const stopBoundaries = app.services.assignmentBoundaries.schedule(log);
+  const stopRequestExpiry = app.services.accessRequestExpiry.schedule(log);
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info(
@@ -138,6 +139,7 @@ async function main(): Promise<void> {
     stopping = true;
     stopPruning();
     stopBoundaries();
+    stopRequestExpiry();
     stopClock();
     app.services.changeStreams.closeAll();
     app.lifecycle.markShuttingDown();

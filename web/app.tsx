@@ -10,6 +10,7 @@ import { LocationProvider, Route, Router, useLocation } from 'preact-iso';
 import { createGraphqlClient, errorMessage } from './api.js';
 import { offeredSections } from './nav.js';
 import { Loading, Notice } from './notice.js';
+import { AccessRequestsPage } from './pages/access-requests.js';
 import { ApiKeysPage } from './pages/api-keys.js';
 import { AssignmentsPage } from './pages/assignments.js';
 import { BasicRolesPage } from './pages/basic-roles.js';
@@ -94,6 +95,7 @@ function Shell() {
           <Route path="/assignments" component={AssignmentsPage} />
           <Route path="/why" component={WhyPage} />
           <Route path="/basic-roles" component={BasicRolesPage} />
+          <Route path="/access-requests" component={AccessRequestsPage} />
           <Route default component={NotFound} />
         </Router>
       </main>

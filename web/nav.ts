@@ -133,6 +133,19 @@ export const SECTIONS: Section[] = [
           }
         : null,
   },
+  {
+    path: '/access-requests',
+    offer: (a, rbac) =>
+      rbac && (a.can('access.requests:create') || a.can('access.requests:approve'))
+        ? {
+            label: 'Access requests',
+            description: sentence(
+              a.can('access.requests:create') && 'ask for a role for a while, with a reason, and follow your requests',
+              a.can('access.requests:approve') && "approve or deny other people's requests for roles you may grant",
+            ),
+          }
+        : null,
+  },
 ];
 
 /** The sections offered to the caller, with their offers, in navigation order. */

@@ -18,6 +18,7 @@ export const CONSOLE_PATHS = [
   '/assignments',
   '/why',
   '/basic-roles',
+  '/access-requests',
 ] as const;
 
 /** A path of the console. */

@@ -2,6 +2,7 @@
  * The route table: every REST route of the service (each feature's table) and the browser's
  * sign-in routes, each with the requirement it declares; mounted by the router (rest-door.ts, router.ts).
  */
+import { accessRequestRoutes } from '../modules/access-requests/rest.js';
 import { accessReviewRoutes } from '../modules/access-review/rest.js';
 import { apiKeyRoutes } from '../modules/api-keys/rest.js';
 import { assignmentRoutes } from '../modules/assignments/rest.js';
@@ -40,6 +41,7 @@ export const routes: Route[] = [
   ...auditRoutes,
   ...changeRoutes,
   ...accessReviewRoutes,
+  ...accessRequestRoutes,
   ...userRoutes,
   ...orgRoutes,
   ...browserSignInRoutes,

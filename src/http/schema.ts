@@ -21,5 +21,6 @@ import '../modules/audit/graphql.js';
 import '../modules/changes/graphql.js';
 import '../modules/access-review/graphql.js';
 import '../modules/simulation/graphql.js';
+import '../modules/access-requests/graphql.js';
 
 export const schema = builder.toSchema({ sortSchema: true });

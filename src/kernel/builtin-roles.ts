@@ -47,6 +47,7 @@ const SERVICE_ACCOUNTS_WRITER = [
 ];
 const API_KEYS_READER = [p(A.ApiKeyRead, S.ApiKeysAll)];
 const API_KEYS_WRITER = [...API_KEYS_READER, p(A.ApiKeyCreate), p(A.ApiKeyDelete, S.ApiKeysAll)];
+const ACCESS_REQUESTS_APPROVER = [p(A.AccessRequestsRead), p(A.AccessRequestsApprove)];
 const USERS_READER = [p(A.UsersRead, S.GlobalUsersAll)];
 // Grafana's fixed:users:writer: also passwords, the Server Admin flag, disabling and enabling.
 const USERS_WRITER = [
@@ -115,6 +116,16 @@ export const FIXED_ROLES: readonly BuiltinRole[] = [
     'Access control',
     [p(A.AccessReviewRead)],
   ),
+  fixed('fixed:access.requests:requester', 'Access requester', 'Ask for a role for a while, with a justification.', 'Access control', [
+    p(A.AccessRequestsCreate),
+  ]),
+  fixed(
+    'fixed:access.requests:approver',
+    'Access request approver',
+    'Read the access requests of the organization and approve or deny those for roles the holder may assign.',
+    'Access control',
+    ACCESS_REQUESTS_APPROVER,
+  ),
   fixed(
     'fixed:access:simulator',
     'Access change simulator',
@@ -128,7 +139,10 @@ export const FIXED_ROLES: readonly BuiltinRole[] = [
 // one acts in. orgs:id:* reaches no other organization: the org routes also need the caller to act
 // in the organization it names (kernel/guards.ts, the wall), unless it is a Service Admin.
 const ORG_READER = [p(A.OrgsRead, S.org('*'))];
-const VIEWER = [...ORG_USERS_READER, ...TEAMS_READER, ...ORG_READER];
+// Every member may ask for a role for a while (modules/access-requests), as Grafana grants its
+// basic Viewer the fixed roles everyone needs; existing databases get it through migration
+// 20261128222522_access_requests_defaults.
+const VIEWER = [...ORG_USERS_READER, ...TEAMS_READER, ...ORG_READER, p(A.AccessRequestsCreate)];
 const EDITOR = [...VIEWER, ...SERVICE_ACCOUNTS_READER];
 const ADMIN = [
   ...EDITOR,
@@ -142,6 +156,8 @@ const ADMIN = [
   // The preview of a change before it is saved (modules/simulation): the role editor's; existing
   // databases get it through migration 20261128200000_access_simulate.
   p(A.AccessSimulate),
+  // The approvers' queue of access requests (same migration as Viewer's).
+  ...ACCESS_REQUESTS_APPROVER,
 ];
 // Grafana grants fixed:org.users:writer to Grafana Admins too: a Service Admin manages the
 // members of every organization (the org wall holds for org Admins, not for Service Admins).
@@ -164,6 +180,7 @@ const SERVICE_ADMIN_PERMISSIONS = [
   p(A.AccessChangesRead),
   // And the preview of a change; existing databases get it through migration 20261128200000_access_simulate.
   p(A.AccessSimulate),
+  ...ACCESS_REQUESTS_APPROVER,
 ];
 
 function dedupe(perms: PermissionPair[]): PermissionPair[] {

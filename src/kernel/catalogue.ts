@@ -66,6 +66,18 @@ export const Action = {
    * answers for the organization the caller acts in, and writes nothing.
    */
   AccessSimulate: 'access:simulate',
+  /**
+   * Ask for a role for a while (modules/access-requests); no scope: a request is the caller's own,
+   * in the organization it acts in. Requesters always read their own requests.
+   */
+  AccessRequestsCreate: 'access.requests:create',
+  /** Read every access request of the organization the caller acts in (an approver's queue); no scope. */
+  AccessRequestsRead: 'access.requests:read',
+  /**
+   * Approve or deny access requests of the organization the caller acts in; no scope. Deciding
+   * also needs the right to assign the role asked for (users.roles:add and delegation in time).
+   */
+  AccessRequestsApprove: 'access.requests:approve',
 } as const;
 
 /**

@@ -92,6 +92,13 @@ export class ChangeCollector {
       case 'service_account_token':
         this.put(this.apiKeys, idOf(id));
         break;
+      case 'access_request': {
+        // Its snapshots name the requester and the role asked for (modules/access-requests/records.ts).
+        const { requesterId, roleUid } = (change.after ?? change.before ?? {}) as { requesterId?: unknown; roleUid?: unknown };
+        this.put(this.users, idOf(requesterId));
+        if (typeof roleUid === 'string') this.roles.add(roleUid);
+        break;
+      }
     }
     // An assignment names its subject as the resource and its roles in the snapshots: the roles
     // added or removed are the ones in one snapshot and not the other.

@@ -25,6 +25,8 @@ export const ERROR_STATUS = {
   ASSIGNMENT_WINDOW_PAST: 400,
   /** An assignment longer than its role's maxAssignmentSeconds (or without end when the role has one). */
   ASSIGNMENT_TOO_LONG: 400,
+  /** An access request for longer than its role's maxAssignmentSeconds or ACCESS_REQUEST_MAX_SECONDS (modules/access-requests). */
+  ACCESS_REQUEST_TOO_LONG: 400,
   API_KEY_TTL_REQUIRED: 400,
   API_KEY_TTL_TOO_LONG: 400,
   PROVISIONING_INVALID: 400,
@@ -54,6 +56,8 @@ export const ERROR_STATUS = {
   OAUTH_ID_TOKEN_MISSING: 401,
   ACCESS_DENIED: 403,
   USER_MANAGED_EXTERNALLY: 403,
+  /** The requester of an access request tried to approve or deny it. */
+  ACCESS_REQUEST_SELF_DECISION: 403,
   NOT_FOUND: 404,
   ROLE_NOT_FOUND: 404,
   USER_NOT_FOUND: 404,
@@ -63,6 +67,7 @@ export const ERROR_STATUS = {
   API_KEY_NOT_FOUND: 404,
   SESSION_NOT_FOUND: 404,
   TOKEN_NOT_FOUND: 404,
+  ACCESS_REQUEST_NOT_FOUND: 404,
   OAUTH_NOT_ENABLED: 404,
   ACCESS_CONTROL_UNAVAILABLE: 404,
   METHOD_NOT_ALLOWED: 405,
@@ -80,9 +85,17 @@ export const ERROR_STATUS = {
   ROLE_ALREADY_EXISTS: 409,
   API_KEY_ALREADY_EXISTS: 409,
   ALREADY_EXISTS: 409,
+  /** A pending access request of the same requester for the same role exists. */
+  ACCESS_REQUEST_DUPLICATE: 409,
+  /** The access request was already approved, denied, cancelled, or is expired. */
+  ACCESS_REQUEST_NOT_PENDING: 409,
+  /** The requester already holds the role for good through a direct assignment. */
+  ACCESS_REQUEST_ROLE_HELD: 409,
   USER_ALREADY_EXISTS: 412,
   LOGIN_BLOCKED: 429,
   TOO_MANY_CONNECTIONS: 429,
+  /** More pending access requests than one requester may have (modules/access-requests/inputs.ts MAX_PENDING_PER_REQUESTER). */
+  TOO_MANY_ACCESS_REQUESTS: 429,
   /** More change-feed streams than a principal, or the replica, may hold open (modules/changes/streams.ts). */
   TOO_MANY_STREAMS: 429,
   INTERNAL: 500,
@@ -109,8 +122,10 @@ export interface ErrorDetails {
   /** ASSIGNMENT_WINDOW_INVALID, ASSIGNMENT_WINDOW_PAST (400): the window sent, ISO 8601. */
   notBefore?: string;
   expiresAt?: string;
-  /** ASSIGNMENT_TOO_LONG (400): the role's longest assignment, in seconds. */
+  /** ASSIGNMENT_TOO_LONG, ACCESS_REQUEST_TOO_LONG (400): the longest assignment allowed, in seconds. */
   maxAssignmentSeconds?: number;
+  /** ACCESS_REQUEST_NOT_PENDING (409): the request's status. */
+  status?: string;
   /** CHANGES_EXPIRED (410): changes up to this revision are no longer kept. */
   prunedThrough?: number;
   /** LOGIN_BLOCKED (429): the moment the lock ends, ISO 8601 UTC (`2025-01-31T12:05:00Z`). */

@@ -8,6 +8,9 @@ import type { Clock } from '../platform/clock.js';
 import type { Db } from '../platform/database.js';
 import type { Logger } from '../platform/logger.js';
 import { type PasswordVerifier, verifyPassword } from '../platform/passwords.js';
+import { AccessRequestDecisions } from './access-requests/decisions.js';
+import { AccessRequestExpiry } from './access-requests/expiry.js';
+import { AccessRequestService, type AccessRequestSettings } from './access-requests/service.js';
 import { AccessReviewService } from './access-review/service.js';
 import { ApiKeyService } from './api-keys/service.js';
 import { AssignmentBoundaries, SubjectAssignments, teamStore, userStore } from './assignments/service.js';
@@ -44,6 +47,8 @@ export interface FeatureConfig {
   apiKeyMaxSecondsToLive: number | undefined;
   /** `CHANGES_RETENTION_HOURS`: how long the change feed keeps each change. */
   changesRetentionHours: number;
+  /** ACCESS_REQUEST_EXPIRY_SECONDS, ACCESS_REQUEST_MAX_SECONDS. */
+  accessRequests: AccessRequestSettings;
   /** Sessions, brute-force protection, LDAP (path of ldap.toml) and OAuth (src/config-auth.ts). */
   auth: SessionSettings & {
     bruteForce: ThrottleSettings | null;
@@ -105,6 +110,10 @@ export interface Services {
   changeStreams: ChangeStreams;
   /** Who has which access and why, paged and exported (an auditor's questions). */
   accessReview: AccessReviewService;
+  /** Just-in-time access requests: asked for, listed and cancelled; approved or denied; expired. */
+  accessRequests: AccessRequestService;
+  accessRequestDecisions: AccessRequestDecisions;
+  accessRequestExpiry: AccessRequestExpiry;
   /** Password checks, external users and the principal of a signed-in user. */
   signIn: SignInService;
   /** The failed-login counters (`shared`: whether every process on the database counts in them). */
@@ -130,12 +139,14 @@ export function createServices(deps: ServiceDeps): Services {
     throttle,
     verifyPassword: deps.verifyPassword ?? verifyPassword,
   };
+  const userRoles = new SubjectAssignments(feature, userStore);
+  const requestDeps = { ...feature, settings: deps.config.accessRequests };
   return {
     db: deps.db,
     access,
     roles: new RoleService(feature),
     basicRoles: new BasicRoleService(feature),
-    userRoles: new SubjectAssignments(feature, userStore),
+    userRoles,
     teamRoles: new SubjectAssignments(feature, teamStore),
     assignmentBoundaries: new AssignmentBoundaries({ ...feature, retentionHours: deps.config.changesRetentionHours }),
     permissions: new PermissionService(feature),
@@ -159,6 +170,9 @@ export function createServices(deps: ServiceDeps): Services {
     changes,
     changeStreams: new ChangeStreams({ db: deps.db, access, changes }),
     accessReview: new AccessReviewService({ ...feature, clock: deps.clock }),
+    accessRequests: new AccessRequestService(requestDeps),
+    accessRequestDecisions: new AccessRequestDecisions({ ...requestDeps, userRoles }),
+    accessRequestExpiry: new AccessRequestExpiry(feature),
     signIn: new SignInService({
       ...signInDeps,
       directory: ldap.enabled ? ldap : null,

@@ -12,6 +12,7 @@ import addFormatsModule from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { OpenApiDocument } from '../../src/http/openapi.js';
 import { routes } from '../../src/http/routes.js';
+import { fixedRoleUid } from '../../src/kernel/builtin-roles.js';
 import type { Route } from '../../src/modules/shared/rest.js';
 import { ADMIN, type Credentials, createTestApp, type TestApp } from '../support/app.js';
 import { type Fixtures, seedFixtures } from '../support/subjects.js';
@@ -200,6 +201,28 @@ const samples: Sample[] = [
   // clean-up
   { route: 'DELETE /api/admin/users/:id', url: (s) => `/api/admin/users/${s.user}` },
   { route: 'DELETE /api/orgs/:orgId', url: (s) => `/api/orgs/${s.org}` },
+  // access requests: the viewer asks, the admin answers
+  { route: 'GET /api/access-control/requests/roles', url: () => '/api/access-control/requests/roles', auth: (fx) => fx.viewer.auth },
+  {
+    route: 'POST /api/access-control/requests',
+    url: () => '/api/access-control/requests',
+    json: () => ({ roleUid: fixedRoleUid('fixed:teams:writer'), durationSeconds: 600, justification: 'answers' }),
+    auth: (fx) => fx.viewer.auth,
+    keep: (b: { id: number }, s) => {
+      s.approve = b.id;
+    },
+  },
+  // The requests denied and cancelled are asked for in beforeAll (each route is sampled once).
+  ...(['approve', 'deny', 'cancel'] as const).map(
+    (answer): Sample => ({
+      route: `POST /api/access-control/requests/:id/${answer}`,
+      url: (s) => `/api/access-control/requests/${s[answer]}/${answer}`,
+      json: () => ({ comment: 'answers' }),
+      ...(answer === 'cancel' && { auth: (fx: Fixtures) => fx.viewer.auth }),
+    }),
+  ),
+  { route: 'GET /api/access-control/requests', url: () => '/api/access-control/requests?status=approved&perpage=5&page=1' },
+  { route: 'GET /api/access-control/requests/:id', url: (s) => `/api/access-control/requests/${s.approve}` },
 ];
 
 let app: TestApp;
@@ -244,6 +267,15 @@ beforeAll(async () => {
   fx = await seedFixtures(app);
   state.editor = fx.editor.id;
   state.org2Admin = fx.org2.admin.id;
+  for (const [answer, role] of [
+    ['deny', 'fixed:apikeys:reader'],
+    ['cancel', 'fixed:audit:reader'],
+  ] as const) {
+    const json = { roleUid: fixedRoleUid(role), durationSeconds: 600, justification: 'answers' };
+    state[answer] = (
+      (await (await app.request('/api/access-control/requests', { method: 'POST', json, auth: fx.viewer.auth })).json()) as { id: number }
+    ).id;
+  }
   doc = (await (await app.request('/api/openapi.json', { auth: null })).json()) as OpenApiDocument;
   ajv.addSchema({ $id: DOC_ID, components: doc.components });
 });

@@ -391,7 +391,17 @@ describe.skipIf(!executablePath)(title, () => {
     const viewer = watch(await context.newPage());
     await signInAs(viewer, vera.login, vera.password);
     const nav = await viewer.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents();
-    expect(nav).toEqual(['Overview', 'Users', 'Teams', 'API key settings', 'Roles', 'Assignments', 'Why?', 'Basic roles']);
+    expect(nav).toEqual([
+      'Overview',
+      'Users',
+      'Teams',
+      'API key settings',
+      'Roles',
+      'Assignments',
+      'Why?',
+      'Basic roles',
+      'Access requests',
+    ]);
     const writeControl = /\b(create|delete|remove|reset|assign|edit|add)\b|new custom role/i;
     for (const path of [
       '/',

@@ -251,7 +251,7 @@ describe.skipIf(!executablePath)(title, () => {
 
     const asTom = await signedIn(tom, 1280);
     const nav = await asTom.getByRole('navigation', { name: 'Console' }).getByRole('link').allTextContents();
-    expect(nav).toEqual(['Overview', 'Users', 'Teams', 'Why?']);
+    expect(nav).toEqual(['Overview', 'Users', 'Teams', 'Why?', 'Access requests']);
     for (const path of ['/users', `/users/edit?id=${oscar.id}`, '/teams', `/teams/edit?id=${team.id}`]) {
       await open(asTom, path);
       expect(await writeControls(asTom), path).toEqual([]);

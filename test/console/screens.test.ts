@@ -225,10 +225,29 @@ describe.skipIf(!executablePath)(title, () => {
 
   it('offers each section, and each change a card promises, only to those who may use it', async () => {
     const expected: [Actor | typeof ADMIN, string, string[]][] = [
-      [ADMIN, 'admin', ['Overview', 'Users', 'Teams', 'Organizations', 'API key settings', 'Roles', 'Assignments', 'Why?', 'Basic roles']],
-      [ed, 'editor', ['Overview', 'Users', 'Teams', 'Service account tokens', 'Why?']],
-      [vera, 'readers', ['Overview', 'Users', 'Teams', 'API key settings', 'Roles', 'Assignments', 'Why?', 'Basic roles']],
-      [tom, 'viewer', ['Overview', 'Users', 'Teams', 'Why?']],
+      [
+        ADMIN,
+        'admin',
+        [
+          'Overview',
+          'Users',
+          'Teams',
+          'Organizations',
+          'API key settings',
+          'Roles',
+          'Assignments',
+          'Why?',
+          'Basic roles',
+          'Access requests',
+        ],
+      ],
+      [ed, 'editor', ['Overview', 'Users', 'Teams', 'Service account tokens', 'Why?', 'Access requests']],
+      [
+        vera,
+        'readers',
+        ['Overview', 'Users', 'Teams', 'API key settings', 'Roles', 'Assignments', 'Why?', 'Basic roles', 'Access requests'],
+      ],
+      [tom, 'viewer', ['Overview', 'Users', 'Teams', 'Why?', 'Access requests']],
     ];
     const broken: string[] = [];
     for (const [who, name, sections] of expected) {

@@ -49,6 +49,7 @@ describe.skipIf(onPostgres)('basic-role data migrations', () => {
         expect.stringMatching(/_directory_defaults$/),
         expect.stringMatching(/_access_changes_read$/),
         expect.stringMatching(/_access_simulate$/),
+        expect.stringMatching(/_access_requests_defaults$/),
       ]),
     );
   });

@@ -99,10 +99,14 @@ export class SubjectAssignments {
    * @throws DomainError VALIDATION_FAILED / ROLE_NOT_ASSIGNABLE / ASSIGNMENT_WINDOW_INVALID /
    *   ASSIGNMENT_WINDOW_PAST / ASSIGNMENT_TOO_LONG (400), 401, ACCESS_DENIED (403), subject or
    *   ROLE_NOT_FOUND (404), 404 in oss.
+   * `also` runs first in the same transaction (an approved access request's status and event,
+   * modules/access-requests): what it throws rolls everything back, and a failure of the
+   * assignment rolls back what it wrote.
    */
-  async add(caller: Principal, rawId: unknown, rawInput: unknown): Promise<Message> {
+  async add(caller: Principal, rawId: unknown, rawInput: unknown, also?: (tx: Tx) => Promise<void>): Promise<Message> {
     const parse = () => parseInput(this.store.inputs.add, rawInput);
     return this.change(caller, rawId, 'add', parse, this.store.requirements.add, async (tx, id, orgId, index, input, signedIn, held) => {
+      await also?.(tx);
       const role = await assignableRole(tx, signedIn, input.roleUid, orgId);
       const window = windowOf(input);
       checkWindow(role, window, this.deps.clock.now());

@@ -1,0 +1,112 @@
+/**
+ * Unanswered access requests expire: a pending request past its `expiresAt` reads as expired at
+ * once, everywhere (records.ts statusAt: it can no longer be approved), and its expiry is written
+ * to the audit log and the change feed (`access_request.expire`) as its own change, once across
+ * replicas, as assignments/boundaries.ts notes assignment boundaries: each request is claimed by
+ * a conditional update of its row (pending and past its expiry, to expired) inside the one write
+ * path, whose transactions hold the write lock, so one replica writes the event and any other
+ * finds it claimed and writes nothing. Every replica runs the timer (`schedule`): it wakes at the
+ * next expiry it knows, after each write of its own, and at least every MAX_WAIT_MS.
+ */
+import type { FeatureDeps } from '../../kernel/feature-deps.js';
+import { LOCAL_OPERATOR_ID, principalOf, type UserPrincipal } from '../../kernel/principal.js';
+import type { Logger } from '../../platform/logger.js';
+import { auditRequest, REQUEST_INCLUDE } from './records.js';
+
+/** The longest the timer sleeps between two looks at the next expiry, in milliseconds. */
+export const MAX_WAIT_MS = 60_000;
+
+/** The actor of the events: the gateway itself (no users row; the change feed shows it as `local`). */
+function gateway(orgId: number): UserPrincipal {
+  return principalOf(
+    { id: LOCAL_OPERATOR_ID, login: 'access-request-expiry', isServiceAccount: false, isServiceAdmin: false },
+    orgId,
+    'None',
+    'local',
+  );
+}
+
+const DUE = (now: Date) => ({ status: 'pending', expiresAt: { lte: now } });
+
+export class AccessRequestExpiry {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  /** A wake came while a sweep ran: sweep again once it ends. */
+  private again = false;
+
+  constructor(private readonly deps: FeatureDeps) {}
+
+  /**
+   * Writes the expiry of every request pending past its expiry at the clock's now, each in its
+   * own write (one audit event, one change record). Returns how many this call wrote (one another
+   * replica claimed first is not counted).
+   */
+  async sweep(): Promise<number> {
+    const now = this.deps.clock.now();
+    const due = await this.deps.db.accessRequest.findMany({ where: DUE(now), select: { id: true }, orderBy: { id: 'asc' } });
+    let noted = 0;
+    for (const { id } of due) {
+      const claimed = await this.deps.access.write(
+        async (tx) => {
+          const { count } = await tx.accessRequest.updateMany({ where: { id, ...DUE(now) }, data: { status: 'expired' } });
+          if (count === 0) return false;
+          const row = await tx.accessRequest.findUniqueOrThrow({ where: { id }, include: REQUEST_INCLUDE });
+          await auditRequest(tx, gateway(row.orgId), row, 'expire', 'expired');
+          return true;
+        },
+        { grantsNothing: true },
+      );
+      if (claimed) noted++;
+    }
+    return noted;
+  }
+
+  /** The earliest expiry of a pending request (ms since the epoch), or null when none is pending: the timer's next wake. */
+  async nextExpiry(): Promise<number | null> {
+    const { _min } = await this.deps.db.accessRequest.aggregate({ _min: { expiresAt: true }, where: { status: 'pending' } });
+    return _min.expiresAt ? _min.expiresAt.getTime() : null;
+  }
+
+  /**
+   * Runs the timer (module comment): sweeps now, then at each next expiry (at most MAX_WAIT_MS
+   * apart) and after this process's writes. Failures are logged and tried again at the next
+   * wake. Returns the function that stops it.
+   */
+  schedule(log: Pick<Logger, 'warn'>): () => void {
+    let stopped = false;
+    const wake = () => {
+      if (stopped) return;
+      if (this.running) {
+        this.again = true;
+        return;
+      }
+      this.again = false;
+      clearTimeout(this.timer);
+      this.running = this.sweep()
+        .then(() => this.nextExpiry())
+        .then((next) => {
+          const wait = next === null ? MAX_WAIT_MS : Math.min(MAX_WAIT_MS, Math.max(0, next - this.deps.clock.now().getTime()));
+          if (!stopped) this.timer = setTimeout(wake, wait);
+        })
+        .catch((error: unknown) => {
+          log.warn(
+            { error: error instanceof Error ? error.message : String(error) },
+            'access request expiries not noted; trying again later',
+          );
+          if (!stopped) this.timer = setTimeout(wake, MAX_WAIT_MS);
+        })
+        .finally(() => {
+          this.running = undefined;
+          this.timer?.unref();
+          if (this.again) wake();
+        });
+    };
+    const unlisten = this.deps.access.commits.listen(() => setImmediate(wake));
+    wake();
+    return () => {
+      stopped = true;
+      unlisten();
+      clearTimeout(this.timer);
+    };
+  }
+}
