@@ -7,6 +7,8 @@
  * alone by the middleware, so each request's header is negotiated once.
  */
 
+import Negotiator from 'negotiator';
+
 export type Encoding = 'br' | 'gzip';
 
 /** A file and its compressed copies, when it has them. */
@@ -30,22 +32,36 @@ export function fileResponse(request: Request, file: EncodedFile, encoding: Enco
   return new Response(request.method === 'HEAD' ? null : (body as BodyInit), { status: 200, headers });
 }
 
+/** The encodings we hold copies in, brotli first: the `compression` middleware's order. */
+const OFFERED = ['br', 'gzip', 'identity'];
+const PREFERRED = ['br', 'gzip'];
+
 /**
- * The encoding to answer `accept` (an Accept-Encoding header) with: the acceptable one (br or
- * gzip, directly or through `*`) of highest weight, brotli first on a tie; null for none
- * (`identity`, absent, or every weight 0).
+ * The encoding to answer `accept` (an Accept-Encoding header) with: br or gzip as `negotiator`
+ * (the library the `compression` middleware negotiates with) chooses it, by weight, brotli
+ * first on a tie; null for none (`identity`, absent, or every weight 0).
  */
 export function negotiateEncoding(accept: string | null): Encoding | null {
   if (!accept) return null;
-  const weights = new Map<string, number>();
-  for (const part of accept.split(',')) {
-    const [name = '', ...params] = part.trim().toLowerCase().split(';');
-    if (!name) continue;
-    const q = params.map((p) => /^\s*q\s*=\s*([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-    const weight = q === undefined ? 1 : Number(q);
-    weights.set(name.trim(), Number.isFinite(weight) ? weight : 0);
-  }
-  const weightOf = (encoding: Encoding) => weights.get(encoding) ?? weights.get('*') ?? 0;
-  const [best] = (['br', 'gzip'] as const).filter((e) => weightOf(e) > 0).sort((a, b) => weightOf(b) - weightOf(a));
-  return best ?? null;
+  const known = chosenFor.get(accept);
+  if (known !== undefined) return known;
+  const chosen = negotiate(accept);
+  if (chosenFor.size >= MAX_REMEMBERED) chosenFor.clear();
+  chosenFor.set(accept, chosen);
+  return chosen;
+}
+
+/**
+ * The choice for each header value seen lately (clients send a handful of distinct values);
+ * at most MAX_REMEMBERED, forgotten all at once past it, so a caller varying it grows nothing.
+ */
+const chosenFor = new Map<string, Encoding | null>();
+const MAX_REMEMBERED = 64;
+
+function negotiate(accept: string): Encoding | null {
+  const negotiator = new Negotiator({ headers: { 'accept-encoding': accept } });
+  // negotiator 0.6.4 takes the preferred order as its second argument; its types predate it.
+  const choose = negotiator.encoding.bind(negotiator) as (available: string[], preferred: string[]) => string | undefined;
+  const chosen = choose(OFFERED, PREFERRED);
+  return chosen === 'br' || chosen === 'gzip' ? chosen : null;
 }
