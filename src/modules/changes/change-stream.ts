@@ -42,14 +42,6 @@ export interface ChangeEvent {
   resync?: true;
 }
 
-/** The wake-ups a stream waits on (shared-reader.ts: a new batch of changes read). */
-export interface Wakeups {
-  /** A number that moves at every wake-up. */
-  readonly seq: number;
-  /** Resolves true at the next wake-up after `seen` (at once if one came since), false after `ms`. */
-  wait(seen: number, ms: number): Promise<boolean>;
-}
-
 /** The bounds of one stream. */
 export interface ChangeStreamLimits {
   /** Milliseconds without a change before a checkpoint is sent. */

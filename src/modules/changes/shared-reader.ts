@@ -20,8 +20,15 @@ import type { AccessService } from '../../kernel/access.js';
 import { headRevision } from '../../kernel/one-revision.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
 import type { Db } from '../../platform/database.js';
-import type { Wakeups } from './change-stream.js';
 import { type ChangeJson, changeToJson } from './service.js';
+
+/** The wake-ups a stream waits on (shared-reader.ts: a new batch of changes read). */
+export interface Wakeups {
+  /** A number that moves at every wake-up. */
+  readonly seq: number;
+  /** Resolves true at the next wake-up after `seen` (at once if one came since), false after `ms`. */
+  wait(seen: number, ms: number): Promise<boolean>;
+}
 
 /** Changes kept in memory for the streams at most (a few hundred bytes each). */
 export const WINDOW_SIZE = 5000;

@@ -123,18 +123,11 @@ export class ChangeStreams {
     // A copy without the request's fence (kernel/fence.ts): the stream outlives its request, and
     // a change to its caller's permissions is judged by each page's own check, not by the 409 that
     // ends a request whose permissions changed while it was in flight.
-    const stream = new ChangeStream(
-      { ...this.deps, reader: this.reader },
-      { ...caller },
-      after ?? first.head,
-      this.limits,
-      stopped,
-      () => {
-        signal?.removeEventListener('abort', poke);
-        this.streams.delete(stream);
-        this.release(key);
-      },
-    );
+    const stream = new ChangeStream({ ...this.deps, reader: this.reader }, { ...caller }, after ?? first.head, this.limits, stopped, () => {
+      signal?.removeEventListener('abort', poke);
+      this.streams.delete(stream);
+      this.release(key);
+    });
     const poke = () => stream.poke();
     signal?.addEventListener('abort', poke);
     this.streams.add(stream);
@@ -220,7 +213,7 @@ export class ChangeStreams {
     for (const stream of this.streams) stream.poke();
   }
 
-  /** Moved at every wake-up (change-stream.ts Wakeups). */
+  /** Moved at every wake-up (the viewer streams wait on it; shared-reader.ts Wakeups). */
   get seq(): number {
     return this.wakes;
   }
