@@ -245,6 +245,8 @@ export class ChangeStreams {
     const fromDatabase = watchVersions(this.deps.db, this.wake);
     const poll = setInterval(this.wake, POLL_MS);
     poll.unref();
+    // The shared reader starts from the head now, so the first change is in its window.
+    this.reader.wake();
     this.unwatch = () => {
       fromWrites();
       fromDatabase();
