@@ -81,6 +81,8 @@ async function open(call: Call, authorization = basic) {
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let buffer = '';
+  // The subscription starts when its body is first read: read now, so it is open before any write.
+  let first: ReturnType<typeof reader.read> | undefined = reader.read();
   return {
     next: async (): Promise<number> => {
       for (;;) {
@@ -89,7 +91,8 @@ async function open(call: Call, authorization = basic) {
           buffer = buffer.slice((match.index ?? 0) + match[0].length);
           return Number(match[2]);
         }
-        const { value, done } = await reader.read();
+        const { value, done } = await (first ?? reader.read());
+        first = undefined;
         if (done) throw new Error(`the stream ended: ${buffer.slice(0, 300)}`);
         buffer += decoder.decode(value, { stream: true });
       }
@@ -105,9 +108,10 @@ async function createRole(call: Call, name: string) {
 }
 
 /** From each write's answer on `writer` to its event on a stream of `reader`, milliseconds. */
-async function delivery(writer: Call, reader: Call, label: string): Promise<number[]> {
+async function delivery(writer: Call, reader: Call, label: string, opened: () => number): Promise<number[]> {
   await createRole(writer, `warm-up-${label}`);
   const stream = await open(reader);
+  await until(opened, 1);
   const times: number[] = [];
   for (let i = 0; i < writes; i++) {
     const { revision } = await createRole(writer, `delivery-${label}-${i}`);
@@ -128,8 +132,13 @@ async function settledMemory(): Promise<NodeJS.MemoryUsage> {
   return process.memoryUsage();
 }
 
-/** `subscribers` streams on `call`'s replica; one write; when each holds it. Also memory per stream. */
-async function fanOut(call: Call) {
+/** Resolves once `count()` reaches `n` (the replica's open streams). */
+async function until(count: () => number, n: number): Promise<void> {
+  while (count() < n) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/** `subscribers` streams on `call`'s replica (`open()`: its open streams); one write; when each holds it. Also memory per stream. */
+async function fanOut(call: Call, opened: () => number) {
   const reader = fixedRoleUid('fixed:accesschanges:reader');
   const tokens: string[] = [];
   const made = async (res: Response) => {
@@ -146,6 +155,7 @@ async function fanOut(call: Call) {
   const streams = await Promise.all(
     Array.from({ length: subscribers }, (_, i) => open(call, tokens[Math.floor(i / STREAMS_PER_CALLER)] as string)),
   );
+  await until(opened, subscribers);
   const after = await settledMemory();
   const waiting = streams.map((s) => s.next());
   const { revision } = await createRole(call, 'fan-out');
@@ -197,10 +207,18 @@ async function measure(kind: 'SQLite' | 'PostgreSQL', url: string): Promise<void
   const appB = createApp({ db: dbB.prisma, config, log: createLogger('silent') });
   const [a, b] = [caller(appA), caller(appB)];
   try {
-    const rows: string[][] = [row('delivery: write answered on A -> event on a stream of A', await delivery(a, a, 'same'))];
+    const rows: string[][] = [
+      row('delivery: write answered on A -> event on a stream of A', await delivery(a, a, 'same', () => appA.services.changeStreams.count)),
+    ];
     // SQLite announces nothing to another connection: B's streams learn by their 1 s poll.
-    if (kind === 'PostgreSQL') rows.push(row('delivery: write answered on A -> event on a stream of B', await delivery(a, b, 'other')));
-    const fan = await fanOut(a);
+    if (kind === 'PostgreSQL')
+      rows.push(
+        row(
+          'delivery: write answered on A -> event on a stream of B',
+          await delivery(a, b, 'other', () => appB.services.changeStreams.count),
+        ),
+      );
+    const fan = await fanOut(a, () => appA.services.changeStreams.count);
     rows.push(row(`fan-out: one write -> all ${subscribers} streams of A hold it`, fan.times, 1));
     const ryw = await readYourWrites(a, b);
     rows.push(row('read on B at once after a write on A, with X-Access-Revision-At-Least', ryw.withHeader));

@@ -19,27 +19,29 @@
  *   request in flight sees it at its next check). A notification of one of this process's own
  *   pool connections (its backend pid) does not move it: the kernel invalidated for that write
  *   itself, as data_version ignores a connection's own commits;
- * - reach: a transaction that can change the permissions of named users only (a role assigned
- *   to or removed from them) says so before its first change (database.ts `announceReach`, a
- *   transaction-local setting), and its notification carries them: `<version>:users=<id>,...`
- *   (prisma/migrations-postgresql, `..._change_reach`). Such a notification, the next version
- *   after the known one, does not move the counter: its users are queued for the kernel
- *   (`takeTargeted`), which drops their cached permissions only. Every other way of learning of
- *   a version (a plain notification, one that skipped a version, a catch-up or heartbeat read,
- *   a write's read) moves the counter: whatever cannot be told apart counts as reaching everyone;
+ * - reach (change-reach.ts): a notification naming users, the next version after the known one,
+ *   queues them for the kernel (`takeTargeted`), which drops their cached permissions only, and
+ *   does not move the counter. Every other way of learning of a version (a plain notification, one
+ *   that skipped a version, a catch-up or heartbeat read, a write's read) moves it: whatever cannot
+ *   be told apart counts as reaching everyone;
  * - every write transaction reads the version after taking the write lock (`observe`), so a write
  *   never decides on a change not yet applied, and again just before its COMMIT (`committed`), so
  *   the process knows its own new version before a `catchUp` could mistake it for another's;
  * - after (re)connecting the listener: LISTEN first, then read the version. A heartbeat reads it
  *   on the listener connection every HEARTBEAT_MS, which also detects a connection that died
  *   silently;
- * - while the listener is down the counter throws ChangesUnknownError: the kernel answers 503
- *   until the listener is back (reconnects every RECONNECT_MIN_MS, doubling to
- *   RECONNECT_MAX_MS); `catchUp` throws it too when its read fails or takes READ_TIMEOUT_MS.
+ * - catch-up by revision (change-reach.ts): a reconnection that finds the version moved reads the
+ *   change records after the listener's mark and queues the users they name, as a targeted
+ *   notification would, or moves the counter when they cannot be attributed to users;
+ * - while the listener is down, and while a reconnection reads the records of the gap, the counter
+ *   throws ChangesUnknownError: the kernel answers 503 until the listener is back and caught up
+ *   (reconnects every RECONNECT_MIN_MS, doubling to RECONNECT_MAX_MS); `catchUp` throws it too
+ *   when its read fails or takes READ_TIMEOUT_MS.
  */
 import pg from 'pg';
+import { announcedUsers, type Mark, reachSince, readMark } from './change-reach.js';
 import { type ChangeCounter, ChangesUnknownError } from './database-types.js';
-import { readVersion, VersionReader } from './version-reader.js';
+import { VersionReader } from './version-reader.js';
 
 /** The channel the triggers notify on. */
 export const CHANGE_CHANNEL = 'portcullis_changes';
@@ -49,17 +51,6 @@ export const LISTENER_NAME = 'portcullis-change-feed';
 export const HEARTBEAT_MS = 5000;
 /** Users queued for the kernel at most; past it the queue counts as one change to everyone. */
 const MAX_TARGETED_USERS = 10_000;
-
-/**
- * The users a notification's payload names (`<version>:users=<id>,...`), or undefined for a
- * plain version or anything malformed (which then counts as reaching everyone).
- */
-export function announcedUsers(payload: string): number[] | undefined {
-  const match = /^\d+:users=(\d+(?:,\d+)*)$/.exec(payload);
-  if (!match?.[1]) return undefined;
-  const ids = match[1].split(',').map(Number);
-  return ids.every((id) => Number.isSafeInteger(id) && id > 0) ? ids : undefined;
-}
 
 /** Milliseconds a heartbeat or catch-up read may take before the connection counts as lost. */
 const READ_TIMEOUT_MS = 3000;
@@ -92,6 +83,11 @@ export class ChangeFeed {
   private attempt = 0;
   private reconnectTimer: NodeJS.Timeout | undefined;
   private heartbeatTimer: NodeJS.Timeout | undefined;
+  /** The last mark taken with every version up to it applied (change-reach.ts). */
+  private mark: Mark | undefined;
+  /** A mark read is under way; `markAgain`: another notification came meanwhile. */
+  private marking = false;
+  private markAgain = false;
 
   /** Reads of the version for `catchUp`, on a connection of their own. */
   private readonly reader: VersionReader;
@@ -100,10 +96,7 @@ export class ChangeFeed {
     this.reader = new VersionReader(options.url, READ_TIMEOUT_MS);
   }
 
-  /**
-   * Connects, listens and reads the version.
-   * @throws the connection error when the first connection fails (the service does not start).
-   */
+  /** Connects, listens and reads the version. @throws the first connection's error (the service does not start). */
   static async open(options: ChangeFeedOptions): Promise<ChangeFeed> {
     const feed = new ChangeFeed(options);
     await feed.connect();
@@ -116,15 +109,17 @@ export class ChangeFeed {
     return this.foreign;
   };
 
-  /**
-   * The users named by other connections' targeted commits since the last call (module
-   * comment, "reach"); their commits did not move the counter.
-   */
+  /** The users named by other connections' targeted commits since the last call ("reach"); they did not move the counter. */
   takeTargeted(): number[] {
     if (this.targeted.length === 0) return [];
     const users = this.targeted;
     this.targeted = [];
     return users;
+  }
+
+  /** The change-record revision up to which every change is known to be applied (the mark), if read yet. */
+  get appliedRevision(): number | undefined {
+    return this.mark?.revision;
   }
 
   /** Whether the listener is connected and caught up (readiness, tests). */
@@ -187,19 +182,48 @@ export class ChangeFeed {
     const next = this.known !== undefined && version === this.known + 1;
     this.known = version;
     if (!own) {
-      const users = next ? announcedUsers(payload) : undefined;
-      if (users && this.targeted.length + users.length <= MAX_TARGETED_USERS) this.targeted.push(...users);
-      else this.foreign++;
+      this.reach(next ? announcedUsers(payload) : undefined);
+      this.refreshMark();
     }
     this.options.onVersion?.();
   }
 
-  /** LISTEN, then read the version (catch-up), then go live. */
+  /** Applies a commit of another connection reaching `users` only, or everyone (undefined). */
+  private reach(users: readonly number[] | undefined): void {
+    if (users && this.targeted.length + users.length <= MAX_TARGETED_USERS) this.targeted.push(...users);
+    else this.foreign++;
+  }
+
+  /** Reads a new mark on the listener connection, one read at a time (module comment). */
+  private refreshMark(): void {
+    const client = this.client;
+    if (!client || !this.live || this.marking) {
+      this.markAgain = this.marking;
+      return;
+    }
+    this.marking = true;
+    this.markAgain = false;
+    const take = (mark: Mark) => {
+      // Taken only when every version up to it was applied; a later one's notification is coming.
+      if (client === this.client && this.known !== undefined && mark.version <= this.known) this.mark = mark;
+    };
+    // A failed read is left to the heartbeat, which judges the connection.
+    void readMark(client)
+      .then(take, () => undefined)
+      .finally(() => {
+        this.marking = false;
+        if (this.markAgain) this.refreshMark();
+      });
+  }
+
+  /** LISTEN, then read the version and catch up by revision (module comment), then go live. */
   private async connect(): Promise<void> {
     const client = new pg.Client({
       connectionString: this.options.url,
       keepAlive: true,
       connectionTimeoutMillis: READ_TIMEOUT_MS,
+      // pg fails a read that takes longer: the connection then counts as lost.
+      query_timeout: READ_TIMEOUT_MS,
       application_name: LISTENER_NAME,
     });
     this.client = client;
@@ -214,10 +238,16 @@ export class ChangeFeed {
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANGE_CHANNEL}`);
-      const version = await readVersion(client, READ_TIMEOUT_MS);
+      const mark = await readMark(client);
       if (this.closed || client !== this.client) return;
-      if (this.known !== undefined && version !== this.known) this.foreign++;
-      if (this.known === undefined || version !== this.known) this.known = version;
+      if (this.known !== undefined && mark.version !== this.known) {
+        const users = this.mark ? await reachSince(client, this.mark, mark) : undefined;
+        if (this.closed || client !== this.client) return;
+        this.reach(users);
+        this.options.log?.('change feed caught up by revision', { after: this.mark?.revision, users: users?.length ?? 'everyone' });
+      }
+      this.known = mark.version;
+      this.mark = mark;
     } catch (error) {
       if (this.client === client) this.client = undefined;
       await client.end().catch(() => undefined);
@@ -236,8 +266,10 @@ export class ChangeFeed {
   private async beat(client: pg.Client): Promise<void> {
     if (!this.live || client !== this.client) return;
     try {
-      const version = await readVersion(client, READ_TIMEOUT_MS);
-      if (client === this.client) this.observe(version);
+      const mark = await readMark(client);
+      if (client !== this.client) return;
+      this.observe(mark.version);
+      this.mark = mark;
     } catch (error) {
       this.lost(client, error);
     }

@@ -109,6 +109,7 @@ export async function openPostgresDatabase(url: string, options: ProviderOpenOpt
       catchUp: () => changes.catchUp(),
       takeTargeted: () => changes.takeTargeted(),
       changesKnown: () => changes.isLive,
+      appliedRevision: () => changes.appliedRevision,
       pool,
       close: async () => {
         await prisma.$disconnect();

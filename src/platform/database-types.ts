@@ -61,6 +61,8 @@ export interface OpenedClient {
    * the change counter.
    */
   takeTargeted?: () => number[];
+  /** PostgreSQL: the change-record revision up to which every change is known applied (change-reach.ts, the mark). */
+  appliedRevision?: () => number | undefined;
   /** PostgreSQL: the node-postgres pool Prisma runs on, for stores that share the database (login counters). */
   pool?: pg.Pool;
   close(): Promise<void>;

@@ -56,6 +56,7 @@ interface Registered {
   changesKnown: (() => boolean) | undefined;
   catchUp: (() => Promise<void>) | undefined;
   takeTargeted: (() => number[]) | undefined;
+  appliedRevision: (() => number | undefined) | undefined;
   pool: pg.Pool | undefined;
   listeners: QueryTimeListener[];
   /** Told of every change version PostgreSQL announces (watchVersions). */
@@ -99,6 +100,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     changesKnown: opened.changesKnown,
     catchUp: opened.catchUp,
     takeTargeted: opened.takeTargeted,
+    appliedRevision: opened.appliedRevision,
     pool: opened.pool,
     listeners,
     versionListeners,
@@ -176,6 +178,14 @@ export function watchVersions(db: Db, listener: () => void): () => void {
   const listeners = registry.get(db)?.versionListeners;
   listeners?.add(listener);
   return () => listeners?.delete(listener);
+}
+
+/**
+ * PostgreSQL: the change-record revision up to which the client's listener knows every change
+ * applied (its catch-up mark, change-reach.ts); undefined on SQLite and before the first read.
+ */
+export function appliedRevisionOf(db: Db): number | undefined {
+  return registry.get(db)?.appliedRevision?.();
 }
 
 /**
@@ -264,17 +274,14 @@ export function isUniqueViolation(error: unknown): boolean {
 
 /** True when the database answers `SELECT 1` within `timeoutMs` milliseconds. Never throws. */
 export async function pingDatabase(db: Db, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
+  const signal = AbortSignal.timeout(timeoutMs);
+  return new Promise<boolean>((resolve) => {
+    signal.addEventListener('abort', () => resolve(false), { once: true });
+    db.$queryRaw`SELECT 1`.then(
+      () => resolve(!signal.aborted),
+      () => resolve(false),
+    );
   });
-  try {
-    return await Promise.race([db.$queryRaw`SELECT 1`.then(() => true), timeout]);
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**

@@ -17,22 +17,14 @@ export const READER_NAME = 'portcullis-freshness';
 const VERSION_SQL = 'SELECT "version" FROM "_portcullis_change" WHERE "id" = 1';
 
 /**
- * Reads the change version through `client`, failing after `timeoutMs` milliseconds.
+ * Reads the change version through `client` (one statement; the client's `query_timeout` bounds it).
  * @throws Error on a failed or late read, or when the row is missing (migrations not applied).
  */
-export async function readVersion(client: pg.Client, timeoutMs: number): Promise<number> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-  });
-  try {
-    const result = await Promise.race([client.query<{ version: string }>(VERSION_SQL), timeout]);
-    const row = result.rows[0];
-    if (!row) throw new Error('_portcullis_change has no row: apply the PostgreSQL migrations');
-    return Number(row.version);
-  } finally {
-    clearTimeout(timer);
-  }
+export async function readVersion(client: pg.Client): Promise<number> {
+  const result = await client.query<{ version: string }>(VERSION_SQL);
+  const row = result.rows[0];
+  if (!row) throw new Error('_portcullis_change has no row: apply the PostgreSQL migrations');
+  return Number(row.version);
 }
 
 /** Coalesced reads of the change version that start after they are asked for (module comment). */
@@ -99,6 +91,7 @@ export class VersionReader {
           connectionString: this.url,
           keepAlive: true,
           connectionTimeoutMillis: this.timeoutMs,
+          query_timeout: this.timeoutMs,
           application_name: READER_NAME,
         });
         const opened = client;
@@ -106,7 +99,7 @@ export class VersionReader {
         this.client = opened;
         await opened.connect();
       }
-      return await readVersion(client, this.timeoutMs);
+      return await readVersion(client);
     } catch (error) {
       if (client) this.drop(client);
       throw error;

@@ -1,7 +1,18 @@
 /**
  * One `accessChanges` stream (streams.ts opens and counts them): a reader that moves the cursor
- * through the feed (ChangeFeedService.page, so the permission and the organization walls are
- * checked at every page) into a bounded buffer, and the client's side that takes events from it.
+ * through the feed into a bounded buffer, and the client's side that takes events from it.
+ *
+ * Where the changes come from: the replica's shared reader (shared-reader.ts), which reads each
+ * new record once for every stream; the stream takes from its window what its caller may see (the
+ * organization walls of service.ts). A cursor older than the window reads its own pages
+ * (ChangeFeedService.page, which checks the permission at every page) until it reaches it.
+ *
+ * The permission is checked again, through the permission cache, whenever the revision of the
+ * caller's permissions moved (kernel/freshness.ts `revisionOf`: a change that names the caller,
+ * its team, a role it holds, or reaches everyone), before any change read after it is queued; the
+ * caller's account facts (kernel/fence.ts `factsHold`, one statement) are read again when a change
+ * names the caller (its user or API key) or names nothing at all. Other changes cost the stream no
+ * SQL.
  *
  * The slow-consumer bound: the buffer holds at most `bufferSize` events the client has not taken.
  * While it is full the reader reads nothing; when the client then takes no event for
@@ -15,10 +26,13 @@
  * failure) are queued after the events read before them and end the stream when the client
  * reaches them.
  */
+import type { AccessService } from '../../kernel/access.js';
 import { credentialsChanged, factsHold } from '../../kernel/fence.js';
+import { subjectOf } from '../../kernel/freshness.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
 import type { Db } from '../../platform/database.js';
 import type { ChangeFeedService, ChangeJson } from './service.js';
+import type { SharedReader, Taken } from './shared-reader.js';
 
 /** One event of a stream: a change, a checkpoint (`change` null) at the revision reached, or the resync that ends a slow client's stream. */
 export interface ChangeEvent {
@@ -26,14 +40,6 @@ export interface ChangeEvent {
   change: ChangeJson | null;
   /** True on the last event of a stream whose client fell behind its buffer (module comment). */
   resync?: true;
-}
-
-/** The wake-ups a stream waits on (ChangeStreams: this process's commits, PostgreSQL's announcements, a poll). */
-export interface Wakeups {
-  /** A number that moves at every wake-up. */
-  readonly seq: number;
-  /** Resolves true at the next wake-up after `seen` (at once if one came since), false after `ms`. */
-  wait(seen: number, ms: number): Promise<boolean>;
 }
 
 /** The bounds of one stream. */
@@ -67,7 +73,7 @@ export class ChangeStream {
    * client leaves.
    */
   constructor(
-    private readonly deps: { db: Db; changes: ChangeFeedService; wakeups: Wakeups },
+    private readonly deps: { db: Db; access: AccessService; changes: ChangeFeedService; reader: SharedReader },
     private readonly caller: SignedInPrincipal,
     from: number,
     private readonly limits: ChangeStreamLimits,
@@ -75,7 +81,11 @@ export class ChangeStream {
     private readonly onEnd: () => void,
   ) {
     this.taken = from;
+    this.checkedAt = deps.access.freshness.revisionOf(caller);
   }
+
+  /** The revision of the caller's permissions (freshness.ts `revisionOf`) its permission was last checked at. */
+  private checkedAt: number;
 
   /** Starts reading from the revision given; answers the client's side (`events`). */
   start(): AsyncGenerator<ChangeEvent> {
@@ -129,20 +139,28 @@ export class ChangeStream {
     let lastEventAt = performance.now();
     try {
       for (;;) {
-        const seen = this.deps.wakeups.seq;
+        const seen = this.deps.reader.seq;
         if (this.done()) return;
         const room = this.limits.bufferSize - this.queue.length;
         if (room <= 0) {
           if (!(await this.roomMade())) return this.resync();
           continue;
         }
-        const page = await changes.page(this.caller, { after: cursor, limit: room });
+        const page: Taken & { checked?: true } = this.deps.reader.take(this.caller, cursor, room) ?? (await this.ownPage(cursor, room));
+        if (!page.checked && this.deps.access.freshness.revisionOf(this.caller) !== this.checkedAt) {
+          // Checked before anything read after the move is queued; then taken again.
+          this.checkedAt = this.deps.access.freshness.revisionOf(this.caller);
+          await changes.mayRead(this.caller);
+          continue;
+        }
         if (this.done()) return;
-        for (const change of page.changes) this.push({ event: { revision: change.revision, change } });
-        if (page.changes.length > 0) lastEventAt = performance.now();
+        const read = page.changes;
+        for (const change of read) this.push({ event: { revision: change.revision, change } });
+        if (read.length > 0) lastEventAt = performance.now();
         cursor = page.next;
-        if (page.changes.length > 0 && !(await factsHold(this.caller, db))) throw credentialsChanged();
-        if (page.changes.length === room) continue;
+        const facts = page.checked ? read.length > 0 : read.some((change) => namesCaller(this.caller, change));
+        if (facts && !(await factsHold(this.caller, db))) throw credentialsChanged();
+        if (read.length === room) continue;
         await this.idle(seen);
         if (performance.now() - lastEventAt >= this.limits.checkpointMs && this.queue.length === 0 && !this.done()) {
           this.push({ event: { revision: cursor, change: null } });
@@ -156,6 +174,13 @@ export class ChangeStream {
       this.poke();
       this.end();
     }
+  }
+
+  /** A page read for this stream alone (its cursor is older than the shared window); the page checks the permission. */
+  private async ownPage(cursor: number, room: number): Promise<Taken & { checked: true }> {
+    this.checkedAt = this.deps.access.freshness.revisionOf(this.caller);
+    const page = await this.deps.changes.page(this.caller, { after: cursor, limit: room });
+    return { changes: page.changes, next: page.next, checked: true };
   }
 
   private end(): void {
@@ -172,7 +197,7 @@ export class ChangeStream {
         resolve(true);
       };
       this.readerWaiters.add(poked);
-      void this.deps.wakeups.wait(seen, this.limits.checkpointMs).then((woken) => {
+      void this.deps.reader.wait(seen, this.limits.checkpointMs).then((woken) => {
         this.readerWaiters.delete(poked);
         resolve(woken);
       });
@@ -209,4 +234,14 @@ export class ChangeStream {
     this.queue.length = 0;
     this.push({ event: { revision: this.taken, change: null, resync: true } });
   }
+}
+
+/**
+ * True when `change` may have changed the account facts behind `caller` (fence.ts `factsHold`):
+ * it names its user or API key, or names nothing at all in an organization the caller can be in.
+ */
+function namesCaller(caller: SignedInPrincipal, change: ChangeJson): boolean {
+  if (caller.kind === 'apiKey' ? change.apiKeys.includes(caller.id) : change.users.includes(subjectOf(caller) ?? -1)) return true;
+  const unattributed = change.users.length + change.roles.length + change.teams.length + change.apiKeys.length === 0;
+  return unattributed && (change.orgId === 0 || change.orgId === caller.orgId);
 }

@@ -136,6 +136,17 @@ export class ChangeFeedService {
   }
 
   /**
+   * Whether `caller` may still read the feed: the permission check of `page`, through the
+   * permission cache (no SQL while the caller's cached entry holds). A stream asks it when the
+   * revision of its caller's permissions moved (change-stream.ts).
+   * @throws DomainError ACCESS_DENIED (403), ACCESS_CONTROL_UNAVAILABLE (404 in oss).
+   */
+  async mayRead(caller: SignedInPrincipal): Promise<void> {
+    this.deps.edition.assertAvailable();
+    await this.deps.access.check(caller, changeRequirements.read.for({}));
+  }
+
+  /**
    * Deletes the change records older than the retention (by the clock) and moves the horizon to
    * the newest revision deleted. Returns how many were deleted. Runs under the write lock, so
    * replicas pruning at once take turns.

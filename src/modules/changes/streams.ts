@@ -10,11 +10,12 @@
  * EventSource reconnects to the same URL, `after` included).
  *
  * Rules:
- * - each page is read through ChangeFeedService.page, so the permission and the organization
- *   walls are checked again at every wake-up: a subscriber whose access.changes:read is revoked
- *   gets an ACCESS_DENIED error event and the stream ends; so does one whose account facts (org
- *   role, Service Admin flag, disabled, the API key's row) changed (CREDENTIALS_CHANGED: subscribe
- *   again, with the credentials you have now);
+ * - one shared reader per replica (shared-reader.ts) reads each new change record once and hands
+ *   it to every open stream, which keeps what its caller may see (the organization walls) and
+ *   checks the permission again whenever a change can reach its caller (change-stream.ts): a
+ *   subscriber whose access.changes:read is revoked gets an ACCESS_DENIED error event and the
+ *   stream ends; so does one whose account facts (org role, Service Admin flag, disabled, the API
+ *   key's row) changed (CREDENTIALS_CHANGED: subscribe again, with the credentials you have now);
  * - bounded: at most MAX_STREAMS_PER_PRINCIPAL open streams per principal and MAX_STREAMS per
  *   replica (429 TOO_MANY_STREAMS past either); a stream holds at most STREAM_BUFFER events its
  *   client has not taken, and ends with a resync event when the client leaves a full buffer
@@ -22,7 +23,8 @@
  * - wake-ups: a write of this process that committed a change (AccessService.commits), a version
  *   PostgreSQL announces (platform/database.ts watchVersions), and a poll every POLL_MS as a safety
  *   net (SQLite announces nothing of another process's commits). One watcher per replica,
- *   running only while a stream is open; each stream then reads its own page;
+ *   running only while a stream is open; each wake-up has the shared reader read the new records,
+ *   and the `accessChanges` streams wake on its batches, the viewer streams on the wake-ups;
  * - `closeAll` (the server's shutdown) ends every stream at once, so shutdown is not held by them.
  */
 import type { AccessService } from '../../kernel/access.js';
@@ -38,6 +40,7 @@ import { type Db, watchVersions } from '../../platform/database.js';
 import { type ChangeEvent, ChangeStream, type ChangeStreamLimits } from './change-stream.js';
 import { revisionInput } from './inputs.js';
 import type { ChangeFeedService } from './service.js';
+import { SharedReader } from './shared-reader.js';
 
 export type { ChangeEvent } from './change-stream.js';
 
@@ -77,12 +80,15 @@ export class ChangeStreams {
   private unwatch: (() => void) | undefined;
   private readonly limits: ChangeStreamLimits;
   private readonly streams = new Set<ChangeStream>();
+  /** The one reader of the change records the streams share (shared-reader.ts). */
+  private readonly reader: SharedReader;
 
   /** @param limits the bounds of each stream (defaults CHECKPOINT_MS, STREAM_BUFFER, SLOW_CONSUMER_MS; tests shorten them). */
   constructor(
     private readonly deps: ChangeStreamDeps,
     limits: Partial<ChangeStreamLimits> = {},
   ) {
+    this.reader = new SharedReader(deps);
     this.limits = { checkpointMs: CHECKPOINT_MS, bufferSize: STREAM_BUFFER, slowConsumerMs: SLOW_CONSUMER_MS, ...limits };
   }
 
@@ -117,18 +123,11 @@ export class ChangeStreams {
     // A copy without the request's fence (kernel/fence.ts): the stream outlives its request, and
     // a change to its caller's permissions is judged by each page's own check, not by the 409 that
     // ends a request whose permissions changed while it was in flight.
-    const stream = new ChangeStream(
-      { db: this.deps.db, changes: this.deps.changes, wakeups: this },
-      { ...caller },
-      after ?? first.head,
-      this.limits,
-      stopped,
-      () => {
-        signal?.removeEventListener('abort', poke);
-        this.streams.delete(stream);
-        this.release(key);
-      },
-    );
+    const stream = new ChangeStream({ ...this.deps, reader: this.reader }, { ...caller }, after ?? first.head, this.limits, stopped, () => {
+      signal?.removeEventListener('abort', poke);
+      this.streams.delete(stream);
+      this.release(key);
+    });
     const poke = () => stream.poke();
     signal?.addEventListener('abort', poke);
     this.streams.add(stream);
@@ -179,17 +178,25 @@ export class ChangeStreams {
 
   private async *runViewer(caller: SignedInPrincipal, key: string, signal?: AbortSignal): AsyncGenerator<PermissionsEvent> {
     let sent: PermissionIndex | undefined;
+    let sentAt = -1;
     const abort = () => this.wake();
     signal?.addEventListener('abort', abort);
     try {
       for (;;) {
         const seen = this.seq;
         if (this.closed || signal?.aborted) return;
-        const revision = await headRevision(this.deps.db);
-        const index = await this.deps.access.permissionsOf(caller);
-        if (sent !== undefined && index !== sent && !(await factsHold(caller, this.deps.db))) throw credentialsChanged();
-        if (sent === undefined || (index !== sent && !sameIndex(index, sent))) yield { revision, permissions: index.list() };
-        sent = index;
+        // Nothing to do (no SQL) unless a change reached the caller since the last look.
+        const { freshness } = this.deps.access;
+        freshness.sync();
+        const at = freshness.revisionOf(caller);
+        if (sent === undefined || at !== sentAt) {
+          sentAt = at;
+          const revision = this.reader.revision >= 0 ? this.reader.revision : await headRevision(this.deps.db);
+          const index = await this.deps.access.permissionsOf(caller);
+          if (sent !== undefined && index !== sent && !(await factsHold(caller, this.deps.db))) throw credentialsChanged();
+          if (sent === undefined || (index !== sent && !sameIndex(index, sent))) yield { revision, permissions: index.list() };
+          sent = index;
+        }
         await this.wait(seen, this.limits.checkpointMs);
       }
     } finally {
@@ -201,17 +208,19 @@ export class ChangeStreams {
   /** Ends every stream (the server's shutdown); later subscriptions are refused. */
   closeAll(): void {
     this.closed = true;
+    this.reader.stop();
     this.wake();
     for (const stream of this.streams) stream.poke();
   }
 
-  /** Moved at every wake-up (change-stream.ts Wakeups). */
+  /** Moved at every wake-up (the viewer streams wait on it; shared-reader.ts Wakeups). */
   get seq(): number {
     return this.wakes;
   }
 
   private readonly wake = (): void => {
     this.wakes++;
+    this.reader.wake();
     for (const waiter of [...this.waiters]) waiter();
   };
 
@@ -236,6 +245,8 @@ export class ChangeStreams {
     const fromDatabase = watchVersions(this.deps.db, this.wake);
     const poll = setInterval(this.wake, POLL_MS);
     poll.unref();
+    // The shared reader starts from the head now, so the first change is in its window.
+    this.reader.wake();
     this.unwatch = () => {
       fromWrites();
       fromDatabase();
@@ -246,5 +257,6 @@ export class ChangeStreams {
   private stopWatching(): void {
     this.unwatch?.();
     this.unwatch = undefined;
+    this.reader.reset();
   }
 }
