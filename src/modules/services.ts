@@ -172,7 +172,7 @@ export function createServices(deps: ServiceDeps): Services {
     accessReview: new AccessReviewService({ ...feature, clock: deps.clock }),
     accessRequests: new AccessRequestService(requestDeps),
     accessRequestDecisions: new AccessRequestDecisions({ ...requestDeps, userRoles }),
-    accessRequestExpiry: new AccessRequestExpiry(feature),
+    accessRequestExpiry: new AccessRequestExpiry({ ...feature, retentionHours: deps.config.changesRetentionHours }),
     signIn: new SignInService({
       ...signInDeps,
       directory: ldap.enabled ? ldap : null,

@@ -162,6 +162,28 @@ describe('request, approve, expire', () => {
   });
 });
 
+describe('pruning', () => {
+  it('deletes answered requests once their expiry and grant ended longer ago than the retention, never a pending one', async () => {
+    const { role } = await roleWith('jit-prune');
+    const asker = await createUser(app, unique('jit-pruned'));
+    const answered = (await ask(asker, role.uid, 60)).body as RequestJson;
+    expectOutcome(await rest(app, 'POST', `${BASE}/${answered.id}/approve`), 200);
+    const other = await roleWith('jit-prune-kept');
+    const pending = (await ask(asker, other.role.uid)).body as RequestJson;
+    const expiry = app.services.accessRequestExpiry;
+    expect(await expiry.prune()).toBe(0);
+    // Past the retention for the answered one; the pending one is moved on so it stays pending.
+    clock.advance(app.config.accessRequests.expirySeconds + app.config.changesRetentionHours * 3600 + 60);
+    await app.database.prisma.accessRequest.update({
+      where: { id: pending.id },
+      data: { expiresAt: new Date(clock.now().getTime() + 3_600_000) },
+    });
+    expect(await expiry.prune()).toBeGreaterThanOrEqual(1);
+    expect(await app.database.prisma.accessRequest.findUnique({ where: { id: answered.id } })).toBeNull();
+    expect(await app.database.prisma.accessRequest.findUnique({ where: { id: pending.id } })).toMatchObject({ status: 'pending' });
+  });
+});
+
 describe('who may decide', () => {
   it('the requester never decides its own request, even when it could assign the role', async () => {
     const { role } = await roleWith('jit-self');

@@ -6,15 +6,27 @@
  * a conditional update of its row (pending and past its expiry, to expired) inside the one write
  * path, whose transactions hold the write lock, so one replica writes the event and any other
  * finds it claimed and writes nothing. Every replica runs the timer (`schedule`): it wakes at the
- * next expiry it knows, after each write of its own, and at least every MAX_WAIT_MS.
+ * next expiry it knows, after each write of its own, and at least every MAX_WAIT_MS. Requests
+ * answered (or expired) longer ago than the change feed's retention (CHANGES_RETENTION_HOURS),
+ * whose granted window ended as long ago, are deleted every PRUNE_EVERY_MS, so the table holds
+ * what the feed can still name and no more; their events stay in the audit log.
  */
 import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { LOCAL_OPERATOR_ID, principalOf, type UserPrincipal } from '../../kernel/principal.js';
 import type { Logger } from '../../platform/logger.js';
+import { PRUNE_EVERY_MS } from '../changes/service.js';
 import { auditRequest, REQUEST_INCLUDE } from './records.js';
 
 /** The longest the timer sleeps between two looks at the next expiry, in milliseconds. */
 export const MAX_WAIT_MS = 60_000;
+
+/** The most expiries one sweep writes; the rest are still due, so the next wake comes at once. */
+export const MAX_PER_SWEEP = 500;
+
+/** What the expiry needs: the feature deps and the change feed's retention in hours. */
+export interface AccessRequestExpiryDeps extends FeatureDeps {
+  retentionHours: number;
+}
 
 /** The actor of the events: the gateway itself (no users row; the change feed shows it as `local`). */
 function gateway(orgId: number): UserPrincipal {
@@ -34,16 +46,21 @@ export class AccessRequestExpiry {
   /** A wake came while a sweep ran: sweep again once it ends. */
   private again = false;
 
-  constructor(private readonly deps: FeatureDeps) {}
+  constructor(private readonly deps: AccessRequestExpiryDeps) {}
 
   /**
    * Writes the expiry of every request pending past its expiry at the clock's now, each in its
    * own write (one audit event, one change record). Returns how many this call wrote (one another
-   * replica claimed first is not counted).
+   * replica claimed first is not counted). At most MAX_PER_SWEEP a call.
    */
   async sweep(): Promise<number> {
     const now = this.deps.clock.now();
-    const due = await this.deps.db.accessRequest.findMany({ where: DUE(now), select: { id: true }, orderBy: { id: 'asc' } });
+    const due = await this.deps.db.accessRequest.findMany({
+      where: DUE(now),
+      select: { id: true },
+      orderBy: { id: 'asc' },
+      take: MAX_PER_SWEEP,
+    });
     let noted = 0;
     for (const { id } of due) {
       const claimed = await this.deps.access.write(
@@ -59,6 +76,20 @@ export class AccessRequestExpiry {
       if (claimed) noted++;
     }
     return noted;
+  }
+
+  /**
+   * Deletes the requests no longer pending whose own expiry and granted window both ended longer
+   * ago than the retention (module comment). Returns how many.
+   */
+  async prune(): Promise<number> {
+    const cutoff = new Date(this.deps.clock.now().getTime() - this.deps.retentionHours * 3_600_000);
+    const where = {
+      status: { not: 'pending' },
+      expiresAt: { lt: cutoff },
+      OR: [{ grantExpiresAt: null }, { grantExpiresAt: { lt: cutoff } }],
+    };
+    return this.deps.access.write(async (tx) => (await tx.accessRequest.deleteMany({ where })).count, { grantsNothing: true });
   }
 
   /** The earliest expiry of a pending request (ms since the epoch), or null when none is pending: the timer's next wake. */
@@ -102,10 +133,22 @@ export class AccessRequestExpiry {
         });
     };
     const unlisten = this.deps.access.commits.listen(() => setImmediate(wake));
+    const pruning = setInterval(
+      () =>
+        void this.prune().catch((error: unknown) =>
+          log.warn(
+            { error: error instanceof Error ? error.message : String(error) },
+            'answered access requests not pruned; trying again later',
+          ),
+        ),
+      PRUNE_EVERY_MS,
+    );
+    pruning.unref();
     wake();
     return () => {
       stopped = true;
       unlisten();
+      clearInterval(pruning);
       clearTimeout(this.timer);
     };
   }
