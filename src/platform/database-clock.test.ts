@@ -14,11 +14,29 @@ describe('OffsetClock', () => {
       return reference;
     }, base);
     expect(clock.now().getTime()).toBe(local);
-    await clock.sync();
+    await clock.sync(1);
     expect(clock.offset).toBe(5000);
     expect(clock.now().getTime()).toBe(local + 5000);
     local += 60_000;
     expect(clock.now().getTime()).toBe(local + 5000);
+  });
+
+  it('keeps the reading of the shortest round trip: a delayed one does not move the offset', async () => {
+    let local = 0;
+    // Round trips of 400, 10 and 300 ms; the reference is always 1 s ahead at the moment it answers,
+    // which comes at the end of the delay (a reply held up on its way back).
+    const trips = [400, 10, 300];
+    let i = 0;
+    const clock = new OffsetClock(
+      async () => {
+        local += trips[i++ % trips.length] as number;
+        return new Date(local + 1000);
+      },
+      { now: () => new Date(local) },
+    );
+    await clock.sync(3);
+    // Each reading's error is half its round trip; the 10 ms one is 5 ms off, the others 150-200.
+    expect(clock.offset).toBe(1005);
   });
 
   it('keeps the last offset when a reading fails', async () => {
