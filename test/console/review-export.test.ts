@@ -14,7 +14,16 @@ import { type Browser, type BrowserContext, chromium, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, assignTeamRole, assignUserRole, createRole, createTeam, createUser, p } from '../support/subjects.js';
-import { ensureConsoleBuilt, findChromium, horizontalOverflow, listen, openPage, screenshot, seriousViolations, signedInPage } from './browser.js';
+import {
+  ensureConsoleBuilt,
+  findChromium,
+  horizontalOverflow,
+  listen,
+  openPage,
+  screenshot,
+  seriousViolations,
+  signedInPage,
+} from './browser.js';
 
 const executablePath = await findChromium();
 const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';

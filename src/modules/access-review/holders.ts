@@ -155,7 +155,8 @@ export class Holders {
    */
   async count(now: Date): Promise<number> {
     if (this.roles.size === 0) return 0;
-    const slices = <T>(ids: T[]) => Array.from({ length: Math.ceil(ids.length / ROLE_ID_SLICE) }, (_, i) => ids.slice(i * ROLE_ID_SLICE, (i + 1) * ROLE_ID_SLICE));
+    const slices = <T>(ids: T[]) =>
+      Array.from({ length: Math.ceil(ids.length / ROLE_ID_SLICE) }, (_, i) => ids.slice(i * ROLE_ID_SLICE, (i + 1) * ROLE_ID_SLICE));
     const roleIds = [...this.roles.keys()];
     const basicRoles = [...this.basic.keys()].filter((r) => r !== SERVICE_ADMIN && r !== 'None');
     const reached: Prisma.OrgUserWhereInput[] = [
@@ -171,7 +172,12 @@ export class Holders {
       basicRoles.length === 0
         ? 0
         : this.db.apiKey.count({
-            where: { orgId: this.orgId, serviceAccountId: null, role: { in: basicRoles }, OR: [{ expires: null }, { expires: { gt: now } }] },
+            where: {
+              orgId: this.orgId,
+              serviceAccountId: null,
+              role: { in: basicRoles },
+              OR: [{ expires: null }, { expires: { gt: now } }],
+            },
           }),
     ]);
     return members + keys;
