@@ -16,6 +16,7 @@ import { AssignmentsPage } from './pages/assignments.js';
 import { BasicRolesPage } from './pages/basic-roles.js';
 import { OrgsPage } from './pages/orgs.js';
 import { OverviewPage } from './pages/overview.js';
+import { ReviewPage } from './pages/review.js';
 import { RoleEditorPage } from './pages/role-editor.js';
 import { RolesPage } from './pages/roles.js';
 import { SignInPage } from './pages/sign-in.js';
@@ -94,6 +95,7 @@ function Shell() {
           <Route path="/roles/edit" component={RoleEditorPage} />
           <Route path="/assignments" component={AssignmentsPage} />
           <Route path="/why" component={WhyPage} />
+          <Route path="/review" component={ReviewPage} />
           <Route path="/basic-roles" component={BasicRolesPage} />
           <Route path="/access-requests" component={AccessRequestsPage} />
           <Route default component={NotFound} />

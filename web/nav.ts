@@ -121,6 +121,13 @@ export const SECTIONS: Section[] = [
         : null,
   },
   {
+    path: '/review',
+    offer: (a, rbac) =>
+      rbac && a.can('access.review:read')
+        ? { label: 'Access review', description: 'Who holds an action, and through what: export it as CSV or JSON lines.' }
+        : null,
+  },
+  {
     path: '/basic-roles',
     offer: (a) =>
       a.can('roles:read', 'roles:*')

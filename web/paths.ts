@@ -17,6 +17,7 @@ export const CONSOLE_PATHS = [
   '/roles/edit',
   '/assignments',
   '/why',
+  '/review',
   '/basic-roles',
   '/access-requests',
 ] as const;

@@ -178,6 +178,10 @@ function operationOf(
     '400': { $ref: '#/components/responses/BadRequest' },
     '401': { $ref: '#/components/responses/Unauthorized' },
   };
+  if (route.responseHeaders) {
+    const headers = Object.entries(route.responseHeaders).map(([name, description]) => [name, { description, schema: { type: 'string' } }]);
+    responses[success] = { ...(responses[success] as object), headers: Object.fromEntries(headers) };
+  }
   if (guarded) responses['403'] = { $ref: '#/components/responses/Forbidden' };
   if (params.length > 0) responses['404'] = { $ref: '#/components/responses/NotFound' };
   const parameters = [...params.map(pathParameter), ...(route.query ?? []).map(queryParameter)];

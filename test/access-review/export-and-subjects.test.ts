@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { grantsOf } from '../../src/kernel/grants.js';
 import { expectOutcome, gql, rest } from '../support/requests.js';
 import { app, fx } from '../support/scene.js';
-import { allPages, EXPORT, type Path, pathKey, reviewer, subjectsOfOrg1, useReviewWorld } from './review-scene.js';
+import { allPages, EXPORT, type Path, pathKey, QUESTIONS, reviewer, subjectsOfOrg1, useReviewWorld } from './review-scene.js';
 
 useReviewWorld();
 
@@ -22,10 +22,11 @@ describe('the export', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(lines[0]).toEqual({ header: { revision: revisions[0], action: 'notes:write', scope: null } });
+    expect(lines[0]).toEqual({ header: { revision: revisions[0], subjects: rows.length, action: 'notes:write', scope: null } });
     expect(lines.at(-1)).toEqual({ trailer: { subjects: rows.length, revision: revisions[0], revisionAtEnd: revisions[0] } });
     expect(lines.slice(1, -1)).toEqual(rows);
     expect(Number(ndjson.headers.get('x-access-revision'))).toBe(revisions[0]);
+    expect(Number(ndjson.headers.get('x-review-subjects'))).toBe(rows.length);
 
     const csv = await app.request(`${EXPORT}?action=notes:write&format=csv`, { auth: reviewer.auth });
     expect(csv.headers.get('content-type')).toContain('text/csv');
@@ -48,6 +49,17 @@ describe('the export', () => {
       ),
     );
     expect(csvLines.slice(1)).toEqual(expected);
+  });
+
+  it('announces how many subjects it holds (x-review-subjects), for every path a subject can hold the action by', async () => {
+    for (const question of QUESTIONS) {
+      const { rows } = await allPages(question, 1000);
+      const query = new URLSearchParams({ action: question.action, format: 'csv', ...(question.scope && { scope: question.scope }) });
+      const res = await app.request(`${EXPORT}?${query}`, { auth: reviewer.auth });
+      expect(res.status).toBe(200);
+      expect({ question, subjects: Number(res.headers.get('x-review-subjects')) }).toEqual({ question, subjects: rows.length });
+      await res.body?.cancel();
+    }
   });
 });
 

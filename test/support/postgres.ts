@@ -8,8 +8,8 @@
  *   TEMPLATE_DATABASE (migrated and seeded with the test admin), and stops the server and
  *   removes the folder at the end. Without TEST_DATABASE=postgres it does nothing.
  * - In the test workers: `createPostgresTestDatabase()` gives each test app a database of its own,
- *   `CREATE DATABASE ... TEMPLATE` of that template (a file copy on the server: milliseconds,
- *   no migration), dropped again by its `drop()`.
+ *   `CREATE DATABASE ... TEMPLATE` of that template (no migration), made ahead while the
+ *   previous test runs, dropped again by its `drop()`.
  * Tests that are SQLite-specific by nature skip themselves with `describe.skipIf(onPostgres)`.
  */
 import { randomBytes } from 'node:crypto';
@@ -138,13 +138,30 @@ async function createDatabase(clause: string): Promise<TestDatabase> {
 }
 
 /**
+ * The worker's next copy of the template, made ahead: a `CREATE DATABASE ... TEMPLATE` takes the
+ * server a few hundred milliseconds (it copies the catalogs too), so each copy handed out starts
+ * the next one, which is made while the test that asked runs. The worker's last one is removed
+ * with the server at the end of the run.
+ */
+let nextCopy: Promise<TestDatabase> | undefined;
+
+/** A copy of the template: the one made ahead (or a new one), starting the next. */
+function templateCopy(): Promise<TestDatabase> {
+  const copy = nextCopy ?? createDatabase(`TEMPLATE "${TEMPLATE_DATABASE}"`);
+  nextCopy = createDatabase(`TEMPLATE "${TEMPLATE_DATABASE}"`);
+  // A failure is reported to the test that takes this copy, never as an unhandled rejection.
+  nextCopy.catch(() => undefined);
+  return copy;
+}
+
+/**
  * A new database for one test app: a copy of the template (migrated, seeded with the test admin),
  * or, when `env` chooses another first admin (ADMIN_LOGIN, ADMIN_PASSWORD), an empty one that the
  * app's open migrates and its seed fills with that admin.
  */
 export function createPostgresTestDatabase(env: Record<string, string> = {}): Promise<TestDatabase> {
   if (env.ADMIN_LOGIN !== undefined || env.ADMIN_PASSWORD !== undefined) return createDatabase('');
-  return createDatabase(`TEMPLATE "${TEMPLATE_DATABASE}"`);
+  return templateCopy();
 }
 
 /**

@@ -7,6 +7,13 @@ import { DomainError } from '../../kernel/errors.js';
 import type { ReviewRow } from './holders.js';
 import type { WhoHasExport } from './service.js';
 
+/**
+ * The response header announcing how many subjects the export holds (users, service accounts and
+ * API keys, counted at the revision of `x-access-revision`): what a client's progress line
+ * counts towards. The NDJSON header line carries the same number as `subjects`.
+ */
+export const SUBJECTS_HEADER = 'x-review-subjects';
+
 /** Columns of the CSV export, its first line. */
 export const CSV_COLUMNS = [
   'subject_kind',
@@ -54,7 +61,9 @@ export function rowJson(row: ReviewRow) {
 }
 
 /**
- * The export's body and headers (module comment). NDJSON ends with a trailer line
+ * The export's body and headers (module comment): `x-access-revision`, the revision the rows are
+ * read at, and SUBJECTS_HEADER, how many subjects they hold. NDJSON starts with
+ * `{"header": {"revision", "subjects", "action", "scope"}}` and ends with a trailer line
  * `{"trailer": {"subjects", "revision", "revisionAtEnd"}}`, or `{"error": {"code", "message"}}`
  * when reading failed; a CSV export that fails is cut short (the client sees the body end early).
  */
@@ -66,7 +75,9 @@ export function exportResponse(exported: WhoHasExport, filter: { action: string;
   let done = false;
   const body = new ReadableStream<Uint8Array>({
     start(controller) {
-      const header = csv ? `${CSV_COLUMNS.join(',')}\r\n` : `${JSON.stringify({ header: { revision: exported.revision, ...filter } })}\n`;
+      const header = csv
+        ? `${CSV_COLUMNS.join(',')}\r\n`
+        : `${JSON.stringify({ header: { revision: exported.revision, subjects: exported.subjects, ...filter } })}\n`;
       controller.enqueue(encoder.encode(header));
     },
     async pull(controller) {
@@ -104,6 +115,7 @@ export function exportResponse(exported: WhoHasExport, filter: { action: string;
       'content-type': csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
       'content-disposition': `attachment; filename="access-review.${csv ? 'csv' : 'ndjson'}"`,
       'x-access-revision': String(exported.revision),
+      [SUBJECTS_HEADER]: String(exported.subjects),
       'cache-control': 'no-store',
     },
   });

@@ -5,7 +5,7 @@
  */
 import type { AccessGrant } from '../../kernel/grants.js';
 import type { QueryParam, Route } from '../shared/rest.js';
-import { exportResponse, rowJson } from './export.js';
+import { exportResponse, rowJson, SUBJECTS_HEADER } from './export.js';
 import { accessReviewRequirements, type SubjectAccessPage } from './service.js';
 
 const FILTER: readonly QueryParam[] = [
@@ -47,6 +47,10 @@ export const accessReviewRoutes: Route[] = [
     requires: accessReviewRequirements.read,
     summary: 'The whole who-has answer, streamed as CSV (one line per path) or NDJSON (one line per subject)',
     query: [...FILTER, { name: 'format', type: 'string', description: 'csv or ndjson (default)' }],
+    responseHeaders: {
+      'x-access-revision': 'The revision the rows are read at',
+      [SUBJECTS_HEADER]: 'How many subjects (users, service accounts, API keys) the export holds, counted at that revision',
+    },
     handler: async ({ principal, services, query }) => {
       const filter = paramsOf(query, FILTER);
       const exported = await services.accessReview.exportWhoHas(principal, { ...filter, format: query.get('format') });

@@ -58,6 +58,8 @@ export interface SubjectAccessPage {
 export interface WhoHasExport {
   revision: number;
   format: 'csv' | 'ndjson';
+  /** How many subjects the rows hold, counted at `revision` (Holders.count). */
+  subjects: number;
   rows: AsyncIterable<ReviewRow>;
   /** The head revision now (for the export's trailer: equal to `revision` when nothing changed meanwhile). */
   revisionNow(): Promise<number>;
@@ -134,7 +136,8 @@ export class AccessReviewService {
 
   /**
    * REST GET /api/access-control/review/who-has/export: `whoHas` whole, as rows read CHUNK
-   * members at a time while they are consumed (holders.ts), never the organization at once. The
+   * members at a time while they are consumed (holders.ts), never the organization at once, and
+   * how many subjects they hold (counted at the same revision, for a client's progress). The
    * rows reflect every change up to `revision`; a change committed while the export runs may
    * show in the rows after it (`revisionNow` tells). Needs access.review:read.
    * @throws DomainError as `whoHas`.
@@ -143,13 +146,14 @@ export class AccessReviewService {
     const signedIn = await this.authorize(caller);
     const q = parseInput(reviewExportInput, raw);
     const { db, clock } = this.deps;
-    const { revision, value: holders } = await atOneRevision(db, this.deps.access, () =>
-      Holders.of(db, signedIn.orgId, q.action, q.scope, this.deps.clock.now()),
-    );
+    const { revision, value } = await atOneRevision(db, this.deps.access, async () => {
+      const holders = await Holders.of(db, signedIn.orgId, q.action, q.scope, clock.now());
+      return { holders, subjects: await holders.count(clock.now()) };
+    });
     async function* rows(): AsyncGenerator<ReviewRow> {
-      for await (const { row } of holders.walk(undefined, clock.now())) yield row;
+      for await (const { row } of value.holders.walk(undefined, clock.now())) yield row;
     }
-    return { revision, format: q.format, rows: rows(), revisionNow: () => headRevision(db) };
+    return { revision, format: q.format, subjects: value.subjects, rows: rows(), revisionNow: () => headRevision(db) };
   }
 
   /** The subject as a principal of organization `orgId`, with its review shape. */

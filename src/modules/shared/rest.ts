@@ -89,6 +89,8 @@ export interface Route {
   body?: ZodType;
   /** Status of a successful answer: 200 unless Grafana answers otherwise (201 for some creations). */
   status?: 200 | 201 | 202;
+  /** Headers of the success answer a client reads, by name, with what each holds (OpenAPI `headers`). */
+  responseHeaders?: Readonly<Record<string, string>>;
   /** The query parameters the handler reads, for the OpenAPI document. */
   query?: readonly QueryParam[];
   /**
