@@ -5,8 +5,9 @@
  * - the access review (first, so the export's RSS is measured on a process holding little else):
  *   one page of who-has (100 subjects), everything a 50-role user can do, and the export of an
  *   action every member holds (teams:read on teams:id:1, through basic:viewer: every user of
- *   organization 1) as NDJSON and as CSV: time to the first row (after the subject count the
- *   export announces, x-review-subjects), to the end, rows, the announced count, bytes, and the
+ *   organization 1) as NDJSON, as CSV, and as CSV counted first (`count=true`, the console's
+ *   progress: the first row comes after the count it announces, x-review-subjects): time to the
+ *   first row, to the end, rows, the announced count, bytes, and the
  *   process's peak RSS during the export above its RSS before it (sampled every 5 ms) and the
  *   heap still used once the export ended and garbage was collected (run with --expose-gc, as
  *   bench/run.ts does), above the heap before it;
@@ -122,7 +123,11 @@ try {
     (await fetchApp(`/api/access-control/review/users/${heavy.id}`, { headers: reviewHeaders })).text(),
   );
   console.log(`  everything a 50-role user can do and why: ${fmt(subjectMs, 1)} ms`);
-  for (const format of ['ndjson', 'csv']) {
+  for (const [format, count] of [
+    ['ndjson', false],
+    ['csv', false],
+    ['csv', true],
+  ] as const) {
     global.gc?.();
     const before = process.memoryUsage().rss;
     const heapBefore = process.memoryUsage().heapUsed;
@@ -131,9 +136,12 @@ try {
       peak = Math.max(peak, process.memoryUsage().rss);
     }, 5);
     const started = performance.now();
-    const res = await fetchApp(`/api/access-control/review/who-has/export?action=teams:read&scope=teams:id:1&format=${format}`, {
-      headers: reviewHeaders,
-    });
+    const res = await fetchApp(
+      `/api/access-control/review/who-has/export?action=teams:read&scope=teams:id:1&format=${format}&count=${count}`,
+      {
+        headers: reviewHeaders,
+      },
+    );
     const announced = Number(res.headers.get('x-review-subjects'));
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
@@ -154,7 +162,7 @@ try {
     global.gc?.();
     const kept = process.memoryUsage().heapUsed - heapBefore;
     console.log(
-      `  export ${format}: first row ${fmt(firstRowMs, 1)} ms, end ${fmt(endMs / 1000, 2)} s, ${fmt(rows)} ${format === 'csv' ? 'paths' : 'subjects'} (${fmt(announced)} subjects announced), ${mib(bytes)}; ` +
+      `  export ${format}${count ? ', counted first (count=true)' : ''}: first row ${fmt(firstRowMs, 1)} ms, end ${fmt(endMs / 1000, 2)} s, ${fmt(rows)} ${format === 'csv' ? 'paths' : 'subjects'} ${count ? ` (${fmt(announced)} subjects announced)` : ''}, ${mib(bytes)}; ` +
         `RSS ${mib(before)} before, peak ${mib(peak)} (+${mib(peak - before)}); heap kept after it (collected): ${fmt(kept / 1024 / 1024, 1)} MiB`,
     );
   }

@@ -67,7 +67,7 @@ export class SubjectCounter {
 
 /** The export's address for `action` (on `scope` when not empty) in `format`. */
 export function exportUrl(action: string, scope: string, format: ExportFormat): string {
-  const query = new URLSearchParams({ action, format });
+  const query = new URLSearchParams({ action, format, count: 'true' });
   if (scope) query.set('scope', scope);
   return `/api/access-control/review/who-has/export?${query}`;
 }

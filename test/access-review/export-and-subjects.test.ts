@@ -15,7 +15,7 @@ describe('the export', () => {
   it('streams NDJSON and CSV that hold exactly the paged answer, at the revision it states', async () => {
     const question = { action: 'notes:write' };
     const { rows, revisions } = await allPages(question, 1000);
-    const ndjson = await app.request(`${EXPORT}?action=notes:write`, { auth: reviewer.auth });
+    const ndjson = await app.request(`${EXPORT}?action=notes:write&count=true`, { auth: reviewer.auth });
     expect(ndjson.status).toBe(200);
     expect(ndjson.headers.get('content-type')).toContain('application/x-ndjson');
     const lines = (await ndjson.text())
@@ -27,6 +27,14 @@ describe('the export', () => {
     expect(lines.slice(1, -1)).toEqual(rows);
     expect(Number(ndjson.headers.get('x-access-revision'))).toBe(revisions[0]);
     expect(Number(ndjson.headers.get('x-review-subjects'))).toBe(rows.length);
+
+    const uncounted = await app.request(`${EXPORT}?action=notes:write`, { auth: reviewer.auth });
+    // Without count=true nothing is counted before the first row: no announcement.
+    expect(uncounted.headers.get('x-review-subjects')).toBeNull();
+    const uncountedLines = (await uncounted.text()).trim().split('\n');
+    expect(JSON.parse(uncountedLines[0] as string)).toEqual({ header: { revision: revisions[0], action: 'notes:write', scope: null } });
+    expect(uncountedLines.slice(1)).toEqual(lines.slice(1).map((l) => JSON.stringify(l)));
+    expectOutcome(await rest(app, 'GET', `${EXPORT}?action=notes:write&count=yes`, { auth: reviewer.auth }), 400, 'VALIDATION_FAILED');
 
     const csv = await app.request(`${EXPORT}?action=notes:write&format=csv`, { auth: reviewer.auth });
     expect(csv.headers.get('content-type')).toContain('text/csv');
@@ -51,10 +59,15 @@ describe('the export', () => {
     expect(csvLines.slice(1)).toEqual(expected);
   });
 
-  it('announces how many subjects it holds (x-review-subjects), for every path a subject can hold the action by', async () => {
+  it('announces how many subjects it holds (x-review-subjects, count=true), for every path a subject can hold the action by', async () => {
     for (const question of QUESTIONS) {
       const { rows } = await allPages(question, 1000);
-      const query = new URLSearchParams({ action: question.action, format: 'csv', ...(question.scope && { scope: question.scope }) });
+      const query = new URLSearchParams({
+        action: question.action,
+        format: 'csv',
+        count: 'true',
+        ...(question.scope && { scope: question.scope }),
+      });
       const res = await app.request(`${EXPORT}?${query}`, { auth: reviewer.auth });
       expect(res.status).toBe(200);
       expect({ question, subjects: Number(res.headers.get('x-review-subjects')) }).toEqual({ question, subjects: rows.length });

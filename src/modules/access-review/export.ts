@@ -10,7 +10,8 @@ import type { WhoHasExport } from './service.js';
 /**
  * The response header announcing how many subjects the export holds (users, service accounts and
  * API keys, counted at the revision of `x-access-revision`): what a client's progress line
- * counts towards. The NDJSON header line carries the same number as `subjects`.
+ * counts towards, sent when the client asks for it (`count=true`). The NDJSON header line then
+ * carries the same number as `subjects`.
  */
 export const SUBJECTS_HEADER = 'x-review-subjects';
 
@@ -62,7 +63,7 @@ export function rowJson(row: ReviewRow) {
 
 /**
  * The export's body and headers (module comment): `x-access-revision`, the revision the rows are
- * read at, and SUBJECTS_HEADER, how many subjects they hold. NDJSON starts with
+ * read at, and SUBJECTS_HEADER, how many subjects they hold (when counted). NDJSON starts with
  * `{"header": {"revision", "subjects", "action", "scope"}}` and ends with a trailer line
  * `{"trailer": {"subjects", "revision", "revisionAtEnd"}}`, or `{"error": {"code", "message"}}`
  * when reading failed; a CSV export that fails is cut short (the client sees the body end early).
@@ -77,7 +78,7 @@ export function exportResponse(exported: WhoHasExport, filter: { action: string;
     start(controller) {
       const header = csv
         ? `${CSV_COLUMNS.join(',')}\r\n`
-        : `${JSON.stringify({ header: { revision: exported.revision, subjects: exported.subjects, ...filter } })}\n`;
+        : `${JSON.stringify({ header: { revision: exported.revision, ...(exported.subjects !== null && { subjects: exported.subjects }), ...filter } })}\n`;
       controller.enqueue(encoder.encode(header));
     },
     async pull(controller) {
@@ -115,7 +116,7 @@ export function exportResponse(exported: WhoHasExport, filter: { action: string;
       'content-type': csv ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8',
       'content-disposition': `attachment; filename="access-review.${csv ? 'csv' : 'ndjson'}"`,
       'x-access-revision': String(exported.revision),
-      [SUBJECTS_HEADER]: String(exported.subjects),
+      ...(exported.subjects !== null && { [SUBJECTS_HEADER]: String(exported.subjects) }),
       'cache-control': 'no-store',
     },
   });

@@ -55,6 +55,11 @@ export const reviewExportInput = z.object(
       .enum(['csv', 'ndjson'], { error: 'format must be csv or ndjson' })
       .nullish()
       .transform((f) => f ?? 'ndjson'),
+    /** `true`: count the subjects first and announce them (SUBJECTS_HEADER), for a progress line. */
+    count: z
+      .enum(['true', 'false'], { error: 'count must be true or false' })
+      .nullish()
+      .transform((c) => c === 'true'),
   },
   OBJECT_ERROR,
 );

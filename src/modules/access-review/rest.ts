@@ -46,14 +46,23 @@ export const accessReviewRoutes: Route[] = [
     path: '/api/access-control/review/who-has/export',
     requires: accessReviewRequirements.read,
     summary: 'The whole who-has answer, streamed as CSV (one line per path) or NDJSON (one line per subject)',
-    query: [...FILTER, { name: 'format', type: 'string', description: 'csv or ndjson (default)' }],
+    query: [
+      ...FILTER,
+      { name: 'format', type: 'string', description: 'csv or ndjson (default)' },
+      { name: 'count', type: 'boolean', description: 'true: count the subjects first and announce them in x-review-subjects' },
+    ],
     responseHeaders: {
       'x-access-revision': 'The revision the rows are read at',
-      [SUBJECTS_HEADER]: 'How many subjects (users, service accounts, API keys) the export holds, counted at that revision',
+      [SUBJECTS_HEADER]:
+        'With count=true: how many subjects (users, service accounts, API keys) the export holds, counted at that revision',
     },
     handler: async ({ principal, services, query }) => {
       const filter = paramsOf(query, FILTER);
-      const exported = await services.accessReview.exportWhoHas(principal, { ...filter, format: query.get('format') });
+      const exported = await services.accessReview.exportWhoHas(principal, {
+        ...filter,
+        format: query.get('format'),
+        count: query.get('count'),
+      });
       return exportResponse(exported, { action: String(filter.action), scope: query.get('scope') });
     },
   },

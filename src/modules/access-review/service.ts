@@ -58,8 +58,8 @@ export interface SubjectAccessPage {
 export interface WhoHasExport {
   revision: number;
   format: 'csv' | 'ndjson';
-  /** How many subjects the rows hold, counted at `revision` (Holders.count). */
-  subjects: number;
+  /** How many subjects the rows hold, counted at `revision` (Holders.count), when asked for (`count=true`). */
+  subjects: number | null;
   rows: AsyncIterable<ReviewRow>;
   /** The head revision now (for the export's trailer: equal to `revision` when nothing changed meanwhile). */
   revisionNow(): Promise<number>;
@@ -136,8 +136,9 @@ export class AccessReviewService {
 
   /**
    * REST GET /api/access-control/review/who-has/export: `whoHas` whole, as rows read CHUNK
-   * members at a time while they are consumed (holders.ts), never the organization at once, and
-   * how many subjects they hold (counted at the same revision, for a client's progress). The
+   * members at a time while they are consumed (holders.ts), never the organization at once, and,
+   * with `count=true`, how many subjects they hold (counted at the same revision, for a client's
+   * progress; two counting statements before the first row, so only when asked). The
    * rows reflect every change up to `revision`; a change committed while the export runs may
    * show in the rows after it (`revisionNow` tells). Needs access.review:read.
    * @throws DomainError as `whoHas`.
@@ -148,7 +149,7 @@ export class AccessReviewService {
     const { db, clock } = this.deps;
     const { revision, value } = await atOneRevision(db, this.deps.access, async () => {
       const holders = await Holders.of(db, signedIn.orgId, q.action, q.scope, clock.now());
-      return { holders, subjects: await holders.count(clock.now()) };
+      return { holders, subjects: q.count ? await holders.count(clock.now()) : null };
     });
     async function* rows(): AsyncGenerator<ReviewRow> {
       for await (const { row } of value.holders.walk(undefined, clock.now())) yield row;
