@@ -15,6 +15,7 @@ import type { FeatureDeps } from '../../kernel/feature-deps.js';
 import { LOCAL_OPERATOR_ID, principalOf, type UserPrincipal } from '../../kernel/principal.js';
 import type { Logger } from '../../platform/logger.js';
 import { PRUNE_EVERY_MS } from '../changes/service.js';
+import { scheduleSweeps } from '../shared/sweep-timer.js';
 import { auditRequest, REQUEST_INCLUDE } from './records.js';
 
 /** The longest the timer sleeps between two looks at the next expiry, in milliseconds. */
@@ -41,11 +42,6 @@ function gateway(orgId: number): UserPrincipal {
 const DUE = (now: Date) => ({ status: 'pending', expiresAt: { lte: now } });
 
 export class AccessRequestExpiry {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  /** A wake came while a sweep ran: sweep again once it ends. */
-  private again = false;
-
   constructor(private readonly deps: AccessRequestExpiryDeps) {}
 
   /**
@@ -99,57 +95,22 @@ export class AccessRequestExpiry {
   }
 
   /**
-   * Runs the timer (module comment): sweeps now, then at each next expiry (at most MAX_WAIT_MS
-   * apart) and after this process's writes. Failures are logged and tried again at the next
-   * wake. Returns the function that stops it.
+   * Runs the timer (shared/sweep-timer.ts): sweeps now, then at each next expiry (at most
+   * MAX_WAIT_MS apart) and after this process's writes; prunes every PRUNE_EVERY_MS. Returns the
+   * function that stops it.
    */
   schedule(log: Pick<Logger, 'warn'>): () => void {
-    let stopped = false;
-    const wake = () => {
-      if (stopped) return;
-      if (this.running) {
-        this.again = true;
-        return;
-      }
-      this.again = false;
-      clearTimeout(this.timer);
-      this.running = this.sweep()
-        .then(() => this.nextExpiry())
-        .then((next) => {
-          const wait = next === null ? MAX_WAIT_MS : Math.min(MAX_WAIT_MS, Math.max(0, next - this.deps.clock.now().getTime()));
-          if (!stopped) this.timer = setTimeout(wake, wait);
-        })
-        .catch((error: unknown) => {
-          log.warn(
-            { error: error instanceof Error ? error.message : String(error) },
-            'access request expiries not noted; trying again later',
-          );
-          if (!stopped) this.timer = setTimeout(wake, MAX_WAIT_MS);
-        })
-        .finally(() => {
-          this.running = undefined;
-          this.timer?.unref();
-          if (this.again) wake();
-        });
-    };
-    const unlisten = this.deps.access.commits.listen(() => setImmediate(wake));
-    const pruning = setInterval(
-      () =>
-        void this.prune().catch((error: unknown) =>
-          log.warn(
-            { error: error instanceof Error ? error.message : String(error) },
-            'answered access requests not pruned; trying again later',
-          ),
-        ),
-      PRUNE_EVERY_MS,
+    return scheduleSweeps(
+      { sweep: () => this.sweep(), next: () => this.nextExpiry(), prune: () => this.prune() },
+      {
+        clock: this.deps.clock,
+        commits: this.deps.access.commits,
+        log,
+        maxWaitMs: MAX_WAIT_MS,
+        pruneEveryMs: PRUNE_EVERY_MS,
+        sweepFailed: 'access request expiries not noted',
+        pruneFailed: 'answered access requests not pruned',
+      },
     );
-    pruning.unref();
-    wake();
-    return () => {
-      stopped = true;
-      unlisten();
-      clearInterval(pruning);
-      clearTimeout(this.timer);
-    };
   }
 }

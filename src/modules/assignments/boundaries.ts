@@ -22,6 +22,7 @@ import { LOCAL_OPERATOR_ID, principalOf, type UserPrincipal } from '../../kernel
 import type { Tx } from '../../platform/database.js';
 import type { Logger } from '../../platform/logger.js';
 import { PRUNE_EVERY_MS } from '../changes/service.js';
+import { scheduleSweeps } from '../shared/sweep-timer.js';
 import { windowJson } from './window.js';
 
 /** The longest the timer sleeps between two looks at the next boundary, in milliseconds. */
@@ -63,11 +64,6 @@ const END = (now: Date) => ({ endNoted: false, expiresAt: { lte: now } });
 const ROW_SELECT = { orgId: true, notBefore: true, expiresAt: true, role: { select: { uid: true } } } as const;
 
 export class AssignmentBoundaries {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  /** A wake came while a sweep ran: sweep again once it ends. */
-  private again = false;
-
   constructor(private readonly deps: BoundaryDeps) {}
 
   /**
@@ -174,47 +170,22 @@ export class AssignmentBoundaries {
   }
 
   /**
-   * Runs the timer (module comment): sweeps now, then at each next boundary (at most MAX_WAIT_MS
-   * apart) and after this process's writes; prunes every PRUNE_EVERY_MS. Failures are logged and
-   * tried again at the next wake. Returns the function that stops it.
+   * Runs the timer (shared/sweep-timer.ts): sweeps now, then at each next boundary (at most
+   * MAX_WAIT_MS apart) and after this process's writes; prunes every PRUNE_EVERY_MS. Returns the
+   * function that stops it.
    */
-  schedule(log: Pick<Logger, 'info' | 'warn'>): () => void {
-    let stopped = false;
-    const warn = (what: string) => (error: unknown) =>
-      log.warn({ error: error instanceof Error ? error.message : String(error) }, `${what}; trying again later`);
-    const wake = () => {
-      if (stopped) return;
-      if (this.running) {
-        this.again = true;
-        return;
-      }
-      this.again = false;
-      clearTimeout(this.timer);
-      this.running = this.sweep()
-        .then(() => this.nextBoundary())
-        .then((next) => {
-          const wait = next === null ? MAX_WAIT_MS : Math.min(MAX_WAIT_MS, Math.max(0, next - this.deps.clock.now().getTime()));
-          if (!stopped) this.timer = setTimeout(wake, wait);
-        })
-        .catch((error: unknown) => {
-          warn('assignment boundaries not noted')(error);
-          if (!stopped) this.timer = setTimeout(wake, MAX_WAIT_MS);
-        })
-        .finally(() => {
-          this.running = undefined;
-          this.timer?.unref();
-          if (this.again) wake();
-        });
-    };
-    const unlisten = this.deps.access.commits.listen(() => setImmediate(wake));
-    const pruning = setInterval(() => void this.prune().catch(warn('ended assignments not pruned')), PRUNE_EVERY_MS);
-    pruning.unref();
-    wake();
-    return () => {
-      stopped = true;
-      unlisten();
-      clearTimeout(this.timer);
-      clearInterval(pruning);
-    };
+  schedule(log: Pick<Logger, 'warn'>): () => void {
+    return scheduleSweeps(
+      { sweep: () => this.sweep(), next: () => this.nextBoundary(), prune: () => this.prune() },
+      {
+        clock: this.deps.clock,
+        commits: this.deps.access.commits,
+        log,
+        maxWaitMs: MAX_WAIT_MS,
+        pruneEveryMs: PRUNE_EVERY_MS,
+        sweepFailed: 'assignment boundaries not noted',
+        pruneFailed: 'ended assignments not pruned',
+      },
+    );
   }
 }
