@@ -10,15 +10,9 @@
  *
  *   npm run bench -- access-requests [--rounds 40] [--quick]
  */
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { startEmbeddedPostgres } from '../scripts/embedded-postgres.js';
 import { fmt } from './support/load.js';
-import { ROOT, type Started, startService } from './support/processes.js';
+import { basicOf, callJson, withTwoReplicas } from './support/two-replicas.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== 'access-requests'),
@@ -28,35 +22,10 @@ const rounds = flags.quick ? 10 : Number(flags.rounds);
 const PASSWORD = 'bench-password-0';
 const USER_PASSWORD = 'bench-requester-0';
 
-const dir = mkdtempSync(join(tmpdir(), 'portcullis-bench-requests-'));
-chmodSync(dir, 0o755);
-const started: Started[] = [];
-const server = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), password: randomBytes(12).toString('hex') });
-try {
-  const admin = new pg.Client({ connectionString: server.url('postgres') });
-  await admin.connect();
-  await admin.query('CREATE DATABASE "bench"');
-  await admin.end();
-  const env = { DATABASE_URL: server.url('bench'), ADMIN_PASSWORD: PASSWORD, PROVISIONING_PATH: join(dir, 'provisioning') };
-  const a = await startService(ROOT, env);
-  started.push(a);
-  const b = await startService(ROOT, env);
-  started.push(b);
-  console.log(`PostgreSQL on 127.0.0.1:${server.port}; replicas on ports ${a.port} (writes) and ${b.port} (reads)`);
-
-  const basicOf = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
+await withTwoReplicas('requests', PASSWORD, async ({ a, b }) => {
   const adminAuth = basicOf('admin', PASSWORD);
   const userAuth = basicOf('bench-requester', USER_PASSWORD);
-  const call = async (port: number, method: string, path: string, body?: unknown, auth = adminAuth) => {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method,
-      headers: { authorization: auth, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  };
+  const call = (port: number, method: string, path: string, body?: unknown, auth = adminAuth) => callJson(port, method, path, auth, body);
   await call(a.port, 'POST', '/api/admin/users', { login: 'bench-requester', email: 'r@bench.test', password: USER_PASSWORD });
   const holds = async (action: string) =>
     Object.hasOwn(await call(b.port, 'GET', '/api/access-control/user/permissions', undefined, userAuth), action);
@@ -97,7 +66,4 @@ try {
   console.log(`\naccess requests, ${rounds} rounds on PostgreSQL with two replicas:`);
   console.log(`  approval round trip on replica A: ${line(approvals)}`);
   console.log(`  from the approval's answer on A to the first grant on B: ${line(lags)}`);
-} finally {
-  for (const s of started.reverse()) await s.stop().catch(() => undefined);
-  await server.stop().catch(() => undefined);
-}
+});

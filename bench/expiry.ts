@@ -12,15 +12,10 @@
  *
  *   npm run bench -- expiry [--rounds 40] [--quick]
  */
-import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pg from 'pg';
-import { startEmbeddedPostgres } from '../scripts/embedded-postgres.js';
 import { fmt } from './support/load.js';
-import { ROOT, type Started, startService } from './support/processes.js';
+import { basicOf, callJson, withTwoReplicas } from './support/two-replicas.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== 'expiry'),
@@ -32,33 +27,9 @@ const ACTION = 'bench:while';
 /** How long each grant lasts, in milliseconds. */
 const HOLD_MS = 2000;
 
-const dir = mkdtempSync(join(tmpdir(), 'portcullis-bench-expiry-'));
-chmodSync(dir, 0o755);
-const started: Started[] = [];
-const server = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), password: randomBytes(12).toString('hex') });
-try {
-  const admin = new pg.Client({ connectionString: server.url('postgres') });
-  await admin.connect();
-  await admin.query('CREATE DATABASE "bench"');
-  await admin.end();
-  const env = { DATABASE_URL: server.url('bench'), ADMIN_PASSWORD: PASSWORD, PROVISIONING_PATH: join(dir, 'provisioning') };
-  const a = await startService(ROOT, env);
-  started.push(a);
-  const b = await startService(ROOT, env);
-  started.push(b);
-  console.log(`PostgreSQL on 127.0.0.1:${server.port}; replicas on ports ${a.port} (writes) and ${b.port} (reads)`);
-
-  const basic = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
-  const call = async (port: number, method: string, path: string, body?: unknown, auth = basic) => {
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, {
-      method,
-      headers: { authorization: auth, ...(body !== undefined && { 'content-type': 'application/json' }) },
-      ...(body !== undefined && { body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  };
+await withTwoReplicas('expiry', PASSWORD, async ({ a, b, databaseUrl }) => {
+  const basic = basicOf('admin', PASSWORD);
+  const call = (port: number, method: string, path: string, body?: unknown, auth = basic) => callJson(port, method, path, auth, body);
   const sa = await call(a.port, 'POST', '/api/serviceaccounts', { name: 'bench-while', role: 'Viewer' });
   const token = (await call(a.port, 'POST', `/api/serviceaccounts/${sa.id}/tokens`, { name: 'while' })).key as string;
   await call(a.port, 'POST', '/api/access-control/roles', {
@@ -71,7 +42,7 @@ try {
     Object.hasOwn(await call(b.port, 'GET', '/api/access-control/user/permissions', undefined, `Bearer ${token}`), ACTION);
 
   // This process's offset to the database's clock, as the replicas measure theirs.
-  const clock = new pg.Client({ connectionString: server.url('bench') });
+  const clock = new pg.Client({ connectionString: databaseUrl });
   await clock.connect();
   let best = { roundTrip: Number.POSITIVE_INFINITY, offset: 0 };
   for (let i = 0; i < 9; i++) {
@@ -116,7 +87,4 @@ try {
       `from expiresAt to the first refusal on B p50 ${fmt(pct(0.5), 1)} ms, p99 ${fmt(pct(0.99), 1)} ms, max ${fmt(pct(1), 1)} ms; ` +
       `${fmt(pollsPerRound / rounds, 0)} reads of B per round; clock offset to the database ${fmt(offset, 2)} ms; ${skipped} rounds skipped (B granted too late)`,
   );
-} finally {
-  for (const s of started.reverse()) await s.stop().catch(() => undefined);
-  await server.stop().catch(() => undefined);
-}
+});

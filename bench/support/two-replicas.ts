@@ -1,0 +1,64 @@
+/**
+ * Two replicas of the service on one embedded PostgreSQL (scripts/embedded-postgres.ts), each
+ * started as `npm start` starts it, for the benchmarks that time what one replica sees of
+ * another's writes (expiry, access-requests), and a JSON caller for them.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../../scripts/embedded-postgres.js';
+import { ROOT, type Started, startService } from './processes.js';
+
+/** The running pair: `a` takes the writes, `b` the reads; `databaseUrl` for clients of its own. */
+export interface TwoReplicas {
+  a: Started;
+  b: Started;
+  databaseUrl: string;
+}
+
+/**
+ * Runs `body` with two replicas on a fresh database whose Service Admin `admin` has `password`,
+ * then stops them and the database whatever happened. `name` names the temp folder.
+ */
+export async function withTwoReplicas<T>(name: string, password: string, body: (replicas: TwoReplicas) => Promise<T>): Promise<T> {
+  const dir = mkdtempSync(join(tmpdir(), `portcullis-bench-${name}-`));
+  chmodSync(dir, 0o755);
+  const started: Started[] = [];
+  const server = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), password: randomBytes(12).toString('hex') });
+  try {
+    const admin = new pg.Client({ connectionString: server.url('postgres') });
+    await admin.connect();
+    await admin.query('CREATE DATABASE "bench"');
+    await admin.end();
+    const env = { DATABASE_URL: server.url('bench'), ADMIN_PASSWORD: password, PROVISIONING_PATH: join(dir, 'provisioning') };
+    const a = await startService(ROOT, env);
+    started.push(a);
+    const b = await startService(ROOT, env);
+    started.push(b);
+    console.log(`PostgreSQL on 127.0.0.1:${server.port}; replicas on ports ${a.port} (writes) and ${b.port} (reads)`);
+    return await body({ a, b, databaseUrl: server.url('bench') });
+  } finally {
+    for (const s of started.reverse()) await s.stop().catch(() => undefined);
+    await server.stop().catch(() => undefined);
+  }
+}
+
+/** `Basic` credentials of `login` and `password`. */
+export const basicOf = (login: string, password: string) => `Basic ${Buffer.from(`${login}:${password}`).toString('base64')}`;
+
+/**
+ * A JSON call to a replica on 127.0.0.1:`port` with `auth` as its Authorization: the parsed answer
+ * ({} when empty). @throws Error naming the status and the start of the body for any status >= 300.
+ */
+export async function callJson(port: number, method: string, path: string, auth: string, body?: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`http://127.0.0.1:${port}${path}`, {
+    method,
+    headers: { authorization: auth, ...(body !== undefined && { 'content-type': 'application/json' }) },
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path} answered ${res.status}: ${text.slice(0, 300)}`);
+  return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+}
