@@ -21,6 +21,7 @@ import { headRevision } from '../../kernel/one-revision.js';
 import type { SignedInPrincipal } from '../../kernel/principal.js';
 import type { Db } from '../../platform/database.js';
 import { type ChangeJson, changeToJson } from './service.js';
+import { WakeSignal } from './wake-signal.js';
 
 /** The wake-ups a stream waits on (shared-reader.ts: a new batch of changes read). */
 export interface Wakeups {
@@ -52,8 +53,7 @@ export class SharedReader implements Wakeups {
   /** The window holds every change after `base` up to `reached`; -1 before the first read. */
   private base = -1;
   private reached = -1;
-  private batches = 0;
-  private readonly waiters = new Set<() => void>();
+  private readonly batches = new WakeSignal();
   private reading: Promise<void> | undefined;
   private again = false;
   private stopped = false;
@@ -67,22 +67,12 @@ export class SharedReader implements Wakeups {
 
   /** Moved at every batch read (Wakeups). */
   get seq(): number {
-    return this.batches;
+    return this.batches.seq;
   }
 
   /** Resolves true at the next batch after `seen` (at once if one came since), false after `ms` (Wakeups). */
   wait(seen: number, ms: number): Promise<boolean> {
-    if (this.batches !== seen || this.stopped) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const done = (woken: boolean) => {
-        clearTimeout(timer);
-        this.waiters.delete(waiter);
-        resolve(woken);
-      };
-      const waiter = () => done(true);
-      const timer = setTimeout(() => done(false), ms);
-      this.waiters.add(waiter);
-    });
+    return this.batches.wait(seen, ms);
   }
 
   /**
@@ -128,7 +118,7 @@ export class SharedReader implements Wakeups {
   /** Stops reading and wakes every waiter (the server's shutdown). */
   stop(): void {
     this.stopped = true;
-    this.notify();
+    this.batches.end();
   }
 
   private async readAll(): Promise<void> {
@@ -162,8 +152,7 @@ export class SharedReader implements Wakeups {
   }
 
   private notify(): void {
-    this.batches++;
-    for (const waiter of [...this.waiters]) waiter();
+    this.batches.wake();
   }
 
   /** Index of the first change of the window after `revision` (binary search). */

@@ -41,6 +41,7 @@ import { type ChangeEvent, ChangeStream, type ChangeStreamLimits } from './chang
 import { revisionInput } from './inputs.js';
 import type { ChangeFeedService } from './service.js';
 import { SharedReader } from './shared-reader.js';
+import { WakeSignal } from './wake-signal.js';
 
 export type { ChangeEvent } from './change-stream.js';
 
@@ -75,8 +76,7 @@ export class ChangeStreams {
   private total = 0;
   private closed = false;
   /** Moved at every wake-up; a stream compares it to know it missed none. */
-  private wakes = 0;
-  private readonly waiters = new Set<() => void>();
+  private readonly wakes = new WakeSignal();
   private unwatch: (() => void) | undefined;
   private readonly limits: ChangeStreamLimits;
   private readonly streams = new Set<ChangeStream>();
@@ -209,34 +209,24 @@ export class ChangeStreams {
   closeAll(): void {
     this.closed = true;
     this.reader.stop();
-    this.wake();
+    this.reader.wake();
+    this.wakes.end();
     for (const stream of this.streams) stream.poke();
   }
 
   /** Moved at every wake-up (the viewer streams wait on it; shared-reader.ts Wakeups). */
   get seq(): number {
-    return this.wakes;
+    return this.wakes.seq;
   }
 
   private readonly wake = (): void => {
-    this.wakes++;
     this.reader.wake();
-    for (const waiter of [...this.waiters]) waiter();
+    this.wakes.wake();
   };
 
-  /** Resolves true at the next wake-up (at once when one came since `seen`), false after `ms`. */
+  /** Resolves true at the next wake-up (at once when one came since `seen`, or once closed), false after `ms`. */
   wait(seen: number, ms: number): Promise<boolean> {
-    if (this.wakes !== seen || this.closed) return Promise.resolve(true);
-    return new Promise((resolve) => {
-      const done = (woken: boolean) => {
-        clearTimeout(timer);
-        this.waiters.delete(waiter);
-        resolve(woken);
-      };
-      const waiter = () => done(true);
-      const timer = setTimeout(() => done(false), ms);
-      this.waiters.add(waiter);
-    });
+    return this.wakes.wait(seen, ms);
   }
 
   private watch(): void {
