@@ -48,6 +48,8 @@ const userRow = (target: TestApp, login: string) =>
 async function signUp(claims: Claims, target: TestApp = app): Promise<void> {
   const res = await login(claims, target);
   expect(res.headers.get('location')).toBe(ROOT_URL);
+  // The session's start marks the user seen after the answer: let that write land first.
+  await target.services.sessions.seenWritesSettled();
 }
 
 describe('a subject signs into its own user only', () => {
