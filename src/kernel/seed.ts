@@ -8,7 +8,8 @@
  */
 
 import { randomBytes } from 'node:crypto';
-import { afterExplicitIds, type Db, type Tx } from '../platform/database.js';
+import type { Db, Tx } from '../platform/database.js';
+import { afterExplicitIds } from '../platform/database-dialect.js';
 import type { Notice } from '../platform/notice.js';
 import { hashPassword } from '../platform/passwords.js';
 import { BASIC_ROLES, type BuiltinRole, FIXED_ROLES } from './builtin-roles.js';

@@ -22,7 +22,8 @@ import { PRINCIPAL_GRANT_ACTION as action, memberGain, orgRoleGain } from '../..
 import { permittedIds, requireActingIn, requireRoleWithin, requireSignedIn } from '../../kernel/guards.js';
 import { parseId, parseInput } from '../../kernel/inputs.js';
 import type { OrgRole, Principal, SignedInPrincipal } from '../../kernel/principal.js';
-import { containsText, isUniqueViolation, type Tx } from '../../platform/database.js';
+import { isUniqueViolation, type Tx } from '../../platform/database.js';
+import { containsText } from '../../platform/database-dialect.js';
 import { DEFAULT_PER_PAGE } from '../shared/paging.js';
 import { addOrgUserByLoginBody, membershipInput, orgUserRoleBody, orgUsersInput } from './inputs.js';
 import { orgNotFound, orgRequirements } from './requirements.js';

@@ -17,7 +17,8 @@ import { requireActingIn, requireServiceAdmin, requireSignedIn } from '../../ker
 import { MAX_NAME_LENGTH, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { isLocalOperator } from '../../kernel/principal.js';
-import { isUniqueViolation, startsWithText } from '../../platform/database.js';
+import { isUniqueViolation } from '../../platform/database.js';
+import { startsWithText } from '../../platform/database-dialect.js';
 import { deleteOrganizationCascade } from './deletion.js';
 import { createOrganizationInput, orgSearchInput, updateOrganizationInput } from './inputs.js';
 import { orgNotFound, orgRequirements } from './requirements.js';

@@ -23,7 +23,8 @@ import { idFilter, permittedIds, requireRoleWithin, requireSignedIn } from '../.
 import { MAX_NAME_LENGTH, parseId, parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { requirement } from '../../kernel/requirements.js';
-import { containsText, isUniqueViolation, type Tx } from '../../platform/database.js';
+import { isUniqueViolation, type Tx } from '../../platform/database.js';
+import { containsText } from '../../platform/database-dialect.js';
 import { accessControlMetadata, type SearchPage, searchPage } from '../shared/directory.js';
 import { pageOffset } from '../shared/paging.js';
 import { createServiceAccountInput, serviceAccountSearchInput, updateServiceAccountInput } from './inputs.js';

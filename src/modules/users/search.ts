@@ -11,7 +11,7 @@ import { requireSignedIn } from '../../kernel/guards.js';
 import { parseInput } from '../../kernel/inputs.js';
 import type { Principal } from '../../kernel/principal.js';
 import { type Clock, systemClock } from '../../platform/clock.js';
-import { containsText } from '../../platform/database.js';
+import { containsText } from '../../platform/database-dialect.js';
 import { ageString, lastSeenAt as lastSeenOf, type SearchPage } from '../shared/directory.js';
 import { pageOffset } from '../shared/paging.js';
 import { loginOrEmailInput, searchUsersInput } from './inputs.js';
