@@ -38,7 +38,13 @@ function shouldCompress(request: IncomingMessage, response: ServerResponse): boo
   return compression.filter(request as never, response as never);
 }
 
-/** `listener` with the compression above. */
+/**
+ * `listener` with the compression above. A request without `Accept-Encoding` accepts only the
+ * identity (RFC 9110 12.5.3; the library negotiates `identity` for it and never compresses), so
+ * it goes to `listener` directly, without the middleware's hooks on the response; the
+ * `Vary: Accept-Encoding` the middleware would have added comes from the app on every answer
+ * (use-security-headers.ts).
+ */
 export function withCompression(listener: Listener): Listener {
   const middleware = compression({
     threshold: MIN_BYTES,
@@ -48,6 +54,7 @@ export function withCompression(listener: Listener): Listener {
     // arrive with their Content-Encoding and pass untouched.
   });
   return (request, response) => {
-    middleware(request as never, response as never, () => listener(request, response));
+    if (request.headers['accept-encoding'] === undefined) listener(request, response);
+    else middleware(request as never, response as never, () => listener(request, response));
   };
 }

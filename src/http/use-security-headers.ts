@@ -6,7 +6,9 @@
  * inline scripts (by SHA-256, computed from the page the renderer produced) and scripts of this
  * origin (its files), its inline styles, data: images and fonts, workers of this origin (the
  * editor's) and requests to this origin. The web console's pages get CONSOLE_POLICY; its
- * content-hashed assets and GraphiQL's get a year of caching.
+ * content-hashed assets and GraphiQL's get a year of caching. Every answer also varies by
+ * `Accept-Encoding` (added to a `Vary` already set, as CORS's `Origin`): the same URL may be
+ * answered compressed to another client (compression.ts), so no cache may serve one for the other.
  */
 import { createHash } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
@@ -19,6 +21,9 @@ const COMMON: Record<string, string> = {
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
 };
+
+/** `Accept-Encoding` among a `Vary` header's names (case-insensitive, RFC 9110 12.5.5). */
+const ACCEPT_ENCODING = /(^|,)\s*accept-encoding\s*(,|$)/i;
 
 const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
@@ -106,6 +111,9 @@ export function useSecurityHeaders(): Plugin {
     // Not async: only an HTML page has a body to read; every API answer passes without a promise.
     onResponse({ request, response, setResponse }) {
       for (const [name, value] of common) response.headers.set(name, value);
+      const vary = response.headers.get('vary');
+      if (vary === null) response.headers.set('vary', 'Accept-Encoding');
+      else if (!ACCEPT_ENCODING.test(vary)) response.headers.set('vary', `${vary}, Accept-Encoding`);
       const mark = marked.get(request);
       if (mark !== undefined && mark !== 'asset') {
         response.headers.set('content-security-policy', mark.policy);

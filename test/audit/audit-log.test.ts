@@ -345,7 +345,7 @@ describe('every change is logged with who, when, from where, and the object befo
       });
       expectOutcome(out, 200);
       key = out.body as typeof key;
-      secrets.push(key.key, hashApiKey(key.key).toString('hex'));
+      secrets.push(key.key, hashApiKey(key.key));
     }, [expect.objectContaining({ action: 'api_key.create', resourceKind: 'api_key', ...orgAdmin })]);
     expect(created).toMatchObject(
       expected(
@@ -371,7 +371,7 @@ describe('every change is logged with who, when, from where, and the object befo
     const out = await restFrom(app, 'POST', '/api/auth/keys', { json: { name: 'audit-admin-key', role: 'Admin' } });
     expectOutcome(out, 200);
     const key = out.body as { id: number; key: string };
-    secrets.push(key.key, hashApiKey(key.key).toString('hex'));
+    secrets.push(key.key, hashApiKey(key.key));
     const actor = { actorKind: 'apiKey', actorId: key.id, actorLogin: 'audit-admin-key', authMethod: 'api_key' };
     const after = roleSnapshot({ uid: 'audit-k', orgId: 1, name: 'custom:audit-k', permissions: A });
     await step(
@@ -397,7 +397,7 @@ describe('every change is logged with who, when, from where, and the object befo
       const out = await restFrom(app, 'POST', `/api/serviceaccounts/${sa.id}/tokens`, { origin, json: { name: 'audit-token' } });
       expect(out.status, JSON.stringify(out.body)).toBe(200);
       token = out.body as typeof token;
-      secrets.push(token.key, hashApiKey(token.key).toString('hex'));
+      secrets.push(token.key, hashApiKey(token.key));
     }, [expect.objectContaining({ action: 'service_account_token.create' })]);
     expect(created).toMatchObject(
       expected(

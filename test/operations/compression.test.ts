@@ -154,6 +154,17 @@ describe('the app over HTTP', () => {
     for (const [accept, expected] of cases) expect({ accept, encoding: await encodingFor(accept) }).toEqual({ accept, encoding: expected });
   });
 
+  it('without Accept-Encoding: the identity, byte for byte the app\'s answer, still varying by Accept-Encoding', async () => {
+    const path = '/api/access-control/roles?includeHidden=true';
+    const bare = await send(path, { headers: { authorization: BASIC } });
+    expect(bare.headers['content-encoding']).toBeUndefined();
+    expect(bare.headers.vary).toMatch(/accept-encoding/i);
+    const direct = await app.request(path, { auth: null, headers: { authorization: BASIC } });
+    expect(bare.body.toString('utf8')).toBe(await direct.text());
+    expect(Number(bare.headers['content-length'])).toBe(bare.body.byteLength);
+    expect(bare.body.byteLength).toBeGreaterThan(MIN_BYTES);
+  });
+
   it('compresses GraphQL answers too', async () => {
     const query = '{ roles(includeHidden: true) { uid name description permissions { action scope } } }';
     const res = await send('/graphql', {

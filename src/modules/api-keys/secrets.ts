@@ -16,7 +16,7 @@
  * a fast hash cannot be brute-forced and keeps authentication cheap (no password hash on the key
  * path).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import { crc32 } from 'node:zlib';
 
 /** Prefix of every key this service issues. */
@@ -65,7 +65,11 @@ export function isWellFormedApiKey(key: string): boolean {
   return checksumOf(body) === key.slice(key.length - CHECKSUM_LENGTH);
 }
 
-/** SHA-256 of the whole key, the only form stored (`ApiKey.hash` holds it as hex). */
-export function hashApiKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+/**
+ * SHA-256 of the whole key as lowercase hex (64 characters), the only form stored (`ApiKey.hash`).
+ * Node's one-shot `crypto.hash`: no Hash object per call, which the authentication of every
+ * request with a key would otherwise build and discard.
+ */
+export function hashApiKey(key: string): string {
+  return hash('sha256', key, 'hex');
 }

@@ -133,7 +133,7 @@ export class ApiKeyService {
             this.deps.clock.now(),
           );
           const created = await tx.apiKey.create({
-            data: { orgId: caller.orgId, name: input.name, role: input.role, hash: hashApiKey(key).toString('hex'), expires },
+            data: { orgId: caller.orgId, name: input.name, role: input.role, hash: hashApiKey(key), expires },
             select: AUDITED_KEY_FIELDS,
           });
           // The row without its hash; the key itself never reaches the log.

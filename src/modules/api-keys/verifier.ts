@@ -79,10 +79,9 @@ export class ApiKeyVerifier {
    */
   async verify(key: string): Promise<ApiKeyPrincipal | UserPrincipal> {
     if (!isWellFormedApiKey(key)) throw invalidKey();
-    const digest = hashApiKey(key);
-    const hex = digest.toString('hex');
+    const hex = hashApiKey(key);
     const now = this.deps.clock.now();
-    const { value: found } = await this.verified.load(hex, () => this.load(hex, digest, now));
+    const { value: found } = await this.verified.load(hex, () => this.load(hex, now));
     if (found.expires !== null && found.expires <= now.getTime()) throw expiredKey();
     await this.recordUse(found.keyId, found.lastUsedAt, now);
     return { ...found.principal };
@@ -94,7 +93,7 @@ export class ApiKeyVerifier {
   }
 
   /** Reads and checks the row of `hex` (and its service account). @throws as `verify`. */
-  private async load(hex: string, digest: Buffer, now: Date): Promise<VerifiedKey> {
+  private async load(hex: string, now: Date): Promise<VerifiedKey> {
     const { db } = this.deps;
     const row = await db.apiKey.findUnique({
       where: { hash: hex },
@@ -103,8 +102,9 @@ export class ApiKeyVerifier {
       select: { id: true, name: true, orgId: true, role: true, hash: true, expires: true, lastUsedAt: true, serviceAccountId: true },
     });
     if (!row) throw invalidKey();
-    const stored = Buffer.from(row.hash, 'hex');
-    if (stored.length !== digest.length || !timingSafeEqual(stored, digest)) throw invalidKey();
+    const stored = Buffer.from(row.hash, 'latin1');
+    const presented = Buffer.from(hex, 'latin1');
+    if (stored.length !== presented.length || !timingSafeEqual(stored, presented)) throw invalidKey();
     const expires = row.expires?.getTime() ?? null;
     if (expires !== null && expires <= now.getTime()) throw expiredKey();
     const facts = { keyId: row.id, expires, lastUsedAt: row.lastUsedAt };

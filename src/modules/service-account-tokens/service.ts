@@ -112,7 +112,7 @@ export class ServiceAccountTokenService {
               orgId: caller.orgId,
               name: input.name,
               role: account.role,
-              hash: hashApiKey(key).toString('hex'),
+              hash: hashApiKey(key),
               expires,
               serviceAccountId: id,
             },

@@ -8,7 +8,7 @@
  * and never listed. Also when users and service accounts were last seen, whatever their
  * credential (last-seen.ts).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Session } from '../../generated/prisma/client.js';
 import { Action, Scope } from '../../kernel/catalogue.js';
 import { DomainError, notFound } from '../../kernel/errors.js';
@@ -65,8 +65,9 @@ export const sessionRequirements = {
   logoutUser: requirement(['id'], ({ id }) => permission(Action.UsersWrite, Scope.globalUser(id)), DELEGATION_NOTES.account),
 };
 
+/** SHA-256 of a session token as hex, the only form stored (`tokenHash`): Node's one-shot `crypto.hash`. */
 function digest(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 function newToken(): string {
