@@ -73,7 +73,10 @@ export async function createObservedApp(options: { env?: Record<string, string>;
       h.set('content-type', 'application/json');
       body = JSON.stringify(json);
     }
-    return app.yoga.fetch(`http://test${path}`, { ...rest, headers: h, ...(body !== undefined && { body }) });
+    const res = await app.yoga.fetch(`http://test${path}`, { ...rest, headers: h, ...(body !== undefined && { body }) });
+    // Request lines are written at the end of the event-loop turn that answered (use-request-log.ts).
+    await new Promise((resolve) => setImmediate(resolve));
+    return res;
   };
   return {
     ...app,

@@ -40,6 +40,18 @@ describe('request logs', () => {
     expect(JSON.stringify(lines[0])).not.toContain('some-uid-404');
   });
 
+  it('writes every line of requests answered together, each once, with the id its answer carries', async () => {
+    app.clearLogs();
+    const answers = await Promise.all(Array.from({ length: 40 }, () => app.request('/api/access-control/user/permissions')));
+    const ids = answers.map((res) => res.headers.get('x-request-id'));
+    expect(new Set(ids).size).toBe(40);
+    expect(
+      requestLines(app)
+        .map((line) => line.reqId)
+        .sort(),
+    ).toEqual([...ids].sort());
+  });
+
   it("keeps the caller's own X-Request-Id, and replaces one that is not a sane token", async () => {
     const mine = await app.request('/api/health', { auth: null, headers: { 'x-request-id': 'trace-42.a:b_c' } });
     expect(mine.headers.get('x-request-id')).toBe('trace-42.a:b_c');
