@@ -168,7 +168,12 @@ describe('console assets', () => {
       expect(plain.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(plain.headers.get('content-encoding')).toBeNull();
       // The asset's own Vary, which the headers every answer gets leave as it is: named once.
-      expect(plain.headers.get('vary')?.toLowerCase().match(/accept-encoding/g)).toHaveLength(1);
+      expect(
+        plain.headers
+          .get('vary')
+          ?.toLowerCase()
+          .match(/accept-encoding/g),
+      ).toHaveLength(1);
       const body = Buffer.from(await plain.arrayBuffer());
       total += body.length;
 

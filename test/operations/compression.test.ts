@@ -154,7 +154,7 @@ describe('the app over HTTP', () => {
     for (const [accept, expected] of cases) expect({ accept, encoding: await encodingFor(accept) }).toEqual({ accept, encoding: expected });
   });
 
-  it('without Accept-Encoding: the identity, byte for byte the app\'s answer, still varying by Accept-Encoding', async () => {
+  it("without Accept-Encoding: the identity, byte for byte the app's answer, still varying by Accept-Encoding", async () => {
     const path = '/api/access-control/roles?includeHidden=true';
     const bare = await send(path, { headers: { authorization: BASIC } });
     expect(bare.headers['content-encoding']).toBeUndefined();
