@@ -1,7 +1,8 @@
 /**
  * The bytes of REST answers that are shared, immutable values (the warm permission
- * listing): a handler answering a frozen value (PermissionIndex.pairs / scopeMap, a cached
- * index's own) answers the same object for every request while that index is cached, so its
+ * listing, the role listing): a handler answering a frozen value (PermissionIndex.pairs /
+ * scopeMap, a cached index's own; the JSON rows of a cached role listing, roles/rest.ts) answers
+ * the same object for every request while that index or listing is cached, so its
  * JSON text, and its brotli or gzip form, are made once per object instead of once per request.
  * Measured on the scale database (bench/scale.ts, a 50-role user's listing, 13.8 kB of JSON):
  * compressing it anew on each request cost about 1 ms of the warm request, serializing it 0.1 ms.
@@ -11,7 +12,8 @@
  * the cached index (access.ts, permission-cache.ts), the next request gets a new object and so new
  * bytes. Nothing here can answer what the handler did not return. Bounds: an entry lives as long
  * as its value does, i.e. while the permission cache holds that index (bounded in bytes; its
- * estimate counts these bytes too, permission-cache.ts estimateBytes).
+ * estimate counts these bytes too, permission-cache.ts estimateBytes) or the role listing cache
+ * that listing (bounded in entries and bytes, roles/listing-cache.ts).
  *
  * The encoding is chosen by negotiateEncoding, the rule of the compression middleware
  * (compression.ts), with its threshold (MIN_BYTES) and its levels (brotli quality 4, gzip 6), and

@@ -92,6 +92,43 @@ describe('a listing answered from its cached bytes', () => {
   });
 });
 
+describe('the role listing answered from its cached bytes', () => {
+  /** Role names of GET /api/access-control/roles as `auth` reads it with `acceptEncoding`, decoded. */
+  const names = async (acceptEncoding: string, query = '', auth: Actor | typeof ADMIN = ADMIN) => {
+    const res = await app.request(`/api/access-control/roles${query}`, { auth, headers: { 'accept-encoding': acceptEncoding } });
+    expect(res.status).toBe(200);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    const encoding = res.headers.get('content-encoding');
+    const text = encoding === 'br' ? brotliDecompressSync(bytes) : encoding === 'gzip' ? gunzipSync(bytes) : bytes;
+    return (JSON.parse(text.toString('utf8')) as { name: string; hidden: boolean }[]).map((r) => r.name);
+  };
+
+  it('a role created, then deleted, is in the next listing and then out of it, in every encoding, hidden ones apart', async () => {
+    for (const accept of ['br', 'gzip', 'identity']) {
+      const before = await names(accept); // warms the listing and its bytes
+      const created = await rest(app, 'POST', '/api/access-control/roles', {
+        json: { uid: `listed-${accept}`, name: `custom:listed-${accept}`, permissions: [p('listed:act', 'listed:id:1')] },
+      });
+      expectOutcome(created, 200);
+      const role = created.body as { uid: string; name: string };
+      expect(before).not.toContain(role.name);
+      expect(await names(accept)).toContain(role.name);
+      expectOutcome(await rest(app, 'DELETE', `/api/access-control/roles/${role.uid}`), 200);
+      expect(await names(accept)).toEqual(before);
+    }
+    const visible = await names('br');
+    const all = await names('br', '?includeHidden=true');
+    expect(all.length).toBeGreaterThan(visible.length);
+    expect(visible.every((name) => all.includes(name))).toBe(true);
+  });
+
+  it('a warm listing is still refused to a caller without roles:read', async () => {
+    await names('br'); // the admin warms it
+    const res = await app.request('/api/access-control/roles', { auth: subject, headers: { 'accept-encoding': 'br' } });
+    expect(res.status).toBe(403);
+  });
+});
+
 describe('over real HTTP, behind the compression middleware (app.listener, as main.ts serves it)', () => {
   it('the cached bytes go out once encoded, as the middleware would have chosen, Vary once', async () => {
     const server = createServer(app.listener);

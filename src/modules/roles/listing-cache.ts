@@ -27,11 +27,16 @@ const MAX_CACHED_BYTES = 32 * 1024 * 1024;
 /** Milliseconds an entry may be served: a safety net, changes drop entries at once. */
 const TTL_MS = 5 * 60_000;
 
-/** Estimated bytes of a listing: its strings (UTF-16) and each row's fixed fields and overhead. */
+/**
+ * Estimated bytes of a listing: its strings (UTF-16) and each row's fixed fields and overhead,
+ * twice: what lives as long as the listing does (roles/rest.ts, http/answer-cache.ts), its rows'
+ * JSON and the answer's text and compressed copies, with and without hidden roles, is at most as
+ * much again.
+ */
 function estimateBytes(rows: readonly Role[]): number {
   let bytes = 64;
   for (const r of rows) bytes += 2 * (r.uid.length + r.name.length + r.displayName.length + r.description.length + r.group.length) + 200;
-  return bytes;
+  return 2 * bytes;
 }
 
 /** Cached role listings by organization id (module comment). */

@@ -41,7 +41,20 @@ export interface RoleWindow {
 export interface RoleSlice {
   totalCount: number;
   offset: number;
-  rows: Role[];
+  /** Without a window and relations, the listing cache's own frozen array (shared: never change it). */
+  rows: readonly Role[];
+}
+
+/** The rows of a cached listing without its hidden roles, once per listing: frozen and shared as the listing is. */
+const visibleRows = new WeakMap<readonly Role[], readonly Role[]>();
+
+function withoutHidden(all: readonly Role[]): readonly Role[] {
+  let visible = visibleRows.get(all);
+  if (!visible) {
+    visible = Object.freeze(all.filter((r) => !r.hidden));
+    visibleRows.set(all, visible);
+  }
+  return visible;
 }
 
 /** Default `first` of rolesConnection (the GraphQL default of every `first`: shared/builder.ts). */
@@ -130,8 +143,9 @@ export async function listRoles(
   // proportion to every role: 0.3 s for 10,000 (bench/scale.ts).
   const all = window ? cache.fresh(scope.orgId) : await cache.rolesOf(scope.orgId);
   if (window && !all) return pageFromDatabase(db, scope.orgId, options.includeHidden ?? false, window, query);
-  const listed = options.includeHidden ? (all ?? []) : (all ?? []).filter((r) => !r.hidden);
-  const rows = cut(listed);
+  const listed = all === undefined ? [] : options.includeHidden ? all : withoutHidden(all);
+  // Unwindowed: the shared frozen rows themselves, so answers made of them are made once (http/answer-cache.ts).
+  const rows = window ? cut(listed) : listed;
   if (!loadsRelations(query)) return { totalCount: listed.length, offset, rows };
   return {
     totalCount: listed.length,

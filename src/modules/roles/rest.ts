@@ -83,6 +83,20 @@ export function roleToJson(role: Role & { permissions?: PermissionRow[] }): Role
 /** A listing row's JSON, made once per row the listing cache shares between requests (listing-cache.ts freezes them). */
 const listedJson = new WeakMap<Role, RoleJson>();
 
+/** A whole listing's JSON rows, once per frozen listing (listing-page.ts shares them): a shared answer (http/answer-cache.ts). */
+const listingJson = new WeakMap<readonly Role[], readonly RoleJson[]>();
+
+/** The JSON rows of `rows`; a frozen listing keeps its frozen array, whose bytes are then made once per listing. */
+function listingRowsJson(rows: readonly Role[]): readonly RoleJson[] {
+  if (!Object.isFrozen(rows)) return rows.map(listedRoleJson);
+  let json = listingJson.get(rows);
+  if (!json) {
+    json = Object.freeze(rows.map(listedRoleJson));
+    listingJson.set(rows, json);
+  }
+  return json;
+}
+
 /** roleToJson of a listed role; rows of the listing cache keep theirs (no shaping per request). */
 function listedRoleJson(role: Role): RoleJson {
   if (!Object.isFrozen(role)) return roleToJson(role);
@@ -129,7 +143,7 @@ export const roleRoutes: Route[] = [
       };
       // Grafana's listing has no paging: without either parameter its array, unchanged.
       if (!query.has(PAGE_PARAM.name) && !query.has(PER_PAGE_PARAM.name)) {
-        return (await services.roles.list(principal, options)).map(listedRoleJson);
+        return listingRowsJson(await services.roles.list(principal, options));
       }
       const page = await services.roles.page(principal, options, {
         page: query.get(PAGE_PARAM.name),

@@ -59,9 +59,10 @@ export class RoleService {
   /**
    * All global roles and the roles of the caller's organization, by name then id; hidden ones
    * only with includeHidden; with `delegatable` only those the caller may assign (Grafana's,
-   * listing-page.listRoles). Needs roles:read on roles:*. @throws 404 in oss, 401, 403.
+   * listing-page.listRoles). Needs roles:read on roles:*. Without relations, the listing cache's
+   * frozen rows, shared with other requests. @throws 404 in oss, 401, 403.
    */
-  async list(caller: Principal, options: RoleListOptions, query: RoleQuery = {}): Promise<Role[]> {
+  async list(caller: Principal, options: RoleListOptions, query: RoleQuery = {}): Promise<readonly Role[]> {
     return (await this.slice(caller, options, null, query)).rows;
   }
 
