@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ForeignCommits } from '../../kernel/foreign-commits.js';
 import { Freshness } from '../../kernel/freshness.js';
@@ -19,6 +19,20 @@ describe('VerifiedPasswords', () => {
     expect(key).not.toBe(b.keyOf('alice', 'secret-pw'));
     // Length-prefixed: moving the boundary between login and password changes the key.
     expect(a.keyOf('ali', 'ce:secret-pw')).not.toBe(a.keyOf('alice', ':secret-pw'));
+  });
+
+  it('is HMAC-SHA256 of the length-prefixed pair, bit for bit what createHmac computes, for any text', () => {
+    const secret = randomBytes(32);
+    const passwords = new VerifiedPasswords(freshness(), undefined, secret);
+    for (const [login, password] of [
+      ['alice', 'secret-pw'],
+      ['', ''],
+      ['ünïcødé', 'пароль-🔑'],
+      ['a'.repeat(300), 'b'.repeat(1000)],
+    ] as const) {
+      const expected = createHmac('sha256', secret).update(`${login.length}:${login}\u0000${password}`, 'utf8').digest('base64url');
+      expect(passwords.keyOf(login, password)).toBe(expected);
+    }
   });
 
   it.each([

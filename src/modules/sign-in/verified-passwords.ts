@@ -20,7 +20,7 @@
  *   throttled check. The lock (throttle.ts) is asked on every hit: failed attempts write no row,
  *   so a lock is no change (on PostgreSQL another replica may have earned it).
  */
-import { createHmac, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { Freshness } from '../../kernel/freshness.js';
 import { RevisionCache } from '../../kernel/revision-cache.js';
 
@@ -42,15 +42,50 @@ export interface VerifiedPassword<U> {
   verifiedAt: number;
 }
 
+/** SHA-256's block size in bytes (RFC 2104's B). */
+const BLOCK_BYTES = 64;
+
+/**
+ * HMAC-SHA256 (RFC 2104) under one key, as `createHmac('sha256', key)` computes it:
+ * H((K ^ opad) || H((K ^ ipad) || message)), with both padded key blocks made once, each hash one
+ * call of Node's one-shot `crypto.hash`, instead of an Hmac object per message (set up anew for
+ * every Basic request). Keys longer than a block are not needed here and refused.
+ */
+class Sha256Hmac {
+  private readonly inner: Buffer;
+  private readonly outer: Buffer;
+
+  /** @throws RangeError when `key` is longer than BLOCK_BYTES. */
+  constructor(key: Buffer) {
+    if (key.length > BLOCK_BYTES) throw new RangeError(`an HMAC key of at most ${BLOCK_BYTES} bytes`);
+    this.inner = Buffer.alloc(BLOCK_BYTES, 0x36);
+    this.outer = Buffer.alloc(BLOCK_BYTES, 0x5c);
+    for (let i = 0; i < key.length; i++) {
+      this.inner[i] = (this.inner[i] as number) ^ (key[i] as number);
+      this.outer[i] = (this.outer[i] as number) ^ (key[i] as number);
+    }
+  }
+
+  /** The MAC of `message` (UTF-8) as base64url (43 characters). */
+  digest(message: string): string {
+    const inner = hash('sha256', Buffer.concat([this.inner, Buffer.from(message, 'utf8')]), 'buffer');
+    return hash('sha256', Buffer.concat([this.outer, inner]), 'base64url');
+  }
+}
+
 /** The cache itself (module comment): keyed hash in, entry out; it decides nothing else. */
 export class VerifiedPasswords<U> {
-  /** Per-process HMAC key: 256 random bits, never leaves this object. */
-  private readonly secret = randomBytes(32);
+  /** HMAC under the per-process key, which never leaves this object. */
+  private readonly mac: Sha256Hmac;
   private readonly entries: RevisionCache<string, VerifiedPassword<U>>;
   private readonly ttlMs: number;
 
-  /** @param freshness the access revisions entries are stamped with (AccessService.freshness). */
-  constructor(freshness: Freshness, limits: VerifiedPasswordLimits = DEFAULT_VERIFIED_PASSWORD_LIMITS) {
+  /**
+   * @param freshness the access revisions entries are stamped with (AccessService.freshness).
+   * @param secret the HMAC key: 256 random bits drawn for this process unless a test names one.
+   */
+  constructor(freshness: Freshness, limits: VerifiedPasswordLimits = DEFAULT_VERIFIED_PASSWORD_LIMITS, secret = randomBytes(32)) {
+    this.mac = new Sha256Hmac(secret);
     this.ttlMs = limits.ttlSeconds * 1000;
     this.entries = new RevisionCache(freshness, { maxEntries: this.ttlMs > 0 ? limits.maxEntries : 0, ttlMs: Math.max(this.ttlMs, 1) });
   }
@@ -67,7 +102,7 @@ export class VerifiedPasswords<U> {
 
   /** HMAC-SHA256 of `login` and `password`, length-prefixed so no two pairs share an input. */
   keyOf(login: string, password: string): string {
-    return createHmac('sha256', this.secret).update(`${login.length}:${login}\u0000${password}`, 'utf8').digest('base64url');
+    return this.mac.digest(`${login.length}:${login}\u0000${password}`);
   }
 
   /** The entry of `key` when it was stored at the current revision less than the TTL before `now` (ms). */
