@@ -9,10 +9,13 @@
  * are noisy, the ratios are what compares.
  *
  *   npm run bench -- http [--rounds 2] [--seconds 8] [--connections 64] [--quick]
- *                         [--only api-key,basic,roles,viewer,frontend,typename] [--root <checkout>] [--profile <dir>]
+ *                         [--only api-key,basic,roles,viewer,frontend,typename] [--root <checkout>]
+ *                         [--against <checkout>] [--profile <dir>]
  *
- * --root benchmarks another checkout's `npm start` (before/after comparisons); --profile writes
- * the service's CPU profile (node --cpu-prof) there and prints its top costs (bench/profile.ts).
+ * --root benchmarks another checkout's `npm start`; --against starts a second checkout's service
+ * beside it (its rows marked `[against]`, driven in the same alternating rounds): before/after
+ * figures of one run. --profile writes the service's CPU profile (node --cpu-prof) there and prints
+ * its top costs (bench/profile.ts).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +35,7 @@ const { values: flags } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     root: { type: 'string', default: ROOT },
+    against: { type: 'string' },
     profile: { type: 'string' },
   },
 });
@@ -45,47 +49,46 @@ const VIEWER = '{ viewer { login roles { name } permissions { action scope } } }
 /** The frontend's natural one round-trip: the caller's permissions, and its roles with theirs. */
 const FRONTEND = '{ viewer { login permissions { action scope } roles { name permissions { action scope } } } }';
 
+const JSON_TYPE = { 'content-type': 'application/json' };
 const dir = mkdtempSync(join(tmpdir(), 'portcullis-bench-http-'));
 const started: Started[] = [];
-try {
-  const profileDir = flags.profile ? resolve(flags.profile) : undefined;
-  const service = await startService(
-    root,
+
+/**
+ * Starts `checkout`'s service on a fresh database named `name`, creates its API key, and answers
+ * it with the requests to drive (--only), each answered 200 once first (a benchmark of 401s
+ * measures nothing), their names ending in `suffix`.
+ */
+async function prepare(checkout: string, name: string, suffix: string, nodeArgs: string[]) {
+  const server = await startService(
+    checkout,
     {
-      DATABASE_URL: `file:${join(dir, 'bench.db')}`,
+      DATABASE_URL: `file:${join(dir, `${name}.db`)}`,
       ADMIN_PASSWORD: PASSWORD,
-      PROVISIONING_PATH: join(dir, 'provisioning'),
+      PROVISIONING_PATH: join(dir, `${name}-provisioning`),
       // One address opens --connections for autocannon plus this script's own (the answer checks
       // keep theirs alive): the default cap of 64 would refuse one of them (a non-2xx per run).
       MAX_CONNECTIONS_PER_CLIENT: String(connections + 16),
     },
-    profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    nodeArgs,
   );
-  started.push(service);
-  const bare = await startBareYoga();
-  started.push(bare);
-  // Idle: settled for a few seconds after start (a first start frees the migration engine's memory).
-  await new Promise((r) => setTimeout(r, 3000));
-  const idle = { service: treeRss(service.proc.pid as number), bare: treeRss(bare.proc.pid as number) };
-
-  const base = `http://127.0.0.1:${service.port}`;
+  started.push(server);
+  const base = `http://127.0.0.1:${server.port}`;
   const basic = `Basic ${Buffer.from(`admin:${PASSWORD}`).toString('base64')}`;
   const created = await fetch(`${base}/api/auth/keys`, {
     method: 'POST',
-    headers: { authorization: basic, 'content-type': 'application/json' },
+    headers: { authorization: basic, ...JSON_TYPE },
     body: JSON.stringify({ name: 'bench', role: 'Admin' }),
   });
   if (created.status !== 200) throw new Error(`creating the API key answered ${created.status}: ${await created.text()}`);
   const bearer = `Bearer ${((await created.json()) as { key: string }).key}`;
-  const json = { 'content-type': 'application/json' };
-
-  const baseline: Target = {
-    name: 'bare yoga `{ __typename }` (POST /graphql)',
+  const graphql = (key: string, label: string, query: string): Target & { key: string } => ({
+    key,
+    name: label,
     method: 'POST',
     path: '/graphql',
-    headers: json,
-    body: '{"query":"{ __typename }"}',
-  };
+    headers: { ...JSON_TYPE, authorization: bearer },
+    body: JSON.stringify({ query }),
+  });
   const all: (Target & { key: string })[] = [
     {
       key: 'api-key',
@@ -100,49 +103,46 @@ try {
       headers: { authorization: basic },
     },
     { key: 'roles', name: 'GET /api/access-control/roles, API key', path: '/api/access-control/roles', headers: { authorization: bearer } },
-    {
-      key: 'viewer',
-      name: 'GraphQL viewer { login roles permissions }, API key',
-      method: 'POST',
-      path: '/graphql',
-      headers: { ...json, authorization: bearer },
-      body: JSON.stringify({ query: VIEWER }),
-    },
-    {
-      key: 'frontend',
-      name: 'GraphQL viewer { login permissions roles { name permissions } }, API key',
-      method: 'POST',
-      path: '/graphql',
-      headers: { ...json, authorization: bearer },
-      body: JSON.stringify({ query: FRONTEND }),
-    },
-    {
-      // The GraphQL door alone (authentication, gate, fence, parse cache, log): the viewer minus its fields.
-      key: 'typename',
-      name: 'GraphQL `{ __typename }`, API key',
-      method: 'POST',
-      path: '/graphql',
-      headers: { ...json, authorization: bearer },
-      body: '{"query":"{ __typename }"}',
-    },
+    graphql('viewer', 'GraphQL viewer { login roles permissions }, API key', VIEWER),
+    graphql('frontend', 'GraphQL viewer { login permissions roles { name permissions } }, API key', FRONTEND),
+    // The GraphQL door alone (authentication, gate, fence, parse cache, log): the viewer minus its fields.
+    graphql('typename', 'GraphQL `{ __typename }`, API key', '{ __typename }'),
   ];
   const only = flags.only?.split(',');
-  const targets = only ? all.filter((t) => only.includes(t.key)) : all;
-
-  // Each answer checked once before loading it: a benchmark of 401s measures nothing.
+  const targets = (only ? all.filter((t) => only.includes(t.key)) : all).map((t) => ({ ...t, name: t.name + suffix, server }));
   for (const t of targets) {
     const res = await fetch(`${base}${t.path}`, { method: t.method ?? 'GET', headers: t.headers ?? {}, ...(t.body && { body: t.body }) });
     const text = await res.text();
     if (res.status !== 200 || text.includes('"errors"')) throw new Error(`${t.name} answered ${res.status}: ${text.slice(0, 300)}`);
-    console.log(`${t.key}: ${res.status}, ${fmt(Buffer.byteLength(text))} bytes`);
+    console.log(`${t.key}${suffix}: ${res.status}, ${fmt(Buffer.byteLength(text))} bytes`);
   }
+  return { server, targets };
+}
+try {
+  const profileDir = flags.profile ? resolve(flags.profile) : undefined;
+  const service = await prepare(root, 'bench', '', profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+  const against = flags.against ? await prepare(resolve(flags.against), 'against', ' [against]', []) : undefined;
+  const bare = await startBareYoga();
+  started.push(bare);
+  // Idle: settled for a few seconds after start (a first start frees the migration engine's memory).
+  await new Promise((r) => setTimeout(r, 3000));
+  const idle = { service: treeRss(service.server.proc.pid as number), bare: treeRss(bare.proc.pid as number) };
+  const baseline: Target = {
+    name: 'bare yoga `{ __typename }` (POST /graphql)',
+    method: 'POST',
+    path: '/graphql',
+    headers: JSON_TYPE,
+    body: '{"query":"{ __typename }"}',
+  };
+  const targets = [...service.targets, ...(against?.targets ?? [])];
 
-  console.log(`\n${rounds} round(s) x ${seconds} s per request, ${connections} connections, alternating order; service: ${root}`);
+  const services = `service: ${root}${flags.against ? `; [against]: ${resolve(flags.against)}` : ''}`;
+  console.log(`\n${rounds} round(s) x ${seconds} s per request, ${connections} connections, alternating order; ${services}`);
   const runs = new Map<string, LoadResult[]>();
-  const order = [{ target: baseline, server: bare }, ...targets.map((target) => ({ target, server: service }))];
+  const order = [{ target: baseline, server: bare }, ...targets.map((target) => ({ target, server: target.server }))];
   const loadStartUs = Number(process.hrtime.bigint() / 1000n);
   for (const { target, server } of order) await drive(server.port, target, connections, warmup);
-  const logBytesBefore = service.stdoutBytes();
+  const logBytesBefore = service.server.stdoutBytes();
   let serviceRequests = 0;
   const underLoad = { service: 0, bare: 0 };
   for (let round = 0; round < rounds; round++) {
@@ -153,7 +153,7 @@ try {
       result.cpuUs = ((treeCpuMs(server.proc.pid as number) - cpuBefore) * 1000) / Math.max(1, result.rps * seconds);
       const peak = rss.stop();
       if (server === bare) underLoad.bare = Math.max(underLoad.bare, peak);
-      else {
+      else if (server === service.server) {
         underLoad.service = Math.max(underLoad.service, peak);
         serviceRequests += result.rps * seconds;
       }
@@ -190,14 +190,14 @@ try {
       ['largest sample under load', mib(underLoad.service), mib(underLoad.bare), `${fmt(underLoad.service / underLoad.bare, 1)}x`],
     ],
   );
-  const logBytes = service.stdoutBytes() - logBytesBefore;
+  const logBytes = service.server.stdoutBytes() - logBytesBefore;
   console.log(`\nlog output: ${fmt(logBytes / Math.max(1, serviceRequests), 0)} bytes per request (stdout, a pipe read by this script)`);
   console.log(
     'Ratios are of medians measured in this one run on this machine; absolute figures vary with its load. The CPU ratio\n' +
       "(bare yoga's CPU per request / this request's) is the throughput ratio the service would reach with a core of its own.",
   );
   if (profileDir) {
-    await service.stop();
+    await service.server.stop();
     printProfile(profileDir, 25, loadStartUs);
   }
 } finally {
