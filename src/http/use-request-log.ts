@@ -93,9 +93,9 @@ export interface RequestLogDeps {
 /**
  * The request lines of one event-loop turn, written together once the turn's I/O is done
  * (`setImmediate`): pino then runs warm, line after line, instead of once between two requests'
- * other work, which made a line cost several times more CPU. A line waits less than a turn
- * (under a millisecond), after its answer was sent; its `time` is when it was written, its `ms`
- * the request's own duration. At most one turn's answers are held, each already in flight.
+ * other work, which made a line cost several times more CPU. A line waits at most until the end
+ * of the turn that made its answer (under a millisecond); its `time` is when it was written, its
+ * `ms` the request's own duration. At most one turn's answers are held, each already made.
  */
 class TurnLines {
   private queued: ['debug' | 'info', object][] = [];
