@@ -1,3 +1,11 @@
+/** The account fields these controls read (user.tsx's page passes its user). */
+interface Account {
+  id: number;
+  login: string;
+  isDisabled: boolean;
+  isServiceAdmin: boolean;
+}
+
 /**
  * The controls of a user's account on its page (user.tsx): whether it may sign in (`disableUser`
  * with users:disable, `enableUser` with users:enable, on global.users:id:<id>), lifting the lock
@@ -14,7 +22,6 @@ import { graphql } from '../graphql.js';
 import { Notice } from '../notice.js';
 import { useSession } from '../session.js';
 import { mayControl } from './people.js';
-import type { UserDetail } from './user.js';
 
 const DISABLE = graphql(`mutation ConsoleDisableUser($id: Int!) { disableUser(id: $id) { message } }`);
 const ENABLE = graphql(`mutation ConsoleEnableUser($id: Int!) { enableUser(id: $id) { message } }`);
@@ -24,7 +31,7 @@ const PASSWORD = graphql(
 );
 const DELETE = graphql(`mutation ConsoleDeleteUser($id: Int!) { deleteUser(id: $id) { message } }`);
 
-export function AccountControls({ user, onChanged }: { user: UserDetail; onChanged: (message: string, gone?: boolean) => void }) {
+export function AccountControls({ user, onChanged }: { user: Account; onChanged: (message: string, gone?: boolean) => void }) {
   const { access, viewer } = useSession();
   const scope = `global.users:id:${user.id}`;
   const control = mayControl(access, viewer, user);
@@ -111,7 +118,7 @@ export function AccountControls({ user, onChanged }: { user: UserDetail; onChang
 }
 
 /** A new password for the user; its sessions end. */
-function NewPassword({ user, onChanged }: { user: UserDetail; onChanged: (message: string) => void }) {
+function NewPassword({ user, onChanged }: { user: Account; onChanged: (message: string) => void }) {
   const [, setPassword] = useMutation(PASSWORD);
   const [password, setValue] = useState('');
   const [error, setError] = useState<string | null>(null);
