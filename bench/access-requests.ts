@@ -12,7 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import { fmt } from './support/load.js';
-import { basicOf, callJson, withTwoReplicas } from './support/two-replicas.js';
+import { basicOf, callJson, withTwoReplicas } from './support/replica-set.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== 'access-requests'),
