@@ -81,7 +81,8 @@ export class TestClock implements Clock {
  * and seeded template (template-db.ts); it is migrated and seeded in place only when the template
  * cannot stand for it: a DATABASE_URL in `env` naming an existing file, or no ADMIN_PASSWORD (the
  * seed then generates one). On PostgreSQL (`npm run test:postgres`) it is a database of its own
- * made from the run's template database (postgres.ts).
+ * made from the run's template database, migrated and seeded alike (postgres.ts), so neither
+ * runs again unless `env` chooses another first admin (the database is then an empty one).
  */
 export async function createTestApp(
   options: { env?: Record<string, string>; clock?: Clock; verifyPassword?: PasswordVerifier } = {},
@@ -103,7 +104,11 @@ export async function createTestApp(
   const copied = !postgres && config.adminPassword !== undefined && !existsSync(path);
   if (copied) await copyTemplateDatabase(path, { login: config.adminLogin, password: config.adminPassword as string });
   const database = await openDatabase({ databaseUrl: config.databaseUrl, onQuery: (sql) => queries.push(sql) });
-  if (!copied) await seed(database.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
+  // A copy of either template already holds what the seed writes (organization 1, the built-in
+  // roles, the test admin): the seed runs only on a database that is not one. Seeding a database
+  // seeded before is tested where it is about (test/platform/seed.test.ts).
+  const seeded = copied || (postgres?.seeded === true && config.databaseUrl === postgres.url);
+  if (!seeded) await seed(database.prisma, { adminLogin: config.adminLogin, adminPassword: config.adminPassword });
   // Unexpected errors (the ones answered 500 INTERNAL) are logged on stderr with their cause, as
   // the service logs them: a 500 in a test run names its real error. TEST_LOG_LEVEL=silent hides
   // them. Errors a test provokes on purpose are collected by expectLogged instead.
