@@ -86,7 +86,7 @@ export const authEnvShape = {
     .transform(Number)
     .meta({
       description:
-        'a Basic-auth login and password that passed a check is not checked with argon2 again for this long (an HMAC of them under a per-process key is kept, dropped by any password change, disable, deletion or logout, never honoured for a locked name or account); 0 turns it off',
+        'a Basic-auth login and password that passed a check is not checked with argon2 again for this long (a keyed hash of them under a per-process key is kept, dropped by any password change, disable, deletion or logout, never honoured for a locked name or account); 0 turns it off',
     }),
   BRUTE_FORCE_LOGIN_PROTECTION_WINDOW: duration('5m').meta({ description: 'the window of the failed-login counters' }),
   ROOT_URL: optionalUrl.meta({

@@ -4,9 +4,9 @@
  * dropped by a password change, a disable, a logout or a lock, and never keeps a plaintext or a
  * fast unkeyed hash of the password.
  *
- * - Key: HMAC-SHA256 of the typed login and the password under a random key drawn once per
- *   process and never stored or logged, so neither the password nor a hash anyone could test
- *   guesses against offline is kept (the key dies with the process).
+ * - Key: a keyed hash (SHA3-256, `keyOf`) of the typed login and the password under a random key
+ *   drawn once per process and never stored or logged, so neither the password nor a hash anyone
+ *   could test guesses against offline is kept (the key dies with the process).
  * - Entry: the user id, the user's row with its memberships read after the check (holding the
  *   argon2 hash that was verified), and when; in a RevisionCache (kernel/revision-cache.ts)
  *   stamped with the access revision read before the check. Every password change, disable,
@@ -42,50 +42,19 @@ export interface VerifiedPassword<U> {
   verifiedAt: number;
 }
 
-/** SHA-256's block size in bytes (RFC 2104's B). */
-const BLOCK_BYTES = 64;
-
-/**
- * HMAC-SHA256 (RFC 2104) under one key, as `createHmac('sha256', key)` computes it:
- * H((K ^ opad) || H((K ^ ipad) || message)), with both padded key blocks made once, each hash one
- * call of Node's one-shot `crypto.hash`, instead of an Hmac object per message (set up anew for
- * every Basic request). Keys longer than a block are not needed here and refused.
- */
-class Sha256Hmac {
-  private readonly inner: Buffer;
-  private readonly outer: Buffer;
-
-  /** @throws RangeError when `key` is longer than BLOCK_BYTES. */
-  constructor(key: Buffer) {
-    if (key.length > BLOCK_BYTES) throw new RangeError(`an HMAC key of at most ${BLOCK_BYTES} bytes`);
-    this.inner = Buffer.alloc(BLOCK_BYTES, 0x36);
-    this.outer = Buffer.alloc(BLOCK_BYTES, 0x5c);
-    for (let i = 0; i < key.length; i++) {
-      this.inner[i] = (this.inner[i] as number) ^ (key[i] as number);
-      this.outer[i] = (this.outer[i] as number) ^ (key[i] as number);
-    }
-  }
-
-  /** The MAC of `message` (UTF-8) as base64url (43 characters). */
-  digest(message: string): string {
-    const inner = hash('sha256', Buffer.concat([this.inner, Buffer.from(message, 'utf8')]), 'buffer');
-    return hash('sha256', Buffer.concat([this.outer, inner]), 'base64url');
-  }
-}
-
 /** The cache itself (module comment): keyed hash in, entry out; it decides nothing else. */
 export class VerifiedPasswords<U> {
-  /** HMAC under the per-process key, which never leaves this object. */
-  private readonly mac: Sha256Hmac;
+  /** The per-process key as text (64 hex digits, 256 bits); it never leaves this object. */
+  private readonly secret: string;
   private readonly entries: RevisionCache<string, VerifiedPassword<U>>;
   private readonly ttlMs: number;
 
   /**
    * @param freshness the access revisions entries are stamped with (AccessService.freshness).
-   * @param secret the HMAC key: 256 random bits drawn for this process unless a test names one.
+   * @param secret the key: 256 random bits drawn for this process unless a test names one.
    */
   constructor(freshness: Freshness, limits: VerifiedPasswordLimits = DEFAULT_VERIFIED_PASSWORD_LIMITS, secret = randomBytes(32)) {
-    this.mac = new Sha256Hmac(secret);
+    this.secret = secret.toString('hex');
     this.ttlMs = limits.ttlSeconds * 1000;
     this.entries = new RevisionCache(freshness, { maxEntries: this.ttlMs > 0 ? limits.maxEntries : 0, ttlMs: Math.max(this.ttlMs, 1) });
   }
@@ -100,9 +69,14 @@ export class VerifiedPasswords<U> {
     return this.entries.stamp();
   }
 
-  /** HMAC-SHA256 of `login` and `password`, length-prefixed so no two pairs share an input. */
+  /**
+   * The keyed hash of `login` and `password` (base64url, 43 characters): SHA3-256 of the secret
+   * followed by the pair, length-prefixed so no two pairs share an input. SHA-3 has no length
+   * extension (FIPS 202), so a secret prefix makes it a MAC, the construction NIST's KMAC
+   * (SP 800-185) is built on; one call of Node's one-shot `crypto.hash` per Basic request.
+   */
   keyOf(login: string, password: string): string {
-    return this.mac.digest(`${login.length}:${login}\u0000${password}`);
+    return hash('sha3-256', `${this.secret}${login.length}:${login}\u0000${password}`, 'base64url');
   }
 
   /** The entry of `key` when it was stored at the current revision less than the TTL before `now` (ms). */
