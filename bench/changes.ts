@@ -14,13 +14,10 @@
  * Prints figures; asserts nothing.
  *   npm run bench -- changes [--writes 300] [--subscribers 1000] [--ryw 1000] [--quick] [--only sqlite|postgres]
  */
-import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
-import { startEmbeddedPostgres } from '../scripts/embedded-postgres.js';
 import { type App, createApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { fixedRoleUid } from '../src/kernel/builtin-roles.js';
@@ -28,6 +25,7 @@ import { seed } from '../src/kernel/seed.js';
 import { openDatabase } from '../src/platform/database.js';
 import { createLogger } from '../src/platform/logger.js';
 import { fmt, printTable } from './support/load.js';
+import { startBenchPostgres } from './support/replica-set.js';
 
 const { values: flags } = parseArgs({
   args: process.argv.slice(2).filter((a) => a !== 'changes'),
@@ -241,12 +239,8 @@ chmodSync(dir, 0o755);
 try {
   if (flags.only !== 'postgres') await measure('SQLite', `file:${join(dir, 'bench.db')}`);
   if (flags.only !== 'sqlite') {
-    const server = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), password: randomBytes(12).toString('hex') });
+    const server = await startBenchPostgres(dir);
     try {
-      const admin = new pg.Client({ connectionString: server.url('postgres') });
-      await admin.connect();
-      await admin.query('CREATE DATABASE "bench"');
-      await admin.end();
       await measure('PostgreSQL', server.url('bench'));
     } finally {
       await server.stop().catch(() => undefined);

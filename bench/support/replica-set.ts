@@ -28,6 +28,24 @@ export interface ReplicaOptions {
 }
 
 /**
+ * An embedded PostgreSQL whose data lives in `dir`/data, with an empty database `bench`
+ * (`server.url('bench')`). Stop it with `server.stop()`.
+ */
+export async function startBenchPostgres(dir: string): Promise<Awaited<ReturnType<typeof startEmbeddedPostgres>>> {
+  const server = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), password: randomBytes(12).toString('hex') });
+  try {
+    const admin = new pg.Client({ connectionString: server.url('postgres') });
+    await admin.connect();
+    await admin.query('CREATE DATABASE "bench"');
+    await admin.end();
+    return server;
+  } catch (error) {
+    await server.stop().catch(() => undefined);
+    throw error;
+  }
+}
+
+/**
  * Runs `body` with `options.count` replicas on a fresh database whose Service Admin `admin` has
  * `password`, then stops them and the database whatever happened. The first replica migrates and
  * seeds alone; the others start together on the migrated database. `name` names the temp folder.
@@ -41,12 +59,8 @@ export async function withReplicas<T>(
   const dir = mkdtempSync(join(tmpdir(), `portcullis-bench-${name}-`));
   chmodSync(dir, 0o755);
   const started: Started[] = [];
-  const server = await startEmbeddedPostgres({ dataDir: join(dir, 'data'), password: randomBytes(12).toString('hex') });
+  const server = await startBenchPostgres(dir);
   try {
-    const admin = new pg.Client({ connectionString: server.url('postgres') });
-    await admin.connect();
-    await admin.query('CREATE DATABASE "bench"');
-    await admin.end();
     const root = options.root ?? ROOT;
     const env = {
       DATABASE_URL: server.url('bench'),
