@@ -6,14 +6,16 @@
  * serious axe violation and no horizontal scrolling.
  */
 import type { Server } from 'node:http';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, createRole, createUser, p } from '../support/subjects.js';
 import {
+  browserTitle,
+  chromiumFor,
   ensureConsoleBuilt,
-  findChromium,
   horizontalOverflow,
+  launchChromium,
   listen,
   openPage,
   screenshot,
@@ -21,7 +23,7 @@ import {
   signedInPage,
 } from './browser.js';
 
-const executablePath = await findChromium();
+const executablePath = await chromiumFor(import.meta.url);
 
 let app: TestApp;
 let server: Server;
@@ -31,7 +33,7 @@ const contexts: BrowserContext[] = [];
 let vera: Actor;
 let ada: Actor;
 
-describe.skipIf(!executablePath)('access requests in the console', () => {
+describe.skipIf(!executablePath)(browserTitle('access requests in the console', executablePath), () => {
   beforeAll(async () => {
     await ensureConsoleBuilt();
     app = await createTestApp();
@@ -42,7 +44,7 @@ describe.skipIf(!executablePath)('access requests in the console', () => {
     // Ada may grant the role: she holds its permission herself.
     await app.database.prisma.userRole.create({ data: { orgId: 1, userId: ada.id, roleId: role.id } });
     app.services.access.invalidate();
-    browser = await chromium.launch({ executablePath: executablePath as string, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+    browser = await launchChromium(executablePath as string);
   }, 120_000);
 
   afterAll(async () => {

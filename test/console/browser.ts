@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import axe from 'axe-core';
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import { type Browser, type BrowserContext, chromium, type Page, type Route } from 'playwright-core';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 /** Where screenshots are saved for review (git-ignored). */
@@ -56,6 +56,29 @@ export async function findChromium(): Promise<string | null> {
   } catch {
     return null;
   }
+}
+
+/** Why a file's browser tests are skipped: no Chromium, and how to get one. */
+export const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
+
+/**
+ * findChromium for the test file at `fileUrl` (its `import.meta.url`): when there is none, says
+ * on stderr that the file's browser tests are skipped, and why. Pair with `browserTitle`.
+ */
+export async function chromiumFor(fileUrl: string): Promise<string | null> {
+  const found = await findChromium();
+  if (!found) process.stderr.write(`${fileUrl.slice(ROOT.length + 'file://'.length)} ${NO_CHROMIUM}\n`);
+  return found;
+}
+
+/** A describe title for browser tests, with NO_CHROMIUM when `executablePath` is null (they skip). */
+export function browserTitle(title: string, executablePath: string | null): string {
+  return executablePath ? title : `${title}: ${NO_CHROMIUM}`;
+}
+
+/** Headless Chromium at `executablePath`, as every console test runs it (no sandbox, no GPU, no /dev/shm). */
+export function launchChromium(executablePath: string): Promise<Browser> {
+  return chromium.launch({ executablePath, headless: true, args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'] });
 }
 
 /** Listens with the app's handler on 127.0.0.1 (any free port); resolves with its base URL. */

@@ -5,15 +5,13 @@
  * nothing. Skips, saying why, only when no Chromium can be found.
  */
 import type { Server } from 'node:http';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 import { assignUserRole, createRole, createUser, p } from '../support/subjects.js';
-import { ensureConsoleBuilt, findChromium, listen, signIn } from './browser.js';
+import { browserTitle, chromiumFor, ensureConsoleBuilt, launchChromium, listen, signIn } from './browser.js';
 
-const executablePath = await findChromium();
-const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
-if (!executablePath) process.stderr.write(`test/console/change-preview.test.ts ${NO_CHROMIUM}\n`);
+const executablePath = await chromiumFor(import.meta.url);
 
 let app: TestApp;
 let server: Server;
@@ -22,7 +20,7 @@ let browser: Browser;
 /** A user holding no role of its own. */
 let newcomer: number;
 
-describe.skipIf(!executablePath)("the role editor's preview", () => {
+describe.skipIf(!executablePath)(browserTitle("the role editor's preview", executablePath), () => {
   beforeAll(async () => {
     await ensureConsoleBuilt();
     app = await createTestApp();
@@ -31,11 +29,7 @@ describe.skipIf(!executablePath)("the role editor's preview", () => {
     for (const login of ['pia', 'pim']) await assignUserRole(app, (await createUser(app, login)).id, 'previewed');
     newcomer = (await createUser(app, 'nico')).id;
     await createRole(app, 'team-writer', [p('teams:write', 'teams:*')]);
-    browser = await chromium.launch({
-      executablePath: executablePath as string,
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-    });
+    browser = await launchChromium(executablePath as string);
   }, 120_000);
 
   afterAll(async () => {

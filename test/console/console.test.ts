@@ -14,28 +14,28 @@
  * violation), for horizontal scrolling at 375 px, for CSP violations, and saved as a screenshot
  * at 1280 and 375 px in test-results/console/ for review.
  *
- * Skips, saying why, only when no Chromium can be found (see findChromium); CI installs one.
+ * Skips, saying why, only when no Chromium can be found (browser.ts chromiumFor); CI installs one.
  */
 import type { Server } from 'node:http';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, addOrgMember, assignUserRole, createOrg, createTeam, createUser } from '../support/subjects.js';
 import {
+  browserTitle,
+  chromiumFor,
   ensureConsoleBuilt,
-  findChromium,
   holdOperation,
   horizontalOverflow,
+  launchChromium,
   listen,
   screenshot,
   seriousViolations,
   signIn,
 } from './browser.js';
 
-const executablePath = await findChromium();
-const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
-const title = executablePath ? 'the web console in Chromium' : `the web console in Chromium: ${NO_CHROMIUM}`;
-if (!executablePath) process.stderr.write(`test/console/console.test.ts ${NO_CHROMIUM}\n`);
+const executablePath = await chromiumFor(import.meta.url);
+const title = browserTitle('the web console in Chromium', executablePath);
 
 let app: TestApp;
 let server: Server;
@@ -109,11 +109,7 @@ describe.skipIf(!executablePath)(title, () => {
     const adminId = (await app.database.prisma.user.findUniqueOrThrow({ where: { login: ADMIN.login } })).id;
     await addOrgMember(app, second.id, adminId, 'Admin');
     await gql('mutation { createServiceAccount(input: { name: "deployer", role: Viewer }) { id } }');
-    browser = await chromium.launch({
-      executablePath: executablePath as string,
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-    });
+    browser = await launchChromium(executablePath as string);
     admin = await newContext(1280);
     page = watch(await admin.newPage());
   }, 120_000);

@@ -6,18 +6,16 @@
  * when it is a path of this origin. No request ever leaves for another host. The parser's
  * table: next-path.test.ts; the server's OAuth return: test/security/oauth-identities.test.ts.
  *
- * Skips, saying why, only when no Chromium can be found (see findChromium).
+ * Skips, saying why, only when no Chromium can be found (browser.ts chromiumFor).
  */
 import type { Server } from 'node:http';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
-import { ensureConsoleBuilt, findChromium, listen } from './browser.js';
+import { browserTitle, chromiumFor, ensureConsoleBuilt, launchChromium, listen } from './browser.js';
 
-const executablePath = await findChromium();
-const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
-const title = executablePath ? 'next on the sign-in page, in Chromium' : `next on the sign-in page, in Chromium: ${NO_CHROMIUM}`;
-if (!executablePath) process.stderr.write(`test/console/next-redirect.test.ts ${NO_CHROMIUM}\n`);
+const executablePath = await chromiumFor(import.meta.url);
+const title = browserTitle('next on the sign-in page, in Chromium', executablePath);
 
 /** `next` values as they appear in the address bar (already URL-encoded), each leading elsewhere if followed as text. */
 const HOSTILE = [
@@ -64,11 +62,7 @@ describe.skipIf(!executablePath)(title, () => {
     await ensureConsoleBuilt();
     app = await createTestApp();
     ({ server, base } = await listen(app.yoga));
-    browser = await chromium.launch({
-      executablePath: executablePath as string,
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-    });
+    browser = await launchChromium(executablePath as string);
     signedIn = await browser.newContext({ baseURL: base });
     page = await newPage(signedIn);
     await signIn(page);

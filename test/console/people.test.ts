@@ -8,17 +8,19 @@
  * Admin manages membership up to its own org role; a Viewer sees the lists and no write control. Every page passes axe-core (no serious or critical WCAG A/AA violation) and
  * fits 375 px without horizontal scrolling, with screenshots in test-results/console/people-*.
  *
- * Skips, saying why, only when no Chromium can be found (browser.ts findChromium).
+ * Skips, saying why, only when no Chromium can be found (browser.ts chromiumFor).
  */
 import type { Server } from 'node:http';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, assignUserRole, createTeam, createUser } from '../support/subjects.js';
 import {
+  browserTitle,
+  chromiumFor,
   ensureConsoleBuilt,
-  findChromium,
   horizontalOverflow,
+  launchChromium,
   listen,
   openPage,
   screenshot,
@@ -26,10 +28,8 @@ import {
   signedInPage,
 } from './browser.js';
 
-const executablePath = await findChromium();
-const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
-const title = executablePath ? "the console's people pages" : `the console's people pages: ${NO_CHROMIUM}`;
-if (!executablePath) process.stderr.write(`test/console/people.test.ts ${NO_CHROMIUM}\n`);
+const executablePath = await chromiumFor(import.meta.url);
+const title = browserTitle("the console's people pages", executablePath);
 
 /** Wrong passwords before a login is locked, in this test's app. */
 const ATTEMPTS = 3;
@@ -92,11 +92,7 @@ describe.skipIf(!executablePath)(title, () => {
     wanda = await createUser(app, 'wanda', { orgRole: 'Viewer' });
     for (const role of ['fixed:users:writer', 'fixed:roles:reader']) await assignUserRole(app, wanda.id, role);
     team = await createTeam(app, 'platform', { members: [tom.id] });
-    browser = await chromium.launch({
-      executablePath: executablePath as string,
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-    });
+    browser = await launchChromium(executablePath as string);
   }, 120_000);
 
   afterAll(async () => {

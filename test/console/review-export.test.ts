@@ -6,18 +6,20 @@
  * at Cancel. A caller without access.review:read is offered no export. Every state passes
  * axe-core and fits the width without horizontal scrolling.
  *
- * Skips, saying why, only when no Chromium can be found (browser.ts findChromium).
+ * Skips, saying why, only when no Chromium can be found (browser.ts chromiumFor).
  */
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, assignTeamRole, assignUserRole, createRole, createTeam, createUser, p } from '../support/subjects.js';
 import {
+  browserTitle,
+  chromiumFor,
   ensureConsoleBuilt,
-  findChromium,
   horizontalOverflow,
+  launchChromium,
   listen,
   openPage,
   screenshot,
@@ -25,9 +27,7 @@ import {
   signedInPage,
 } from './browser.js';
 
-const executablePath = await findChromium();
-const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
-if (!executablePath) process.stderr.write(`test/console/review-export.test.ts ${NO_CHROMIUM}\n`);
+const executablePath = await chromiumFor(import.meta.url);
 
 type Row = { subject: { kind: string; id: number; login: string; orgRole: string; isServiceAdmin: boolean }; paths: Path[] };
 type Path = { role: { uid: string; name: string }; source: string; permission: { action: string; scope: string } };
@@ -92,7 +92,7 @@ async function exportFile(page: Page, format: 'csv' | 'ndjson'): Promise<string>
   return readFileSync(await file.path(), 'utf8');
 }
 
-describe.skipIf(!executablePath)("the console's access review export", () => {
+describe.skipIf(!executablePath)(browserTitle("the console's access review export", executablePath), () => {
   beforeAll(async () => {
     await ensureConsoleBuilt();
     app = await createTestApp();
@@ -113,11 +113,7 @@ describe.skipIf(!executablePath)("the console's access review export", () => {
     await assignUserRole(app, disabled.id, 'team-deleter');
     await app.database.prisma.user.update({ where: { id: disabled.id }, data: { isDisabled: true } });
     app.services.access.invalidate();
-    browser = await chromium.launch({
-      executablePath: executablePath as string,
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-    });
+    browser = await launchChromium(executablePath as string);
   }, 120_000);
 
   afterAll(async () => {

@@ -8,19 +8,27 @@
  * - the overview and the navigation offer a section only to those who may use it, and a card
  *   promises a change (create, revoke, assign, reset...) only when its page shows that control;
  * - the footer links GraphiQL (signed in with the console's session) and the REST reference.
- * Skips, saying why, only when no Chromium can be found (browser.ts findChromium).
+ * Skips, saying why, only when no Chromium can be found (browser.ts chromiumFor).
  */
 import type { Server } from 'node:http';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, assignUserRole, createRole, createTeam, createUser, p } from '../support/subjects.js';
-import { ensureConsoleBuilt, findChromium, horizontalOverflow, listen, openPage, screenshot, signedInPage } from './browser.js';
+import {
+  browserTitle,
+  chromiumFor,
+  ensureConsoleBuilt,
+  horizontalOverflow,
+  launchChromium,
+  listen,
+  openPage,
+  screenshot,
+  signedInPage,
+} from './browser.js';
 
-const executablePath = await findChromium();
-const NO_CHROMIUM = 'SKIPPED: no Chromium found (apt-get install chromium, set CHROMIUM_PATH, or npm install @sparticuz/chromium)';
-const title = executablePath ? "the console's screens" : `the console's screens: ${NO_CHROMIUM}`;
-if (!executablePath) process.stderr.write(`test/console/screens.test.ts ${NO_CHROMIUM}\n`);
+const executablePath = await chromiumFor(import.meta.url);
+const title = browserTitle("the console's screens", executablePath);
 
 let app: TestApp;
 let server: Server;
@@ -103,11 +111,7 @@ describe.skipIf(!executablePath)(title, () => {
     team = await createTeam(app, 'platform', { members: [tom.id] });
     const made = await app.graphql('mutation { createServiceAccount(input: { name: "deployer", role: Viewer }) { id } }');
     expect(made.body.errors).toBeUndefined();
-    browser = await chromium.launch({
-      executablePath: executablePath as string,
-      headless: true,
-      args: ['--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu'],
-    });
+    browser = await launchChromium(executablePath as string);
   }, 120_000);
 
   afterAll(async () => {

@@ -4,13 +4,13 @@
  * window as people read it ("expires in 8 h", "pending: starts in 2 h, for 1 h").
  */
 import type { Server } from 'node:http';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN, createTestApp, type TestApp } from '../support/app.js';
 import { type Actor, createRole, createUser, p } from '../support/subjects.js';
-import { ensureConsoleBuilt, findChromium, listen, screenshot, signIn } from './browser.js';
+import { browserTitle, chromiumFor, ensureConsoleBuilt, launchChromium, listen, screenshot, signIn } from './browser.js';
 
-const executablePath = await findChromium();
+const executablePath = await chromiumFor(import.meta.url);
 
 let app: TestApp;
 let server: Server;
@@ -18,7 +18,7 @@ let browser: Browser;
 let page: Page;
 let tom: Actor;
 
-describe.skipIf(!executablePath)('time-bound assignments in the console', () => {
+describe.skipIf(!executablePath)(browserTitle('time-bound assignments in the console', executablePath), () => {
   beforeAll(async () => {
     await ensureConsoleBuilt();
     app = await createTestApp();
@@ -31,7 +31,7 @@ describe.skipIf(!executablePath)('time-bound assignments in the console', () => 
     await app.database.prisma.userRole.create({
       data: { orgId: 1, userId: tom.id, roleId: pending.id, notBefore: soon, expiresAt: new Date(soon.getTime() + 3_600_000) },
     });
-    browser = await chromium.launch({ executablePath: executablePath as string, headless: true, args: ['--no-sandbox', '--disable-gpu'] });
+    browser = await launchChromium(executablePath as string);
     const context = await browser.newContext({
       viewport: { width: 1280, height: 900 },
       baseURL: listening.base,
