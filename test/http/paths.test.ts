@@ -3,11 +3,8 @@
  * request's path is matched once, by one plugin, and unknown paths, other methods, slashes and
  * escapes answer as docs/api.md "Errors" says.
  */
-import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/app.js';
-import { createLogger } from '../../src/platform/logger.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, pluginsOf, type TestApp } from '../support/app.js';
 import { readJson } from '../support/requests.js';
 
 let app: TestApp;
@@ -18,16 +15,7 @@ afterAll(() => app.close());
 
 describe('one router', () => {
   it('is the only plugin that answers from the path (useConnection only records the client)', () => {
-    let plugins: Plugin[] = [];
-    createApp({
-      db: app.database.prisma,
-      config: app.config,
-      log: createLogger('silent'),
-      editPlugins: (list) => {
-        plugins = list;
-        return list;
-      },
-    });
+    const plugins = pluginsOf(app);
     const onRequest = plugins.filter((p) => p.onRequest);
     expect(onRequest).toHaveLength(2);
     expect(String(onRequest[0]?.onRequest)).toContain('recordConnection');

@@ -3,12 +3,9 @@
  * factory (bench/support/plugin-names.ts recognizes each by its hooks' source): no plugin of the
  * app goes unnamed, and no two share a name (the budget's rows are keyed by it).
  */
-import type { Plugin } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pluginName } from '../../bench/support/plugin-names.js';
-import { createApp } from '../../src/app.js';
-import { createLogger } from '../../src/platform/logger.js';
-import { createTestApp, type TestApp } from '../support/app.js';
+import { createTestApp, pluginsOf, type TestApp } from '../support/app.js';
 
 let app: TestApp;
 beforeAll(async () => {
@@ -18,16 +15,7 @@ afterAll(() => app.close());
 
 describe("the budget benchmark's plugin names", () => {
   it('name every plugin of the app by its factory and hooks, each once', () => {
-    let plugins: Plugin[] = [];
-    createApp({
-      db: app.database.prisma,
-      config: app.config,
-      log: createLogger('silent'),
-      editPlugins: (list) => {
-        plugins = list;
-        return list;
-      },
-    });
+    const plugins = pluginsOf(app);
     const names = plugins.map(pluginName);
     expect(names.length).toBeGreaterThan(15);
     expect(names.filter((n) => /unnamed|\?|#/.test(n))).toEqual([]);

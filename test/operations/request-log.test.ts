@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { documentSignature } from '../../src/http/use-request-log.js';
-import { ADMIN, BAD_PASSWORD } from '../support/app.js';
+import { ADMIN, authHeader, BAD_PASSWORD } from '../support/app.js';
 import { createObservedApp, LEVEL, type LogLine, type ObservedApp, requestLines } from './observed-app.js';
 
 const SECRET = 'Hunter2-typed-into-a-mutation';
@@ -50,6 +50,16 @@ describe('request logs', () => {
         .map((line) => line.reqId)
         .sort(),
     ).toEqual([...ids].sort());
+  });
+
+  it('writes an info line at the end of the event-loop turn that answered, not before', async () => {
+    app.clearLogs();
+    const res = await app.yoga.fetch('http://test/api/access-control/user/permissions', { headers: { authorization: authHeader(ADMIN) } });
+    expect(res.status).toBe(200);
+    const id = res.headers.get('x-request-id');
+    expect(app.logs.filter((line) => line.reqId === id)).toEqual([]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(app.logs.filter((line) => line.reqId === id)).toHaveLength(1);
   });
 
   it("keeps the caller's own X-Request-Id, and replaces one that is not a sane token", async () => {

@@ -7,6 +7,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Plugin } from 'graphql-yoga';
 import pino from 'pino';
 import { type App, createApp } from '../../src/app.js';
 import { type Config, loadConfig } from '../../src/config.js';
@@ -84,6 +85,21 @@ export class TestClock implements Clock {
  * made from the run's template database, migrated and seeded alike (postgres.ts), so neither
  * runs again unless `env` chooses another first admin (the database is then an empty one).
  */
+/** The yoga plugins, in order, of an app built on `app`'s database and configuration (createApp's `editPlugins`). */
+export function pluginsOf(app: TestApp): Plugin[] {
+  let plugins: Plugin[] = [];
+  createApp({
+    db: app.database.prisma,
+    config: app.config,
+    log: createLogger('silent'),
+    editPlugins: (list) => {
+      plugins = list;
+      return list;
+    },
+  });
+  return plugins;
+}
+
 export async function createTestApp(
   options: { env?: Record<string, string>; clock?: Clock; verifyPassword?: PasswordVerifier } = {},
 ): Promise<TestApp> {
