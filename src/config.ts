@@ -29,6 +29,14 @@ const optionalPositiveInt = z
   });
 
 /** Variables of the service itself; sign-in (config-auth.ts) and limits (config-security.ts) follow. */
+/** A duration of access requests in whole seconds, at least a minute; a day by default. */
+const accessRequestSeconds = () =>
+  z
+    .string()
+    .default('86400')
+    .refine((v) => /^\d{1,8}$/.test(v) && Number(v) >= 60, 'must be a whole number of seconds, at least 60')
+    .transform(Number);
+
 const serviceEnvShape = {
   PORT: z
     .string()
@@ -91,24 +99,14 @@ const serviceEnvShape = {
       description:
         'how long the change feed (`GET /api/access-control/changes`) keeps each change; a reader asking for older ones is answered 410 `CHANGES_EXPIRED` and reads the current state again',
     }),
-  ACCESS_REQUEST_EXPIRY_SECONDS: z
-    .string()
-    .default('86400')
-    .refine((v) => /^\d{1,8}$/.test(v) && Number(v) >= 60, 'must be a whole number of seconds, at least 60')
-    .transform(Number)
-    .meta({
-      description:
-        'how long an access request (`POST /api/access-control/requests`) waits for an answer; unanswered by then it is expired and can no longer be approved',
-    }),
-  ACCESS_REQUEST_MAX_SECONDS: z
-    .string()
-    .default('86400')
-    .refine((v) => /^\d{1,8}$/.test(v) && Number(v) >= 60, 'must be a whole number of seconds, at least 60')
-    .transform(Number)
-    .meta({
-      description:
-        "longest duration an access request may ask for, whatever the role; a role's `maxAssignmentSeconds` caps it further (400 `ACCESS_REQUEST_TOO_LONG`)",
-    }),
+  ACCESS_REQUEST_EXPIRY_SECONDS: accessRequestSeconds().meta({
+    description:
+      'how long an access request (`POST /api/access-control/requests`) waits for an answer; unanswered by then it is expired and can no longer be approved',
+  }),
+  ACCESS_REQUEST_MAX_SECONDS: accessRequestSeconds().meta({
+    description:
+      "longest duration an access request may ask for, whatever the role; a role's `maxAssignmentSeconds` caps it further (400 `ACCESS_REQUEST_TOO_LONG`)",
+  }),
   METRICS_ENABLED: bool(false).meta({
     description:
       'serve Prometheus metrics at `GET /metrics` (Grafana `[metrics] enabled`); off by default, unlike Grafana, since the gateway often faces the network: see "Operations" below',

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { searchPageJson } from '../shared/directory.js';
-import { jsonCount, jsonId, jsonTime, PAGE_PARAM, type QueryParam, type Route } from '../shared/rest.js';
+import { jsonCount, jsonId, jsonTime, PAGE_PARAM, pickParams, type QueryParam, type Route } from '../shared/rest.js';
 import { ACCESS_REQUEST_STATUSES, createAccessRequestInput, decisionInput } from './inputs.js';
 import type { AccessRequestView } from './records.js';
 import { accessRequestRequirements } from './service.js';
@@ -66,16 +66,6 @@ const PAGING_PARAMS: readonly QueryParam[] = [
   { name: 'perpage', type: 'integer', description: 'Requests per page (default 100; above 1000: 400)' },
 ];
 
-/** The query string's non-empty values of `params`, by name. */
-function pick(query: URLSearchParams, params: readonly QueryParam[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const { name } of params) {
-    const value = query.get(name);
-    if (value !== null && value !== '') out[name] = value;
-  }
-  return out;
-}
-
 const BASE = '/api/access-control/requests';
 
 export const accessRequestRoutes: Route[] = [
@@ -99,7 +89,7 @@ export const accessRequestRoutes: Route[] = [
     response: z.strictObject({ totalCount: jsonCount(), requests: z.array(accessRequestDto), page: z.int(), perPage: z.int() }),
     handler: async ({ principal, services, query }) =>
       searchPageJson(
-        await services.accessRequests.list(principal, pick(query, FILTER_PARAMS), pick(query, PAGING_PARAMS)),
+        await services.accessRequests.list(principal, pickParams(query, FILTER_PARAMS), pickParams(query, PAGING_PARAMS)),
         'requests',
         accessRequestJson,
       ),

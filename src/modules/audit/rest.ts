@@ -5,7 +5,7 @@
  */
 import type { AuditEvent } from '../../generated/prisma/client.js';
 import { searchPageJson } from '../shared/directory.js';
-import type { QueryParam, Route } from '../shared/rest.js';
+import { pickParams, type QueryParam, type Route } from '../shared/rest.js';
 import { auditRequirements, auditSnapshotValue } from './service.js';
 
 /** An event as the REST door answers it. */
@@ -64,16 +64,6 @@ const PAGING_PARAMS: readonly QueryParam[] = [
   { name: 'page', type: 'integer', description: 'Page number from 1 (default 1; missing, not a number or below 1: 1).' },
 ];
 
-/** The query string's non-empty values of `params`, by name (an empty value counts as absent, as in Grafana). */
-function pick(query: URLSearchParams, params: readonly QueryParam[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const { name } of params) {
-    const value = query.get(name);
-    if (value !== null && value !== '') out[name] = value;
-  }
-  return out;
-}
-
 export const auditRoutes: Route[] = [
   {
     method: 'GET',
@@ -83,7 +73,7 @@ export const auditRoutes: Route[] = [
     query: [...FILTER_PARAMS, ...PAGING_PARAMS],
     handler: async ({ principal, services, query }) =>
       searchPageJson(
-        await services.audit.list(principal, pick(query, FILTER_PARAMS), pick(query, PAGING_PARAMS)),
+        await services.audit.list(principal, pickParams(query, FILTER_PARAMS), pickParams(query, PAGING_PARAMS)),
         'events',
         auditEventToJson,
       ),

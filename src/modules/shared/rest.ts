@@ -58,6 +58,19 @@ export interface QueryParam {
   repeated?: boolean;
 }
 
+/**
+ * The query string's non-empty values of `params`, by name: an empty value counts as absent, as
+ * in Grafana's searches. For handlers that pass a route's declared filters on as one record.
+ */
+export function pickParams(query: URLSearchParams, params: readonly QueryParam[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const { name } of params) {
+    const value = query.get(name);
+    if (value !== null && value !== '') out[name] = value;
+  }
+  return out;
+}
+
 export interface Route {
   method: Method;
   /**
